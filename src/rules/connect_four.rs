@@ -1,0 +1,245 @@
+//! Connect Four: does the piece just placed complete a winning run through its cell?
+//!
+//! Only the four lines through the placed piece are looked at, so the cost grows
+//! with the board's side, never with its area. The board need not come from a
+//! legal game: floating pieces and uneven piece counts are judged like any other.
+
+use super::grid::{Cell, Grid, GridError};
+
+/// The characters of a Connect Four board: `0` empty, `1` and `2` the players' pieces.
+pub const ALPHABET: &str = "012";
+
+/// The run length that wins when none is asked for.
+pub const DEFAULT_RUN_LENGTH: usize = 4;
+
+/// The four lines through a cell, as (row, col) steps, in the order they are checked:
+/// horizontal, vertical, diagonal down-right, diagonal down-left.
+const LINES: [(isize, isize); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
+
+/// One of the two players.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Player {
+    /// Pieces written `1`.
+    One,
+    /// Pieces written `2`.
+    Two,
+}
+
+impl Player {
+    /// The player numbered `number`, if it is 1 or 2.
+    pub fn from_number(number: i64) -> Option<Self> {
+        match number {
+            1 => Some(Self::One),
+            2 => Some(Self::Two),
+            _ => None,
+        }
+    }
+
+    /// The board character of this player's pieces.
+    pub const fn byte(self) -> u8 {
+        match self {
+            Self::One => b'1',
+            Self::Two => b'2',
+        }
+    }
+}
+
+/// Why a Connect Four question cannot be answered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConnectFourError {
+    /// The asked cell is not on the board.
+    #[error("cell {cell} is outside the {rows}x{cols} board")]
+    OutOfBoard {
+        /// The asked cell.
+        cell: Cell,
+        /// The board's row count.
+        rows: usize,
+        /// The board's column count.
+        cols: usize,
+    },
+    /// The asked cell does not hold the player's piece.
+    #[error("cell {cell} holds {found:?}, not player {expected}'s piece", expected = *.player as u8 as char)]
+    NotPlayersPiece {
+        /// The asked cell.
+        cell: Cell,
+        /// The player asked about, as its board character.
+        player: u8,
+        /// What the cell holds.
+        found: char,
+    },
+}
+
+/// A Connect Four board of any rectangular size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Board {
+    grid: Grid,
+}
+
+impl Board {
+    /// Parses rows of `0`, `1` and `2`, row 0 at the top.
+    pub fn parse<S: AsRef<str>>(rows: &[S]) -> Result<Self, GridError> {
+        Grid::parse(rows, ALPHABET).map(|grid| Self { grid })
+    }
+
+    /// The board's cells.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// The winning run through `cell`, end to end, if `player`'s piece there is part of
+    /// an unbroken run of at least `run_length` of their pieces on one line.
+    ///
+    /// The lines are checked horizontal, vertical, diagonal down-right, diagonal
+    /// down-left, and the first that wins gives the run. Runs longer than `run_length`
+    /// win too; a `run_length` of 0 or 1 is met by the piece alone.
+    pub fn winning_run(
+        &self,
+        cell: Cell,
+        player: Player,
+        run_length: usize,
+    ) -> Result<Option<Vec<Cell>>, ConnectFourError> {
+        let found = self.grid.get(cell).ok_or(ConnectFourError::OutOfBoard {
+            cell,
+            rows: self.grid.rows(),
+            cols: self.grid.cols(),
+        })?;
+        let own = player.byte();
+        if found != own {
+            return Err(ConnectFourError::NotPlayersPiece {
+                cell,
+                player: own,
+                found: char::from(found),
+            });
+        }
+        for (dr, dc) in LINES {
+            let (start, before) = self.walk(cell, (-dr, -dc), own);
+            let (_, after) = self.walk(cell, (dr, dc), own);
+            let length = before + 1 + after;
+            if length >= run_length {
+                // Every cell from `start` for `length` steps was just walked over, so all
+                // of them lie on the board.
+                let run = (0..length as isize)
+                    .map(|i| Cell {
+                        row: start.row.wrapping_add_signed(i * dr),
+                        col: start.col.wrapping_add_signed(i * dc),
+                    })
+                    .collect();
+                return Ok(Some(run));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Walks from `cell` along `direction` over `own` pieces: the last such cell reached
+    /// and the number of steps taken.
+    fn walk(&self, cell: Cell, direction: (isize, isize), own: u8) -> (Cell, usize) {
+        let mut at = cell;
+        let mut steps = 0;
+        while let Some(next) = self.grid.step(at, direction) {
+            if self.grid.get(next) != Some(own) {
+                break;
+            }
+            at = next;
+            steps += 1;
+        }
+        (at, steps)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wins(rows: &[&str], row: usize, col: usize, player: Player) -> Option<Vec<Cell>> {
+        Board::parse(rows)
+            .unwrap()
+            .winning_run(Cell::new(row, col), player, DEFAULT_RUN_LENGTH)
+            .unwrap()
+    }
+
+    #[test]
+    fn seed_example_1_horizontal_run() {
+        let rows = [
+            "0000000", "0000000", "0000000", "0000000", "0222000", "0111100",
+        ];
+        let run = wins(&rows, 5, 4, Player::One).unwrap();
+        assert_eq!(run, (1..=4).map(|c| Cell::new(5, c)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn seed_example_2_diagonal_down_left() {
+        let rows = [
+            "0000000", "0000000", "0002000", "0021000", "0211000", "2111220",
+        ];
+        let run = wins(&rows, 2, 3, Player::Two).unwrap();
+        assert_eq!(
+            run,
+            vec![
+                Cell::new(2, 3),
+                Cell::new(3, 2),
+                Cell::new(4, 1),
+                Cell::new(5, 0)
+            ]
+        );
+    }
+
+    #[test]
+    fn seed_example_3_run_elsewhere_does_not_count() {
+        let rows = [
+            "0000000", "0000000", "0000000", "0000001", "2220002", "1111002",
+        ];
+        assert_eq!(wins(&rows, 3, 6, Player::One), None);
+    }
+
+    #[test]
+    fn seed_example_one_by_one_board() {
+        assert_eq!(wins(&["1"], 0, 0, Player::One), None);
+    }
+
+    #[test]
+    fn seed_example_full_three_by_three() {
+        assert_eq!(wins(&["222", "222", "222"], 1, 1, Player::Two), None);
+    }
+
+    #[test]
+    fn piece_in_the_middle_of_a_long_run() {
+        let run = wins(&["1111111"], 0, 3, Player::One).unwrap();
+        assert_eq!(run.len(), 7);
+        assert_eq!(run[0], Cell::new(0, 0));
+    }
+
+    #[test]
+    fn vertical_run_is_top_to_bottom() {
+        let run = wins(&["1", "1", "1", "1", "2"], 2, 0, Player::One).unwrap();
+        assert_eq!(run, (0..4).map(|r| Cell::new(r, 0)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn wrong_piece_is_an_error() {
+        let board = Board::parse(&["120"]).unwrap();
+        assert_eq!(
+            board.winning_run(Cell::new(0, 1), Player::One, 4),
+            Err(ConnectFourError::NotPlayersPiece {
+                cell: Cell::new(0, 1),
+                player: b'1',
+                found: '2'
+            })
+        );
+        assert!(matches!(
+            board.winning_run(Cell::new(0, 3), Player::One, 4),
+            Err(ConnectFourError::OutOfBoard { .. })
+        ));
+    }
+
+    #[test]
+    fn run_length_longer_than_the_board_cannot_win() {
+        let board = Board::parse(&["1111"]).unwrap();
+        assert_eq!(board.winning_run(Cell::new(0, 0), Player::One, 5), Ok(None));
+        assert_eq!(
+            board
+                .winning_run(Cell::new(0, 0), Player::One, usize::MAX)
+                .unwrap(),
+            None
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! The rectangular board shared by the grid games, parsed once from rows of ASCII text.
+
+use std::fmt;
+
+/// A cell of a board: `row` 0 is the top row, `col` 0 the leftmost column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Cell {
+    /// The row, counted from the top.
+    pub row: usize,
+    /// The column, counted from the left.
+    pub col: usize,
+}
+
+impl Cell {
+    /// The cell at (`row`, `col`).
+    pub const fn new(row: usize, col: usize) -> Self {
+        Self { row, col }
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}, {})", self.row, self.col)
+    }
+}
+
+/// Why a list of rows is not a board of a game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GridError {
+    /// There is not a single row.
+    #[error("the board has no rows")]
+    NoRows,
+    /// A row holds no cell at all.
+    #[error("row {row} is empty")]
+    EmptyRow {
+        /// The index of the empty row.
+        row: usize,
+    },
+    /// A row is not as long as row 0.
+    #[error("row {row} has {found} cells but row 0 has {expected}")]
+    RaggedRow {
+        /// The index of the row.
+        row: usize,
+        /// The length of row 0.
+        expected: usize,
+        /// The length of this row.
+        found: usize,
+    },
+    /// A cell holds a character outside the game's alphabet.
+    #[error("row {row}, column {col}: {found:?} is not one of {alphabet:?}")]
+    BadCell {
+        /// The row of the cell.
+        row: usize,
+        /// The column of the cell, counted in characters.
+        col: usize,
+        /// The character found there.
+        found: char,
+        /// The characters the game allows.
+        alphabet: &'static str,
+    },
+}
+
+/// A rectangular board of one byte per cell, row-major, every byte from one game's alphabet.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Grid {
+    rows: usize,
+    cols: usize,
+    cells: Vec<u8>,
+}
+
+impl Grid {
+    /// Parses `rows` (row 0 at the top) into a grid whose every cell is a byte of `alphabet`.
+    ///
+    /// The first problem found, in row order, is the error.
+    pub fn parse<S: AsRef<str>>(rows: &[S], alphabet: &'static str) -> Result<Self, GridError> {
+        let first = rows.first().ok_or(GridError::NoRows)?.as_ref();
+        let cols = first.len();
+        let mut cells = Vec::with_capacity(cols.saturating_mul(rows.len()));
+        for (index, row) in rows.iter().enumerate() {
+            let row = row.as_ref().as_bytes();
+            if let Some(col) = row.iter().position(|b| !alphabet.as_bytes().contains(b)) {
+                return Err(bad_cell(index, row, col, alphabet));
+            }
+            // Every byte is ASCII from here on, so the byte length is the cell count.
+            if row.is_empty() {
+                return Err(GridError::EmptyRow { row: index });
+            }
+            if row.len() != cols {
+                return Err(GridError::RaggedRow {
+                    row: index,
+                    expected: cols,
+                    found: row.len(),
+                });
+            }
+            cells.extend_from_slice(row);
+        }
+        Ok(Self {
+            rows: rows.len(),
+            cols,
+            cells,
+        })
+    }
+
+    /// The number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The number of columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Whether `cell` lies on the board.
+    pub fn contains(&self, cell: Cell) -> bool {
+        cell.row < self.rows && cell.col < self.cols
+    }
+
+    /// The byte at `cell`, or `None` off the board.
+    pub fn get(&self, cell: Cell) -> Option<u8> {
+        self.contains(cell)
+            .then(|| self.cells[cell.row * self.cols + cell.col])
+    }
+
+    /// The neighbour of `cell` one step along (`dr`, `dc`), if it is on the board.
+    pub fn step(&self, cell: Cell, (dr, dc): (isize, isize)) -> Option<Cell> {
+        let row = cell.row.checked_add_signed(dr)?;
+        let col = cell.col.checked_add_signed(dc)?;
+        let next = Cell { row, col };
+        self.contains(next).then_some(next)
+    }
+
+    /// One row's cells, left to right.
+    pub fn row(&self, row: usize) -> &[u8] {
+        &self.cells[row * self.cols..(row + 1) * self.cols]
+    }
+}
+
+/// The error for the first byte of `row` (at byte offset `at`) outside `alphabet`.
+fn bad_cell(row_index: usize, row: &[u8], at: usize, alphabet: &'static str) -> GridError {
+    // All bytes before `at` are ASCII, so `at` is both a character boundary and the column.
+    let found = std::str::from_utf8(&row[at..])
+        .ok()
+        .and_then(|rest| rest.chars().next())
+        .unwrap_or(char::REPLACEMENT_CHARACTER);
+    GridError::BadCell {
+        row: row_index,
+        col: at,
+        found,
+        alphabet,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_rows_row_major() {
+        let grid = Grid::parse(&["ab", "ba", "aa"], "ab").unwrap();
+        assert_eq!((grid.rows(), grid.cols()), (3, 2));
+        assert_eq!(grid.get(Cell::new(1, 0)), Some(b'b'));
+        assert_eq!(grid.get(Cell::new(3, 0)), None);
+        assert_eq!(grid.row(2), b"aa");
+    }
+
+    #[test]
+    fn names_the_first_problem() {
+        let none: [&str; 0] = [];
+        assert_eq!(Grid::parse(&none, "ab"), Err(GridError::NoRows));
+        assert_eq!(
+            Grid::parse(&["", ""], "ab"),
+            Err(GridError::EmptyRow { row: 0 })
+        );
+        assert_eq!(
+            Grid::parse(&["ab", "a"], "ab"),
+            Err(GridError::RaggedRow {
+                row: 1,
+                expected: 2,
+                found: 1
+            })
+        );
+        assert_eq!(
+            Grid::parse(&["ab", "aé"], "ab"),
+            Err(GridError::BadCell {
+                row: 1,
+                col: 1,
+                found: 'é',
+                alphabet: "ab"
+            })
+        );
+    }
+
+    #[test]
+    fn steps_stay_on_the_board() {
+        let grid = Grid::parse(&["aa", "aa"], "a").unwrap();
+        assert_eq!(grid.step(Cell::new(0, 0), (-1, 0)), None);
+        assert_eq!(grid.step(Cell::new(0, 0), (1, 1)), Some(Cell::new(1, 1)));
+        assert_eq!(grid.step(Cell::new(1, 1), (0, 1)), None);
+    }
+}

@@ -1,0 +1,276 @@
+//! Othello: which moves are legal, and which discs each one turns over.
+//!
+//! A disc placed on an empty cell is legal when, in at least one of the eight
+//! directions, it closes a "good line": one or more contiguous discs of the
+//! other colour followed by a disc of the mover's colour, with no empty cell
+//! in between and without leaving the board.
+
+use super::grid::{Cell, Grid, GridError};
+
+/// The characters of an Othello board: `.` empty, `B` black, `W` white.
+pub const ALPHABET: &str = ".BW";
+
+const EMPTY: u8 = b'.';
+
+/// The eight directions a line can run from the placed disc, as (row, col) steps.
+const DIRECTIONS: [(isize, isize); 8] = [
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+];
+
+/// The colour of a disc, and of the player who places it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Color {
+    /// `B`.
+    Black,
+    /// `W`.
+    White,
+}
+
+impl Color {
+    /// The colour written as `B` or `W`, if the text is exactly one of them.
+    pub fn from_letter(text: &str) -> Option<Self> {
+        match text {
+            "B" => Some(Self::Black),
+            "W" => Some(Self::White),
+            _ => None,
+        }
+    }
+
+    /// The board character of this colour's discs.
+    pub const fn byte(self) -> u8 {
+        match self {
+            Self::Black => b'B',
+            Self::White => b'W',
+        }
+    }
+
+    /// The other colour.
+    pub const fn opponent(self) -> Self {
+        match self {
+            Self::Black => Self::White,
+            Self::White => Self::Black,
+        }
+    }
+}
+
+/// Why an Othello question cannot be answered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OthelloError {
+    /// The asked cell is not on the board.
+    #[error("cell {cell} is outside the {rows}x{cols} board")]
+    OutOfBoard {
+        /// The asked cell.
+        cell: Cell,
+        /// The board's row count.
+        rows: usize,
+        /// The board's column count.
+        cols: usize,
+    },
+}
+
+/// An Othello board of any rectangular size (8x8 is the standard).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Board {
+    grid: Grid,
+}
+
+impl Board {
+    /// Parses rows of `.`, `B` and `W`, row 0 at the top.
+    pub fn parse<S: AsRef<str>>(rows: &[S]) -> Result<Self, GridError> {
+        Grid::parse(rows, ALPHABET).map(|grid| Self { grid })
+    }
+
+    /// The board's cells.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// Whether a disc of `color` at `cell` is legal, and what it turns over.
+    ///
+    /// An occupied cell is simply not a legal move.
+    pub fn check_move(&self, cell: Cell, color: Color) -> Result<MoveCheck, OthelloError> {
+        if !self.grid.contains(cell) {
+            return Err(OthelloError::OutOfBoard {
+                cell,
+                rows: self.grid.rows(),
+                cols: self.grid.cols(),
+            });
+        }
+        let mut flips = Vec::new();
+        self.collect_flips(cell, color, &mut flips);
+        Ok(MoveCheck {
+            legal: !flips.is_empty(),
+            flips,
+        })
+    }
+
+    /// Every legal move of `color`, row-major, each with the discs it turns over.
+    ///
+    /// Empty when the player must pass.
+    pub fn legal_moves(&self, color: Color) -> Vec<Move> {
+        let mut moves = Vec::new();
+        let mut flips = Vec::new();
+        for row in 0..self.grid.rows() {
+            for col in 0..self.grid.cols() {
+                let cell = Cell { row, col };
+                self.collect_flips(cell, color, &mut flips);
+                if !flips.is_empty() {
+                    moves.push(Move {
+                        cell,
+                        flips: std::mem::take(&mut flips),
+                    });
+                }
+            }
+        }
+        moves
+    }
+
+    /// Fills `flips` (cleared first) with the discs a `color` disc at the on-board `cell`
+    /// would turn over, row-major: empty when the move is not legal.
+    fn collect_flips(&self, cell: Cell, color: Color, flips: &mut Vec<Cell>) {
+        flips.clear();
+        if self.grid.get(cell) != Some(EMPTY) {
+            return;
+        }
+        let (own, other) = (color.byte(), color.opponent().byte());
+        for direction in DIRECTIONS {
+            let line_start = flips.len();
+            let mut at = cell;
+            let closed = loop {
+                match self.grid.step(at, direction) {
+                    Some(next) if self.grid.get(next) == Some(other) => {
+                        flips.push(next);
+                        at = next;
+                    }
+                    Some(next) => break self.grid.get(next) == Some(own),
+                    None => break false,
+                }
+            };
+            if !closed {
+                flips.truncate(line_start);
+            }
+        }
+        flips.sort_unstable();
+    }
+}
+
+/// The answer to "is this move legal?".
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MoveCheck {
+    /// Whether the move is legal.
+    pub legal: bool,
+    /// The discs the move turns over, row-major; empty unless legal.
+    pub flips: Vec<Cell>,
+}
+
+/// A legal move and the discs it turns over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Move {
+    /// Where the disc goes.
+    pub cell: Cell,
+    /// The discs it turns over, row-major; never empty.
+    pub flips: Vec<Cell>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(rows: &[&str]) -> Board {
+        Board::parse(rows).unwrap()
+    }
+
+    /// The seed's problem (LeetCode 1958), example 1: good lines up column 3 and along
+    /// row 4; the move is legal.
+    #[test]
+    fn seed_problem_example_1_is_legal() {
+        let b = board(&[
+            "...B....", "...W....", "...W....", "...W....", "WBB.WWWB", "...B....", "...B....",
+            "...W....",
+        ]);
+        let check = b.check_move(Cell::new(4, 3), Color::Black).unwrap();
+        assert!(check.legal);
+        assert_eq!(
+            check.flips,
+            vec![
+                Cell::new(1, 3),
+                Cell::new(2, 3),
+                Cell::new(3, 3),
+                Cell::new(4, 4),
+                Cell::new(4, 5),
+                Cell::new(4, 6)
+            ]
+        );
+    }
+
+    /// The seed's problem (LeetCode 1958), example 2: no line closes; not legal.
+    #[test]
+    fn seed_problem_example_2_is_not_legal() {
+        let b = board(&[
+            "........", ".B..W...", "..W.....", "...WB...", "........", "....BW..", "......W.",
+            ".......B",
+        ]);
+        let check = b.check_move(Cell::new(4, 4), Color::White).unwrap();
+        assert_eq!(check, MoveCheck::default());
+    }
+
+    #[test]
+    fn occupied_cell_is_not_legal() {
+        let b = board(&["BWB"]);
+        assert!(!b.check_move(Cell::new(0, 1), Color::Black).unwrap().legal);
+    }
+
+    #[test]
+    fn adjacent_own_disc_is_no_line() {
+        let b = board(&[".B"]);
+        assert!(!b.check_move(Cell::new(0, 0), Color::Black).unwrap().legal);
+    }
+
+    #[test]
+    fn line_reaching_the_edge_does_not_close() {
+        let b = board(&[".WW"]);
+        assert!(!b.check_move(Cell::new(0, 0), Color::Black).unwrap().legal);
+    }
+
+    #[test]
+    fn gap_breaks_a_line() {
+        let b = board(&[".W.B"]);
+        assert!(!b.check_move(Cell::new(0, 0), Color::Black).unwrap().legal);
+    }
+
+    #[test]
+    fn out_of_board_is_an_error() {
+        let b = board(&["..."]);
+        assert!(matches!(
+            b.check_move(Cell::new(1, 0), Color::White),
+            Err(OthelloError::OutOfBoard { .. })
+        ));
+    }
+
+    #[test]
+    fn opening_position_has_four_moves() {
+        let b = board(&[
+            "........", "........", "........", "...WB...", "...BW...", "........", "........",
+            "........",
+        ]);
+        let moves = b.legal_moves(Color::Black);
+        let cells: Vec<Cell> = moves.iter().map(|m| m.cell).collect();
+        assert_eq!(
+            cells,
+            vec![
+                Cell::new(2, 3),
+                Cell::new(3, 2),
+                Cell::new(4, 5),
+                Cell::new(5, 4)
+            ]
+        );
+        assert_eq!(moves[0].flips, vec![Cell::new(3, 3)]);
+    }
+}
