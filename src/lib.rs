@@ -1,7 +1,11 @@
 //! Arbiter: a gRPC service that rules on moves in grid games.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
+pub mod config;
 pub mod rules;
+pub mod server;
+pub mod service;
 
 pub mod proto {
     //! The `arbiter.v1` wire types and service stubs, generated from `proto/`.

@@ -215,7 +215,11 @@ impl NaiveReferee {
         if self.squares[r][c] != 0 {
             return Err("taken");
         }
-        let mark = if self.moves % 2 == 0 { b'X' } else { b'O' };
+        let mark = if self.moves.is_multiple_of(2) {
+            b'X'
+        } else {
+            b'O'
+        };
         self.squares[r][c] = mark;
         self.moves += 1;
         let mut lines: Vec<[Cell; 3]> = Vec::new();

@@ -58,7 +58,7 @@ pub enum ConnectFourError {
         cols: usize,
     },
     /// The asked cell does not hold the player's piece.
-    #[error("cell {cell} holds {found:?}, not player {expected}'s piece", expected = *.player as u8 as char)]
+    #[error("cell {cell} holds {found:?}, not player {expected}'s piece", expected = char::from(*.player))]
     NotPlayersPiece {
         /// The asked cell.
         cell: Cell,

@@ -161,7 +161,7 @@ impl Game {
 
     /// Whose turn it is (meaningful while the game is pending).
     pub const fn to_move(&self) -> Player {
-        if self.moves_played % 2 == 0 {
+        if self.moves_played.is_multiple_of(2) {
             Player::A
         } else {
             Player::B

@@ -1,0 +1,92 @@
+//! Every error the service returns, and the one place they become gRPC statuses.
+
+use std::fmt;
+
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
+
+/// One problem with one field of a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The field, written as a path: `board.rows[3]`, `moves[4]`, `color`.
+    pub field: String,
+    /// What is wrong with it, for a person to read.
+    pub description: String,
+}
+
+impl Violation {
+    /// A problem `description` with `field`.
+    pub fn new(field: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            description: description.into(),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.description)
+    }
+}
+
+/// Why the service did not answer a call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ServiceError {
+    /// The request is malformed; one violation per problem found.
+    #[error("invalid {message}: {}", join(.violations))]
+    InvalidRequest {
+        /// The request message's name.
+        message: &'static str,
+        /// Every problem found, never empty.
+        violations: Vec<Violation>,
+    },
+    /// A live game stream carried more moves than any game needs.
+    #[error(
+        "a PlayTicTacToe stream carries at most {limit} moves (a game has at most 9 applied \
+         moves); start a new stream for a new game"
+    )]
+    TooManyMoves {
+        /// The limit that was passed.
+        limit: usize,
+    },
+    /// A live game stream went too long without a move.
+    #[error("no move arrived for {idle:?}; the game is closed")]
+    StreamIdle {
+        /// How long the stream may stay silent.
+        idle: std::time::Duration,
+    },
+    /// The server is shutting down and ended a call that was still open.
+    #[error("the server is shutting down; reconnect to continue")]
+    ShuttingDown,
+}
+
+fn join(violations: &[Violation]) -> String {
+    violations
+        .iter()
+        .map(Violation::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl From<ServiceError> for Status {
+    fn from(error: ServiceError) -> Self {
+        let message = error.to_string();
+        match error {
+            ServiceError::InvalidRequest { violations, .. } => {
+                let violations: Vec<FieldViolation> = violations
+                    .into_iter()
+                    .map(|v| FieldViolation::new(v.field, v.description))
+                    .collect();
+                Status::with_error_details(
+                    Code::InvalidArgument,
+                    message,
+                    ErrorDetails::with_bad_request(violations),
+                )
+            }
+            ServiceError::TooManyMoves { .. } => Status::resource_exhausted(message),
+            ServiceError::StreamIdle { .. } => Status::deadline_exceeded(message),
+            ServiceError::ShuttingDown => Status::unavailable(message),
+        }
+    }
+}

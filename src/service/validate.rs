@@ -1,0 +1,295 @@
+//! Turns wire requests into checked inputs for the rule engines, or into violations.
+//!
+//! Every field is checked before any rule runs, and every problem found is reported,
+//! each as one [`Violation`] naming its field.
+
+use crate::proto;
+use crate::rules::connect_four::{self, ConnectFourError};
+use crate::rules::grid::{Cell, Grid, GridError};
+use crate::rules::othello::{self, Color, OthelloError};
+use crate::rules::tic_tac_toe::{self, Game};
+
+use super::error::{ServiceError, Violation};
+
+/// The most rows, and the most columns, a board may have.
+pub const MAX_SIDE: usize = 100;
+
+/// A checked CheckOthelloMove request.
+#[derive(Debug)]
+pub struct OthelloCheck {
+    /// The board.
+    pub board: othello::Board,
+    /// The target cell, on the board.
+    pub cell: Cell,
+    /// The mover's colour.
+    pub color: Color,
+}
+
+/// A checked ListOthelloMoves request.
+#[derive(Debug)]
+pub struct OthelloListing {
+    /// The board.
+    pub board: othello::Board,
+    /// The colour whose moves are listed.
+    pub color: Color,
+}
+
+/// A checked CheckConnectFour request.
+#[derive(Debug)]
+pub struct ConnectFourCheck {
+    /// The board.
+    pub board: connect_four::Board,
+    /// The placed piece's cell, on the board and holding `player`'s piece.
+    pub cell: Cell,
+    /// The player who placed it.
+    pub player: connect_four::Player,
+    /// How many pieces in a line win.
+    pub run_length: usize,
+}
+
+/// Checks a CheckOthelloMove request.
+pub fn othello_check(
+    request: &proto::CheckOthelloMoveRequest,
+) -> Result<OthelloCheck, ServiceError> {
+    let mut violations = Vec::new();
+    let board = board(
+        request.board.as_ref(),
+        othello::Board::parse,
+        &mut violations,
+    );
+    let cell = cell(
+        request.row,
+        request.col,
+        board.as_ref().map(othello::Board::grid),
+        &mut violations,
+    );
+    let color = color(&request.color, &mut violations);
+    match (board, cell, color) {
+        (Some(board), Some(cell), Some(color)) if violations.is_empty() => {
+            Ok(OthelloCheck { board, cell, color })
+        }
+        _ => Err(invalid("CheckOthelloMoveRequest", violations)),
+    }
+}
+
+/// Checks a ListOthelloMoves request.
+pub fn othello_listing(
+    request: &proto::ListOthelloMovesRequest,
+) -> Result<OthelloListing, ServiceError> {
+    let mut violations = Vec::new();
+    let board = board(
+        request.board.as_ref(),
+        othello::Board::parse,
+        &mut violations,
+    );
+    let color = color(&request.color, &mut violations);
+    match (board, color) {
+        (Some(board), Some(color)) if violations.is_empty() => Ok(OthelloListing { board, color }),
+        _ => Err(invalid("ListOthelloMovesRequest", violations)),
+    }
+}
+
+/// Checks a CheckConnectFour request, including that the cell holds the player's piece.
+pub fn connect_four_check(
+    request: &proto::CheckConnectFourRequest,
+) -> Result<ConnectFourCheck, ServiceError> {
+    const MESSAGE: &str = "CheckConnectFourRequest";
+    let mut violations = Vec::new();
+    let board = board(
+        request.board.as_ref(),
+        connect_four::Board::parse,
+        &mut violations,
+    );
+    let cell = cell(
+        request.row,
+        request.col,
+        board.as_ref().map(connect_four::Board::grid),
+        &mut violations,
+    );
+    let player = connect_four::Player::from_number(request.player.into());
+    if player.is_none() {
+        violations.push(Violation::new(
+            "player",
+            format!("must be 1 or 2, got {}", request.player),
+        ));
+    }
+    let run_length = match request.run_length {
+        0 => Some(connect_four::DEFAULT_RUN_LENGTH),
+        n => usize::try_from(n).ok(),
+    };
+    if run_length.is_none() {
+        violations.push(Violation::new(
+            "run_length",
+            format!(
+                "must not be negative, got {} (0 means the default, {})",
+                request.run_length,
+                connect_four::DEFAULT_RUN_LENGTH
+            ),
+        ));
+    }
+    let (Some(board), Some(cell), Some(player), Some(run_length)) =
+        (board, cell, player, run_length)
+    else {
+        return Err(invalid(MESSAGE, violations));
+    };
+    let owner = board.grid().get(cell);
+    if owner != Some(player.byte()) {
+        let error = ConnectFourError::NotPlayersPiece {
+            cell,
+            player: player.byte(),
+            found: owner.map_or(char::REPLACEMENT_CHARACTER, char::from),
+        };
+        violations.push(connect_four_violation(&error));
+    }
+    if !violations.is_empty() {
+        return Err(invalid(MESSAGE, violations));
+    }
+    Ok(ConnectFourCheck {
+        board,
+        cell,
+        player,
+        run_length,
+    })
+}
+
+/// Plays a JudgeTicTacToe request's moves; a move that cannot be applied is a violation
+/// on `moves[i]`.
+pub fn tic_tac_toe_game(request: &proto::JudgeTicTacToeRequest) -> Result<Game, ServiceError> {
+    tic_tac_toe::judge(
+        request
+            .moves
+            .iter()
+            .map(|m| (i64::from(m.row), i64::from(m.col))),
+    )
+    .map_err(|error| {
+        invalid(
+            "JudgeTicTacToeRequest",
+            vec![Violation::new(
+                format!("moves[{}]", error.index),
+                error.error.to_string(),
+            )],
+        )
+    })
+}
+
+/// The violation for an Othello rule refusing a checked request.
+pub fn othello_violation(error: &OthelloError) -> Violation {
+    match error {
+        OthelloError::OutOfBoard { .. } => Violation::new("row", error.to_string()),
+    }
+}
+
+/// The violation for a Connect Four rule refusing a checked request.
+pub fn connect_four_violation(error: &ConnectFourError) -> Violation {
+    match error {
+        ConnectFourError::OutOfBoard { .. } => Violation::new("row", error.to_string()),
+        ConnectFourError::NotPlayersPiece { .. } => Violation::new("player", error.to_string()),
+    }
+}
+
+fn invalid(message: &'static str, violations: Vec<Violation>) -> ServiceError {
+    ServiceError::InvalidRequest {
+        message,
+        violations,
+    }
+}
+
+/// Checks the board's size, then parses it with the game's `parse`.
+fn board<B>(
+    board: Option<&proto::Board>,
+    parse: impl FnOnce(&[String]) -> Result<B, GridError>,
+    violations: &mut Vec<Violation>,
+) -> Option<B> {
+    let Some(board) = board else {
+        violations.push(Violation::new("board", "is required"));
+        return None;
+    };
+    let rows = &board.rows;
+    if rows.len() > MAX_SIDE {
+        violations.push(Violation::new(
+            "board",
+            format!("has {} rows; at most {MAX_SIDE} are allowed", rows.len()),
+        ));
+        return None;
+    }
+    let before = violations.len();
+    for (index, row) in rows.iter().enumerate() {
+        // A row of more than MAX_SIDE bytes is too long unless some of its characters
+        // are wider than a byte, which parsing reports as a bad character.
+        if row.len() > MAX_SIDE {
+            let cells = row.chars().count();
+            if cells > MAX_SIDE {
+                violations.push(Violation::new(
+                    format!("board.rows[{index}]"),
+                    format!("has {cells} cells; at most {MAX_SIDE} are allowed"),
+                ));
+            }
+        }
+    }
+    if violations.len() > before {
+        return None;
+    }
+    parse(rows)
+        .map_err(|error| violations.push(grid_violation(&error)))
+        .ok()
+}
+
+/// The violation for a board that does not parse.
+fn grid_violation(error: &GridError) -> Violation {
+    let description = error.to_string();
+    match error {
+        GridError::NoRows => Violation::new("board", "must have at least one row"),
+        GridError::EmptyRow { row }
+        | GridError::RaggedRow { row, .. }
+        | GridError::BadCell { row, .. } => {
+            Violation::new(format!("board.rows[{row}]"), description)
+        }
+    }
+}
+
+/// Checks (`row`, `col`): never negative, and on `grid` when the board is valid.
+fn cell(row: i32, col: i32, grid: Option<&Grid>, violations: &mut Vec<Violation>) -> Option<Cell> {
+    let row = coordinate("row", row, grid.map(Grid::rows), "rows", violations);
+    let col = coordinate("col", col, grid.map(Grid::cols), "columns", violations);
+    Some(Cell::new(row?, col?))
+}
+
+fn coordinate(
+    field: &str,
+    value: i32,
+    limit: Option<usize>,
+    unit: &str,
+    violations: &mut Vec<Violation>,
+) -> Option<usize> {
+    let Ok(index) = usize::try_from(value) else {
+        violations.push(Violation::new(
+            field,
+            format!("must not be negative, got {value}"),
+        ));
+        return None;
+    };
+    match limit {
+        Some(limit) if index >= limit => {
+            violations.push(Violation::new(
+                field,
+                format!(
+                    "{value} is outside the board, which has {limit} {unit} (0 to {})",
+                    limit - 1
+                ),
+            ));
+            None
+        }
+        _ => Some(index),
+    }
+}
+
+fn color(text: &str, violations: &mut Vec<Violation>) -> Option<Color> {
+    let color = Color::from_letter(text);
+    if color.is_none() {
+        violations.push(Violation::new(
+            "color",
+            format!("must be \"B\" or \"W\", got {text:?}"),
+        ));
+    }
+    color
+}
