@@ -1,0 +1,105 @@
+//! A real Arbiter server on a loopback port, and clients for it, for the wire tests.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use arbiter::config::Options;
+use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+use arbiter::server::{Server, ServerError};
+use arbiter::service::play::LiveGames;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tonic::transport::{Channel, Endpoint};
+
+/// A running server, stopped when dropped.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub live_games: LiveGames,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<Result<(), ServerError>>>,
+}
+
+impl TestServer {
+    /// Starts a server with the default options on 127.0.0.1, port chosen by the OS.
+    pub async fn start() -> Self {
+        Self::start_with(Options::default()).await
+    }
+
+    /// Starts a server with `options` on 127.0.0.1, port chosen by the OS.
+    pub async fn start_with(options: Options) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = Server::new(options);
+        let live_games = server.live_games();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(server.run(listener, async {
+            let _ = stopped.await;
+        }));
+        Self {
+            addr,
+            live_games,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    /// A new connection to the server.
+    pub async fn channel(&self) -> Channel {
+        Endpoint::from_shared(format!("http://{}", self.addr))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap()
+    }
+
+    /// An Arbiter client on a new connection.
+    pub async fn client(&self) -> ArbiterServiceClient<Channel> {
+        ArbiterServiceClient::new(self.channel().await)
+    }
+
+    /// Signals shutdown, as SIGTERM would, without waiting.
+    pub fn begin_shutdown(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+
+    /// Signals shutdown and waits for the server to stop, returning its result.
+    pub async fn shutdown(mut self) -> Result<(), ServerError> {
+        self.begin_shutdown();
+        let task = self.task.take().unwrap();
+        tokio::time::timeout(Duration::from_secs(30), task)
+            .await
+            .expect("the server did not stop")
+            .unwrap()
+    }
+
+    /// Waits until the live-game count is `expected`, failing after a generous deadline.
+    pub async fn wait_for_live_games(&self, expected: usize) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while self.live_games.count() != expected {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "live games stayed at {} instead of {expected}",
+                self.live_games.count()
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(task) = &self.task {
+            task.abort();
+        }
+    }
+}
+
+/// Options with a setting or two changed from the defaults.
+pub fn options(args: &[&str]) -> Options {
+    use clap::Parser;
+    Options::parse_from(std::iter::once("arbiter").chain(args.iter().copied()))
+}

@@ -1,0 +1,588 @@
+//! The unary RPCs, reflection and health, through a real client over loopback.
+
+mod common;
+
+use arbiter::proto::{
+    Board, Cell, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
+    ListOthelloMovesRequest, TicTacToeMove, Verdict,
+};
+use common::TestServer;
+use tonic::Code;
+use tonic_types::StatusExt;
+
+fn board(rows: &[&str]) -> Option<Board> {
+    Some(Board {
+        rows: rows.iter().map(|r| r.to_string()).collect(),
+    })
+}
+
+fn cell(row: i32, col: i32) -> Cell {
+    Cell { row, col }
+}
+
+fn moves(list: &[(i32, i32)]) -> Vec<TicTacToeMove> {
+    list.iter()
+        .map(|&(row, col)| TicTacToeMove { row, col })
+        .collect()
+}
+
+const LC1958_EXAMPLE_1: [&str; 8] = [
+    "...B....", "...W....", "...W....", "...W....", "WBB.WWWB", "...B....", "...B....", "...W....",
+];
+
+fn c4(rows: &[&str], row: i32, col: i32, player: i32) -> CheckConnectFourRequest {
+    CheckConnectFourRequest {
+        board: board(rows),
+        row,
+        col,
+        player,
+        run_length: 0,
+    }
+}
+
+#[tokio::test]
+async fn connect_four_seed_examples_over_the_wire() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+
+    let example_1 = [
+        "0000000", "0000000", "0000000", "0000000", "0222000", "0111100",
+    ];
+    let reply = client
+        .check_connect_four(c4(&example_1, 5, 4, 1))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.wins);
+    assert_eq!(
+        reply.run,
+        vec![cell(5, 1), cell(5, 2), cell(5, 3), cell(5, 4)]
+    );
+
+    let example_2 = [
+        "0000000", "0000000", "0002000", "0021000", "0211000", "2111220",
+    ];
+    let reply = client
+        .check_connect_four(c4(&example_2, 2, 3, 2))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.wins);
+    assert_eq!(
+        reply.run,
+        vec![cell(2, 3), cell(3, 2), cell(4, 1), cell(5, 0)]
+    );
+
+    let example_3 = [
+        "0000000", "0000000", "0000000", "0000001", "2220002", "1111002",
+    ];
+    let reply = client
+        .check_connect_four(c4(&example_3, 3, 6, 1))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!reply.wins);
+    assert!(reply.run.is_empty());
+
+    for (rows, row, col, player) in [(&["1"][..], 0, 0, 1), (&["222", "222", "222"][..], 1, 1, 2)] {
+        let reply = client
+            .check_connect_four(c4(rows, row, col, player))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(!reply.wins, "{rows:?}");
+    }
+}
+
+#[tokio::test]
+async fn connect_four_run_length() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let rows = ["111", "000"];
+    let mut request = c4(&rows, 0, 1, 1);
+    request.run_length = 3;
+    let reply = client
+        .check_connect_four(request.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.wins);
+    assert_eq!(reply.run, vec![cell(0, 0), cell(0, 1), cell(0, 2)]);
+
+    // Longer than the board: valid, and simply cannot win.
+    request.run_length = i32::MAX;
+    let reply = client
+        .check_connect_four(request)
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!reply.wins);
+}
+
+#[tokio::test]
+async fn othello_check_and_listing() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+
+    let reply = client
+        .check_othello_move(CheckOthelloMoveRequest {
+            board: board(&LC1958_EXAMPLE_1),
+            row: 4,
+            col: 3,
+            color: "B".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.legal);
+    assert_eq!(
+        reply.flips,
+        vec![
+            cell(1, 3),
+            cell(2, 3),
+            cell(3, 3),
+            cell(4, 4),
+            cell(4, 5),
+            cell(4, 6)
+        ]
+    );
+
+    let example_2 = [
+        "........", ".B..W...", "..W.....", "...WB...", "........", "....BW..", "......W.",
+        ".......B",
+    ];
+    let reply = client
+        .check_othello_move(CheckOthelloMoveRequest {
+            board: board(&example_2),
+            row: 4,
+            col: 4,
+            color: "W".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!reply.legal);
+    assert!(reply.flips.is_empty());
+
+    // An occupied target is not legal, and not an error.
+    let reply = client
+        .check_othello_move(CheckOthelloMoveRequest {
+            board: board(&LC1958_EXAMPLE_1),
+            row: 0,
+            col: 3,
+            color: "W".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!reply.legal);
+
+    let opening = [
+        "........", "........", "........", "...WB...", "...BW...", "........", "........",
+        "........",
+    ];
+    let reply = client
+        .list_othello_moves(ListOthelloMovesRequest {
+            board: board(&opening),
+            color: "W".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let cells: Vec<Cell> = reply.moves.iter().map(|m| m.cell.unwrap()).collect();
+    assert_eq!(cells, vec![cell(2, 4), cell(3, 5), cell(4, 2), cell(5, 3)]);
+    assert_eq!(reply.moves[0].flips, vec![cell(3, 4)]);
+
+    // A full board leaves no move: the player must pass.
+    let reply = client
+        .list_othello_moves(ListOthelloMovesRequest {
+            board: board(&["BW", "WB"]),
+            color: "B".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.moves.is_empty());
+}
+
+#[tokio::test]
+async fn tic_tac_toe_verdicts() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+
+    // The seed's example: A wins on the main diagonal.
+    let reply = client
+        .judge_tic_tac_toe(JudgeTicTacToeRequest {
+            moves: moves(&[(0, 0), (2, 0), (1, 1), (2, 1), (2, 2)]),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.verdict(), Verdict::AWins);
+    assert_eq!(reply.line, vec![cell(0, 0), cell(1, 1), cell(2, 2)]);
+    assert_eq!(reply.board, board(&["X..", ".X.", "OOX"]));
+    assert_eq!(reply.moves_played, 5);
+
+    let reply = client
+        .judge_tic_tac_toe(JudgeTicTacToeRequest {
+            moves: moves(&[(0, 0), (1, 1), (0, 1), (0, 2), (1, 0), (2, 0)]),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.verdict(), Verdict::BWins);
+    assert_eq!(reply.line, vec![cell(0, 2), cell(1, 1), cell(2, 0)]);
+
+    let draw = [
+        (0, 0),
+        (1, 1),
+        (2, 0),
+        (1, 0),
+        (1, 2),
+        (2, 1),
+        (0, 1),
+        (0, 2),
+        (2, 2),
+    ];
+    let reply = client
+        .judge_tic_tac_toe(JudgeTicTacToeRequest {
+            moves: moves(&draw),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.verdict(), Verdict::Draw);
+    assert!(reply.line.is_empty());
+    assert_eq!(reply.board, board(&["XXO", "OOX", "XOX"]));
+    assert_eq!(reply.moves_played, 9);
+
+    // No moves: pending, with an empty board.
+    let reply = client
+        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.verdict(), Verdict::Pending);
+    assert_eq!(reply.board, board(&["...", "...", "..."]));
+    assert_eq!(reply.moves_played, 0);
+}
+
+/// Calls `call` and returns the INVALID_ARGUMENT status's field violations as
+/// (field, description) pairs, checking that the message names each field too.
+async fn violations<T, F>(call: F) -> Vec<(String, String)>
+where
+    F: std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>>,
+    T: std::fmt::Debug,
+{
+    let status = call.await.expect_err("the request should be refused");
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    let bad_request = status
+        .get_details_bad_request()
+        .expect("a google.rpc.BadRequest detail");
+    let found: Vec<(String, String)> = bad_request
+        .field_violations
+        .into_iter()
+        .map(|v| (v.field, v.description))
+        .collect();
+    for (field, description) in &found {
+        assert!(!description.is_empty());
+        assert!(
+            status
+                .message()
+                .contains(&format!("{field}: {description}")),
+            "message {:?} does not name {field}",
+            status.message()
+        );
+    }
+    found
+}
+
+fn fields(found: &[(String, String)]) -> Vec<&str> {
+    found.iter().map(|(field, _)| field.as_str()).collect()
+}
+
+#[tokio::test]
+async fn bad_boards_name_the_field() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let othello = |board: Option<Board>| CheckOthelloMoveRequest {
+        board,
+        row: 0,
+        col: 0,
+        color: "B".into(),
+    };
+
+    let found = violations(client.check_othello_move(othello(None))).await;
+    assert_eq!(found, vec![("board".into(), "is required".into())]);
+
+    let found = violations(client.check_othello_move(othello(Some(Board::default())))).await;
+    assert_eq!(fields(&found), ["board"]);
+    assert!(found[0].1.contains("at least one row"));
+
+    let tall = vec![".".to_string(); 101];
+    let found = violations(client.check_othello_move(othello(Some(Board { rows: tall })))).await;
+    assert_eq!(fields(&found), ["board"]);
+    assert!(found[0].1.contains("101 rows"), "{found:?}");
+
+    let wide = vec![".".repeat(100), ".".repeat(101)];
+    let found = violations(client.check_othello_move(othello(Some(Board { rows: wide })))).await;
+    assert_eq!(fields(&found), ["board.rows[1]"]);
+    assert!(found[0].1.contains("101 cells"), "{found:?}");
+
+    // 100x100 is the largest board, and fine.
+    let largest = vec![".".repeat(100); 100];
+    let reply = client
+        .check_othello_move(othello(Some(Board { rows: largest })))
+        .await
+        .unwrap();
+    assert!(!reply.into_inner().legal);
+
+    let found =
+        violations(client.check_othello_move(othello(board(&["...", "...", "...", "..", "..."]))))
+            .await;
+    assert_eq!(fields(&found), ["board.rows[3]"]);
+    assert!(
+        found[0].1.contains("has 2 cells but row 0 has 3"),
+        "{found:?}"
+    );
+
+    let found = violations(client.check_othello_move(othello(board(&["...", ".x."])))).await;
+    assert_eq!(fields(&found), ["board.rows[1]"]);
+    assert!(found[0].1.contains("column 1") && found[0].1.contains("'x'"));
+
+    let found = violations(client.check_othello_move(othello(board(&["", ""])))).await;
+    assert_eq!(fields(&found), ["board.rows[0]"]);
+
+    // Connect Four's alphabet is not Othello's.
+    let found = violations(client.check_connect_four(c4(&["B1"], 0, 1, 1))).await;
+    assert_eq!(fields(&found), ["board.rows[0]"]);
+
+    let found = violations(client.list_othello_moves(ListOthelloMovesRequest {
+        board: board(&["..", "W"]),
+        color: "black".into(),
+    }))
+    .await;
+    assert_eq!(fields(&found), ["board.rows[1]", "color"]);
+}
+
+#[tokio::test]
+async fn bad_coordinates_and_players_name_the_field() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let rows = ["0000", "0120"];
+    let with = |row, col, player, run_length| CheckConnectFourRequest {
+        board: board(&rows),
+        row,
+        col,
+        player,
+        run_length,
+    };
+
+    for (row, col, expected) in [
+        (-1, 1, vec!["row"]),
+        (2, 1, vec!["row"]),
+        (1, 4, vec!["col"]),
+        (1, -1, vec!["col"]),
+        (i32::MIN, i32::MAX, vec!["row", "col"]),
+        (i32::MAX, i32::MIN, vec!["row", "col"]),
+    ] {
+        let found = violations(client.check_connect_four(with(row, col, 1, 0))).await;
+        assert_eq!(fields(&found), expected, "({row}, {col})");
+    }
+    for player in [0, 3, -1, i32::MIN] {
+        let found = violations(client.check_connect_four(with(1, 1, player, 0))).await;
+        assert_eq!(fields(&found), ["player"]);
+    }
+    // The cell must hold the player's piece: empty, or the other player's.
+    let found = violations(client.check_connect_four(with(0, 0, 1, 0))).await;
+    assert_eq!(fields(&found), ["player"]);
+    assert!(found[0].1.contains("'0'"), "{found:?}");
+    let found = violations(client.check_connect_four(with(1, 2, 1, 0))).await;
+    assert_eq!(fields(&found), ["player"]);
+
+    let found = violations(client.check_connect_four(with(1, 1, 1, -1))).await;
+    assert_eq!(fields(&found), ["run_length"]);
+
+    // Every problem at once, each reported.
+    let found = violations(client.check_connect_four(CheckConnectFourRequest {
+        board: None,
+        row: -3,
+        col: -4,
+        player: 7,
+        run_length: i32::MIN,
+    }))
+    .await;
+    assert_eq!(
+        fields(&found),
+        ["board", "row", "col", "player", "run_length"]
+    );
+
+    for color in ["", "b", "BW", "W ", "Black"] {
+        let found = violations(client.check_othello_move(CheckOthelloMoveRequest {
+            board: board(&["..."]),
+            row: 0,
+            col: 0,
+            color: color.into(),
+        }))
+        .await;
+        assert_eq!(fields(&found), ["color"], "{color:?}");
+    }
+
+    // Malformed in any way is refused, even where the rule alone would say "not legal".
+    let found = violations(client.check_othello_move(CheckOthelloMoveRequest {
+        board: board(&["BW.", "..."]),
+        row: 0,
+        col: 3,
+        color: "B".into(),
+    }))
+    .await;
+    assert_eq!(fields(&found), ["col"]);
+
+    // The connection survived every refusal.
+    let reply = client.check_connect_four(with(1, 1, 1, 1)).await.unwrap();
+    assert!(reply.into_inner().wins);
+}
+
+#[tokio::test]
+async fn bad_tic_tac_toe_moves_name_the_index() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let judge = |list: &[(i32, i32)]| JudgeTicTacToeRequest { moves: moves(list) };
+
+    let cases: [(&[(i32, i32)], &str, &str); 6] = [
+        (&[(3, 0)], "moves[0]", "outside the board"),
+        (&[(0, 0), (1, -1)], "moves[1]", "outside the board"),
+        (
+            &[(0, 0), (1, 1), (0, 0)],
+            "moves[2]",
+            "square (0, 0) is taken",
+        ),
+        (
+            &[(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (2, 2)],
+            "moves[5]",
+            "the game is over: A won",
+        ),
+        (
+            &[
+                (0, 0),
+                (1, 1),
+                (2, 0),
+                (1, 0),
+                (1, 2),
+                (2, 1),
+                (0, 1),
+                (0, 2),
+                (2, 2),
+                (0, 0),
+            ],
+            "moves[9]",
+            "the game is over: it is a draw",
+        ),
+        (&[(i32::MIN, i32::MAX)], "moves[0]", "outside the board"),
+    ];
+    for (list, field, description) in cases {
+        let found = violations(client.judge_tic_tac_toe(judge(list))).await;
+        assert_eq!(fields(&found), [field]);
+        assert!(found[0].1.contains(description), "{found:?}");
+    }
+}
+
+#[tokio::test]
+async fn reflection_lists_every_service_in_both_versions() {
+    use tonic_reflection::pb::{v1, v1alpha};
+
+    let server = TestServer::start().await;
+    let expected = [
+        "arbiter.v1.ArbiterService",
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1.ServerReflection",
+        "grpc.reflection.v1alpha.ServerReflection",
+    ];
+
+    let mut client =
+        v1::server_reflection_client::ServerReflectionClient::new(server.channel().await);
+    let request = v1::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(v1::server_reflection_request::MessageRequest::ListServices(
+            String::new(),
+        )),
+    };
+    let mut replies = client
+        .server_reflection_info(tokio_stream::once(request))
+        .await
+        .unwrap()
+        .into_inner();
+    let reply = replies.message().await.unwrap().unwrap();
+    let Some(v1::server_reflection_response::MessageResponse::ListServicesResponse(list)) =
+        reply.message_response
+    else {
+        panic!("not a service list: {reply:?}");
+    };
+    let mut names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    names.sort();
+    assert_eq!(names, expected);
+
+    let mut client =
+        v1alpha::server_reflection_client::ServerReflectionClient::new(server.channel().await);
+    let request = v1alpha::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(
+            v1alpha::server_reflection_request::MessageRequest::FileContainingSymbol(
+                "google.rpc.BadRequest".into(),
+            ),
+        ),
+    };
+    let mut replies = client
+        .server_reflection_info(tokio_stream::once(request))
+        .await
+        .unwrap()
+        .into_inner();
+    let reply = replies.message().await.unwrap().unwrap();
+    assert!(
+        matches!(
+            reply.message_response,
+            Some(v1alpha::server_reflection_response::MessageResponse::FileDescriptorResponse(_))
+        ),
+        "error details are not described: {reply:?}"
+    );
+}
+
+#[tokio::test]
+async fn health_reports_serving_then_not_serving_on_shutdown() {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::{health_client::HealthClient, HealthCheckRequest};
+
+    let mut server = TestServer::start_with(common::options(&["--shutdown-grace", "5s"])).await;
+    let mut health = HealthClient::new(server.channel().await);
+    for service in ["", "arbiter.v1.ArbiterService"] {
+        let reply = health
+            .check(HealthCheckRequest {
+                service: service.into(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(reply.status(), ServingStatus::Serving, "{service:?}");
+    }
+    let unknown = health
+        .check(HealthCheckRequest {
+            service: "no.such.Service".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code(), Code::NotFound);
+
+    // A watcher sees the switch to NOT_SERVING when shutdown begins.
+    let mut watch = health
+        .watch(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let first = watch.message().await.unwrap().unwrap();
+    assert_eq!(first.status(), ServingStatus::Serving);
+    server.begin_shutdown();
+    let next = watch.message().await.unwrap().unwrap();
+    assert_eq!(next.status(), ServingStatus::NotServing);
+}
