@@ -449,7 +449,9 @@ async fn bad_tic_tac_toe_moves_name_the_index() {
     let mut client = server.client().await;
     let judge = |list: &[(i32, i32)]| JudgeTicTacToeRequest { moves: moves(list) };
 
-    let cases: [(&[(i32, i32)], &str, &str); 6] = [
+    /// Moves, the field of the refused one, and words its description holds.
+    type Case<'a> = (&'a [(i32, i32)], &'a str, &'a str);
+    let cases: [Case; 6] = [
         (&[(3, 0)], "moves[0]", "outside the board"),
         (&[(0, 0), (1, -1)], "moves[1]", "outside the board"),
         (
