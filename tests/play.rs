@@ -1,0 +1,449 @@
+//! Live Tic-Tac-Toe games over the PlayTicTacToe stream, through a real client.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+use arbiter::proto::{Board, Cell, PlayTicTacToeRequest, PlayTicTacToeResponse, Verdict};
+use arbiter::rules::tic_tac_toe;
+use common::TestServer;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+use tonic::{Code, Streaming};
+
+/// One live game as a client plays it: moves go out one at a time, each reply is read.
+struct LiveGame {
+    moves: mpsc::Sender<PlayTicTacToeRequest>,
+    replies: Streaming<PlayTicTacToeResponse>,
+}
+
+impl LiveGame {
+    async fn open(client: &mut ArbiterServiceClient<Channel>) -> Self {
+        let (moves, outgoing) = mpsc::channel(4);
+        let replies = client
+            .play_tic_tac_toe(ReceiverStream::new(outgoing))
+            .await
+            .unwrap()
+            .into_inner();
+        Self { moves, replies }
+    }
+
+    /// Sends a move and returns its reply.
+    async fn play(&mut self, row: i32, col: i32) -> PlayTicTacToeResponse {
+        self.moves
+            .send(PlayTicTacToeRequest { row, col })
+            .await
+            .unwrap();
+        self.replies
+            .message()
+            .await
+            .unwrap()
+            .expect("a reply for every move")
+    }
+
+    /// Half-closes and checks that the stream then ends with OK and no further reply.
+    async fn finish(self) {
+        let Self { moves, mut replies } = self;
+        drop(moves);
+        assert_eq!(replies.message().await.unwrap(), None);
+    }
+}
+
+fn cell(row: i32, col: i32) -> Cell {
+    Cell { row, col }
+}
+
+fn rows(board: &[[u8; 3]; 3]) -> Option<Board> {
+    Some(Board {
+        rows: board
+            .iter()
+            .map(|row| row.iter().map(|&b| char::from(b)).collect())
+            .collect(),
+    })
+}
+
+/// Plays `moves` (all valid) on one stream and checks every reply: the board after each
+/// move, the count, pending until the last move, and `verdict` with `line` after it.
+async fn play_whole_game(moves: &[(i32, i32)], verdict: Verdict, line: &[Cell]) {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let mut game = LiveGame::open(&mut client).await;
+    let mut board = [[b'.'; 3]; 3];
+    for (i, &(row, col)) in moves.iter().enumerate() {
+        board[row as usize][col as usize] = if i % 2 == 0 { b'X' } else { b'O' };
+        let reply = game.play(row, col).await;
+        let last = i + 1 == moves.len();
+        assert_eq!(reply.rejected, "", "move {i}");
+        assert_eq!(reply.board, rows(&board), "move {i}");
+        assert_eq!(reply.moves_played, i as i32 + 1);
+        if last {
+            assert_eq!(reply.verdict(), verdict);
+            assert_eq!(reply.line, line);
+        } else {
+            assert_eq!(reply.verdict(), Verdict::Pending, "move {i}");
+            assert!(reply.line.is_empty());
+        }
+    }
+    game.finish().await;
+    server.wait_for_live_games(0).await;
+}
+
+#[tokio::test]
+async fn a_wins_on_a_row() {
+    let moves = [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)];
+    let line = [cell(0, 0), cell(0, 1), cell(0, 2)];
+    play_whole_game(&moves, Verdict::AWins, &line).await;
+}
+
+#[tokio::test]
+async fn a_wins_on_a_column() {
+    let moves = [(0, 1), (0, 0), (1, 1), (0, 2), (2, 1)];
+    let line = [cell(0, 1), cell(1, 1), cell(2, 1)];
+    play_whole_game(&moves, Verdict::AWins, &line).await;
+}
+
+#[tokio::test]
+async fn a_wins_on_the_main_diagonal() {
+    let moves = [(0, 0), (2, 0), (1, 1), (2, 1), (2, 2)];
+    let line = [cell(0, 0), cell(1, 1), cell(2, 2)];
+    play_whole_game(&moves, Verdict::AWins, &line).await;
+}
+
+#[tokio::test]
+async fn a_wins_on_the_anti_diagonal() {
+    let moves = [(0, 2), (0, 0), (1, 1), (0, 1), (2, 0)];
+    let line = [cell(0, 2), cell(1, 1), cell(2, 0)];
+    play_whole_game(&moves, Verdict::AWins, &line).await;
+}
+
+#[tokio::test]
+async fn b_wins() {
+    let moves = [(0, 0), (1, 0), (0, 1), (1, 1), (2, 2), (1, 2)];
+    let line = [cell(1, 0), cell(1, 1), cell(1, 2)];
+    play_whole_game(&moves, Verdict::BWins, &line).await;
+}
+
+#[tokio::test]
+async fn draw() {
+    let moves = [
+        (0, 0),
+        (1, 1),
+        (2, 0),
+        (1, 0),
+        (1, 2),
+        (2, 1),
+        (0, 1),
+        (0, 2),
+        (2, 2),
+    ];
+    play_whole_game(&moves, Verdict::Draw, &[]).await;
+}
+
+#[tokio::test]
+async fn pending_at_half_close() {
+    let moves = [(1, 1), (0, 0), (2, 2)];
+    play_whole_game(&moves, Verdict::Pending, &[]).await;
+}
+
+/// Checks that `reply` refused the move for `reason` and repeats the unchanged state.
+fn assert_refused(reply: &PlayTicTacToeResponse, before: &PlayTicTacToeResponse, reason: &str) {
+    assert!(
+        reply.rejected.contains(reason),
+        "{:?} should say {reason:?}",
+        reply.rejected
+    );
+    assert_eq!(reply.verdict, before.verdict);
+    assert_eq!(reply.line, before.line);
+    assert_eq!(reply.board, before.board);
+    assert_eq!(reply.moves_played, before.moves_played);
+}
+
+#[tokio::test]
+async fn bad_moves_are_refused_and_the_game_goes_on() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let mut game = LiveGame::open(&mut client).await;
+
+    let first = game.play(1, 1).await;
+    assert_eq!(first.rejected, "");
+
+    let taken = game.play(1, 1).await;
+    assert_refused(&taken, &first, "square (1, 1) is taken");
+    for (row, col) in [(3, 0), (0, 3), (-1, 0), (0, -1), (i32::MIN, i32::MAX)] {
+        let reply = game.play(row, col).await;
+        assert_refused(&reply, &first, "outside the board");
+        assert!(reply.rejected.contains(&format!("({row}, {col})")));
+    }
+
+    // Refusals do not change whose turn it is: B plays next.
+    let second = game.play(0, 0).await;
+    assert_eq!(second.rejected, "");
+    assert_eq!(second.moves_played, 2);
+    assert_eq!(second.board.unwrap().rows, ["O..", ".X.", "..."]);
+    game.finish().await;
+}
+
+#[tokio::test]
+async fn moves_after_the_end_are_refused() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+
+    let mut game = LiveGame::open(&mut client).await;
+    let mut last = None;
+    for (row, col) in [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)] {
+        last = Some(game.play(row, col).await);
+    }
+    let won = last.unwrap();
+    assert_eq!(won.verdict(), Verdict::AWins);
+    for (row, col) in [(2, 2), (0, 0), (5, 5)] {
+        let reply = game.play(row, col).await;
+        assert_refused(&reply, &won, "the game is over: A won");
+    }
+    game.finish().await;
+
+    let mut game = LiveGame::open(&mut client).await;
+    let mut last = None;
+    for (row, col) in [
+        (0, 0),
+        (1, 1),
+        (2, 0),
+        (1, 0),
+        (1, 2),
+        (2, 1),
+        (0, 1),
+        (0, 2),
+        (2, 2),
+    ] {
+        last = Some(game.play(row, col).await);
+    }
+    let drawn = last.unwrap();
+    assert_eq!(drawn.verdict(), Verdict::Draw);
+    let reply = game.play(1, 1).await;
+    assert_refused(&reply, &drawn, "the game is over: it is a draw");
+    game.finish().await;
+}
+
+/// Game number `seed`'s moves: a shuffle of the nine squares with a few bad moves mixed
+/// in, different for each seed.
+fn scripted_moves(seed: u64) -> Vec<(i32, i32)> {
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    let mut squares: Vec<(i32, i32)> = (0..9).map(|i| (i / 3, i % 3)).collect();
+    for i in (1..squares.len()).rev() {
+        squares.swap(i, next() % (i + 1));
+    }
+    let mut moves = Vec::new();
+    for square in squares {
+        match next() % 5 {
+            0 => moves.push((3, next() as i32 % 3)),
+            1 => moves.push(*moves.last().unwrap_or(&square)),
+            _ => {}
+        }
+        moves.push(square);
+    }
+    moves
+}
+
+/// Plays game `seed` on `client`, checking each reply against the rule engine's game.
+async fn play_scripted_game(mut client: ArbiterServiceClient<Channel>, seed: u64) {
+    let mut game = LiveGame::open(&mut client).await;
+    let mut expected = tic_tac_toe::Game::new();
+    for (row, col) in scripted_moves(seed) {
+        let applied = expected.play(i64::from(row), i64::from(col));
+        let reply = game.play(row, col).await;
+        assert_eq!(reply.rejected.is_empty(), applied.is_ok(), "game {seed}");
+        assert_eq!(
+            reply.board.clone().unwrap().rows,
+            expected.rows(),
+            "game {seed}"
+        );
+        assert_eq!(reply.moves_played as usize, expected.moves_played());
+        let verdict = match expected.verdict() {
+            tic_tac_toe::Verdict::Pending => Verdict::Pending,
+            tic_tac_toe::Verdict::Draw => Verdict::Draw,
+            tic_tac_toe::Verdict::Won { player, .. } => match player {
+                tic_tac_toe::Player::A => Verdict::AWins,
+                tic_tac_toe::Player::B => Verdict::BWins,
+            },
+        };
+        assert_eq!(reply.verdict(), verdict, "game {seed}");
+        tokio::task::yield_now().await;
+    }
+    game.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_games_at_once_on_one_connection() {
+    let server = TestServer::start().await;
+    let client = server.client().await;
+    let games: Vec<_> = (0..200)
+        .map(|seed| tokio::spawn(play_scripted_game(client.clone(), seed)))
+        .collect();
+    for game in games {
+        game.await.unwrap();
+    }
+    server.wait_for_live_games(0).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_games_at_once_on_several_connections() {
+    let server = TestServer::start().await;
+    let mut clients = Vec::new();
+    for _ in 0..8 {
+        clients.push(server.client().await);
+    }
+    let games: Vec<_> = (0..200)
+        .map(|seed| tokio::spawn(play_scripted_game(clients[seed % 8].clone(), seed as u64)))
+        .collect();
+    for game in games {
+        game.await.unwrap();
+    }
+    server.wait_for_live_games(0).await;
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_frees_its_game() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+
+    // Cancelled streams on a connection that stays open.
+    let mut games = Vec::new();
+    for _ in 0..5 {
+        let mut game = LiveGame::open(&mut client).await;
+        game.play(1, 1).await;
+        games.push(game);
+    }
+    server.wait_for_live_games(5).await;
+    drop(games);
+    server.wait_for_live_games(0).await;
+
+    // A whole connection that drops mid-game.
+    let mut other = server.client().await;
+    let mut game = LiveGame::open(&mut other).await;
+    game.play(0, 0).await;
+    server.wait_for_live_games(1).await;
+    drop(game);
+    drop(other);
+    server.wait_for_live_games(0).await;
+
+    // The server still plays new games.
+    let mut game = LiveGame::open(&mut client).await;
+    assert_eq!(game.play(2, 2).await.moves_played, 1);
+    game.finish().await;
+}
+
+#[tokio::test]
+async fn too_many_moves_end_the_stream() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let limit = 1000;
+    let moves = tokio_stream::iter(0..limit + 50).map(|_| PlayTicTacToeRequest { row: 9, col: 9 });
+    let mut replies = client.play_tic_tac_toe(moves).await.unwrap().into_inner();
+    for _ in 0..limit {
+        let reply = replies.message().await.unwrap().unwrap();
+        assert!(reply.rejected.contains("outside the board"));
+    }
+    let status = replies.message().await.unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted);
+    assert!(
+        status.message().contains("at most 1000 moves"),
+        "{status:?}"
+    );
+    server.wait_for_live_games(0).await;
+}
+
+#[tokio::test]
+async fn an_idle_stream_is_closed() {
+    let server = TestServer::start_with(common::options(&["--stream-idle-timeout", "200ms"])).await;
+    let mut client = server.client().await;
+    let mut game = LiveGame::open(&mut client).await;
+    game.play(1, 1).await;
+    let status = game.replies.message().await.unwrap_err();
+    assert_eq!(status.code(), Code::DeadlineExceeded);
+    assert!(status.message().contains("no move arrived"), "{status:?}");
+    server.wait_for_live_games(0).await;
+}
+
+#[tokio::test]
+async fn shutdown_ends_open_games_with_unavailable_after_the_grace_period() {
+    let mut server = TestServer::start_with(common::options(&["--shutdown-grace", "1s"])).await;
+    let mut client = server.client().await;
+    let mut game = LiveGame::open(&mut client).await;
+    game.play(1, 1).await;
+    server.begin_shutdown();
+    // Within the grace period the game goes on.
+    assert_eq!(game.play(0, 0).await.moves_played, 2);
+    let status = game.replies.message().await.unwrap_err();
+    assert_eq!(status.code(), Code::Unavailable);
+    assert!(status.message().contains("shutting down"), "{status:?}");
+    drop(game);
+    drop(client);
+    server.shutdown().await.unwrap();
+}
+
+/// A client that stops reading replies while it keeps sending moves. The client runs on
+/// a runtime of its own, so that ending that runtime drops its connection as a crashed
+/// process would.
+#[test]
+fn a_slow_reader_holds_back_the_server() {
+    let server_runtime = tokio::runtime::Runtime::new().unwrap();
+    let client_runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = server_runtime.block_on(TestServer::start_with(common::options(&[
+        "--max-moves-per-stream",
+        "100000000",
+    ])));
+    let pulled = Arc::new(AtomicUsize::new(0));
+    let counter = pulled.clone();
+    let mut replies = client_runtime.block_on(async {
+        let mut client = server.client().await;
+        let moves = tokio_stream::iter(0..usize::MAX).map(move |_| {
+            counter.fetch_add(1, Ordering::Relaxed);
+            PlayTicTacToeRequest { row: 7, col: 7 }
+        });
+        client.play_tic_tac_toe(moves).await.unwrap().into_inner()
+    });
+
+    // Without reading a reply, the moves the transport takes from us must stop growing:
+    // flow control holds the client back once the server stops reading.
+    let mut stalled_at = None;
+    for _ in 0..100 {
+        let before = pulled.load(Ordering::Relaxed);
+        std::thread::sleep(Duration::from_millis(200));
+        let after = pulled.load(Ordering::Relaxed);
+        if before == after && after > 0 {
+            stalled_at = Some(after);
+            break;
+        }
+    }
+    let stalled_at = stalled_at.expect("the client was never held back");
+    assert!(stalled_at < 1_000_000, "{stalled_at} moves were taken");
+    assert_eq!(server.live_games.count(), 1);
+    eprintln!("the client was held back after {stalled_at} moves");
+
+    // Reading replies lets the game move on: the client is let send again.
+    client_runtime.block_on(async {
+        let mut read = 0;
+        while pulled.load(Ordering::Relaxed) == stalled_at {
+            let reply = replies.message().await.unwrap().unwrap();
+            assert!(reply.rejected.contains("(7, 7)"), "reply {read}");
+            read += 1;
+            assert!(read <= 2 * stalled_at, "reading never let the client go on");
+        }
+    });
+
+    // The client's process goes away mid-game: its connection drops and the game is freed.
+    drop(client_runtime);
+    server_runtime.block_on(server.wait_for_live_games(0));
+}
