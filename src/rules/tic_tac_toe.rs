@@ -263,14 +263,12 @@ pub fn judge<I>(moves: I) -> Result<Game, JudgeError>
 where
     I: IntoIterator<Item = (i64, i64)>,
 {
-    moves
-        .into_iter()
-        .enumerate()
-        .try_fold(Game::new(), |mut game, (index, (row, col))| {
-            game.play(row, col)
-                .map_err(|error| JudgeError { index, error })?;
-            Ok(game)
-        })
+    let mut game = Game::new();
+    for (index, (row, col)) in moves.into_iter().enumerate() {
+        game.play(row, col)
+            .map_err(|error| JudgeError { index, error })?;
+    }
+    Ok(game)
 }
 
 #[cfg(test)]
