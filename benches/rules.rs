@@ -10,10 +10,9 @@ use arbiter::rules::othello::{self, Color};
 use arbiter::rules::tic_tac_toe::{self, Game};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
-/// A midgame 8x8 Othello position where (2, 2)... has several closing lines for black.
+/// A midgame 8x8 Othello position, with several legal moves for black.
 const OTHELLO_MIDGAME: [&str; 8] = [
-    "..W.....", "..WBW...", ".WWWWB..", "..BWWW..", "..WBBBW.", "...W.B..", "........",
-    "........",
+    "..W.....", "..WBW...", ".WWWWB..", "..BWWW..", "..WBBBW.", "...W.B..", "........", "........",
 ];
 
 /// A dense `side`x`side` Connect Four board: player 1 owns the centre's four lines for
