@@ -1,0 +1,88 @@
+//! The yardstick for the load benchmark: a server built from the same proto, with the
+//! same build settings and transport set-up as `arbiter`, whose handlers do no work at
+//! all and return empty replies. No implementation of the service can beat it.
+//!
+//! Built and started by `benches/load.sh`; by hand:
+//! `cargo run --release --example baseline_server -- --listen 127.0.0.1:50052`.
+
+use std::pin::Pin;
+
+use arbiter::proto::arbiter_service_server::{ArbiterService, ArbiterServiceServer};
+use arbiter::proto::{
+    CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
+    CheckOthelloMoveResponse, JudgeTicTacToeRequest, JudgeTicTacToeResponse,
+    ListOthelloMovesRequest, ListOthelloMovesResponse, PlayTicTacToeRequest, PlayTicTacToeResponse,
+};
+use clap::Parser;
+use futures_util::{Stream, StreamExt};
+use tokio::net::TcpListener;
+use tonic::transport::server::TcpIncoming;
+use tonic::{Request, Response, Status, Streaming};
+
+/// The empty-handler baseline server.
+#[derive(Parser)]
+struct Options {
+    /// The address to serve gRPC on.
+    #[arg(long, default_value = "127.0.0.1:50052")]
+    listen: std::net::SocketAddr,
+}
+
+/// Handlers that answer every call with an empty reply.
+struct Empty;
+
+type Replies = Pin<Box<dyn Stream<Item = Result<PlayTicTacToeResponse, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl ArbiterService for Empty {
+    async fn check_othello_move(
+        &self,
+        _: Request<CheckOthelloMoveRequest>,
+    ) -> Result<Response<CheckOthelloMoveResponse>, Status> {
+        Ok(Response::new(Default::default()))
+    }
+
+    async fn list_othello_moves(
+        &self,
+        _: Request<ListOthelloMovesRequest>,
+    ) -> Result<Response<ListOthelloMovesResponse>, Status> {
+        Ok(Response::new(Default::default()))
+    }
+
+    async fn check_connect_four(
+        &self,
+        _: Request<CheckConnectFourRequest>,
+    ) -> Result<Response<CheckConnectFourResponse>, Status> {
+        Ok(Response::new(Default::default()))
+    }
+
+    async fn judge_tic_tac_toe(
+        &self,
+        _: Request<JudgeTicTacToeRequest>,
+    ) -> Result<Response<JudgeTicTacToeResponse>, Status> {
+        Ok(Response::new(Default::default()))
+    }
+
+    type PlayTicTacToeStream = Replies;
+
+    async fn play_tic_tac_toe(
+        &self,
+        request: Request<Streaming<PlayTicTacToeRequest>>,
+    ) -> Result<Response<Replies>, Status> {
+        let replies = request
+            .into_inner()
+            .map(|move_| move_.map(|_| PlayTicTacToeResponse::default()));
+        Ok(Response::new(Box::pin(replies)))
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let options = Options::parse();
+    let listener = TcpListener::bind(options.listen).await?;
+    println!("baseline listening on {}", listener.local_addr()?);
+    tonic::transport::Server::builder()
+        .add_service(ArbiterServiceServer::new(Empty))
+        .serve_with_incoming(TcpIncoming::from(listener).with_nodelay(Some(true)))
+        .await?;
+    Ok(())
+}

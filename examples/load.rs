@@ -1,0 +1,530 @@
+//! The load benchmark: Arbiter against the empty-handler baseline, side by side.
+//!
+//! For each workload it starts a fresh server process per round, alternating Arbiter
+//! and the baseline (A, B, A, B, ...), pinned to one core while this client runs on
+//! another; warms up; measures a saturation point (hundreds of calls in flight) and a
+//! latency point (one call in flight); and reads the server's own CPU time from /proc.
+//! Every call must return OK, or the run fails.
+//!
+//! Run it with `bash benches/load.sh` (which builds both servers and pins the cores);
+//! `bash benches/load.sh --help` lists the knobs.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+use arbiter::proto::{
+    Board, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
+    ListOthelloMovesRequest, PlayTicTacToeRequest, TicTacToeMove,
+};
+use clap::Parser;
+use hdrhistogram::Histogram;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::{Channel, Endpoint};
+use tonic::Status;
+
+/// Load benchmark of Arbiter against an empty-handler baseline.
+#[derive(Parser, Clone)]
+struct Args {
+    /// The Arbiter server binary.
+    #[arg(long, default_value = "target/release/arbiter")]
+    arbiter: PathBuf,
+    /// The empty-handler baseline binary.
+    #[arg(long, default_value = "target/release/examples/baseline_server")]
+    baseline: PathBuf,
+    /// Rounds per workload; each round runs both servers, in a fresh process each.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Warm-up before each measurement.
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    warmup: Duration,
+    /// Length of the saturation measurement.
+    #[arg(long, default_value = "3s", value_parser = humantime::parse_duration)]
+    duration: Duration,
+    /// Length of the one-call-in-flight latency measurement.
+    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
+    latency_duration: Duration,
+    /// Connections the saturation load is spread over.
+    #[arg(long, default_value_t = 4)]
+    connections: usize,
+    /// Unary calls in flight at saturation.
+    #[arg(long, default_value_t = 256)]
+    in_flight: usize,
+    /// The CPU list the servers are pinned to (taskset -c).
+    #[arg(long, default_value = "0")]
+    server_cpus: String,
+    /// Run only the workloads whose name contains this.
+    #[arg(long)]
+    only: Option<String>,
+}
+
+/// One kind of call the load repeats.
+#[derive(Clone)]
+enum Call {
+    CheckOthelloMove(CheckOthelloMoveRequest),
+    ListOthelloMoves(ListOthelloMovesRequest),
+    CheckConnectFour(CheckConnectFourRequest),
+    JudgeTicTacToe(JudgeTicTacToeRequest),
+    /// Whole nine-move games on this many concurrent streams; one sample per move.
+    PlayTicTacToe {
+        streams: usize,
+    },
+}
+
+struct Workload {
+    name: String,
+    call: Call,
+    /// The least Arbiter/baseline throughput ratio the issue asks for.
+    target: f64,
+}
+
+const DRAW: [(i32, i32); 9] = [
+    (0, 0),
+    (1, 1),
+    (2, 0),
+    (1, 0),
+    (1, 2),
+    (2, 1),
+    (0, 1),
+    (0, 2),
+    (2, 2),
+];
+
+fn board(rows: Vec<String>) -> Option<Board> {
+    Some(Board { rows })
+}
+
+/// A dense `side`x`side` Connect Four board of both players' pieces with player 1 at the
+/// centre, and the request asking whether it wins.
+fn dense_connect_four(side: usize) -> CheckConnectFourRequest {
+    let rows = (0..side)
+        .map(|r| {
+            (0..side)
+                .map(|c| match (r * 7 + c * 13 + r * c) % 5 {
+                    _ if r == side / 2 && c == side / 2 => '1',
+                    0 | 1 => '2',
+                    2 => '0',
+                    _ => '1',
+                })
+                .collect()
+        })
+        .collect();
+    CheckConnectFourRequest {
+        board: board(rows),
+        row: (side / 2) as i32,
+        col: (side / 2) as i32,
+        player: 1,
+        run_length: 0,
+    }
+}
+
+fn workloads() -> Vec<Workload> {
+    let midgame: Vec<String> = [
+        "..W.....", "..WBW...", ".WWWWB..", "..BWWW..", "..WBBBW.", "...W.B..", "........",
+        "........",
+    ]
+    .map(String::from)
+    .to_vec();
+    let seed_6x7: Vec<String> = [
+        "0000000", "0000000", "0002000", "0021000", "0211000", "2111220",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut list = vec![
+        Workload {
+            name: "CheckOthelloMove 8x8".into(),
+            call: Call::CheckOthelloMove(CheckOthelloMoveRequest {
+                board: board(midgame.clone()),
+                row: 1,
+                col: 1,
+                color: "B".into(),
+            }),
+            target: 0.95,
+        },
+        Workload {
+            name: "ListOthelloMoves 8x8".into(),
+            call: Call::ListOthelloMoves(ListOthelloMovesRequest {
+                board: board(midgame),
+                color: "B".into(),
+            }),
+            target: 0.95,
+        },
+        Workload {
+            name: "CheckConnectFour 6x7".into(),
+            call: Call::CheckConnectFour(CheckConnectFourRequest {
+                board: board(seed_6x7),
+                row: 2,
+                col: 3,
+                player: 2,
+                run_length: 0,
+            }),
+            target: 0.95,
+        },
+        Workload {
+            name: "CheckConnectFour 100x100".into(),
+            call: Call::CheckConnectFour(dense_connect_four(100)),
+            target: 0.85,
+        },
+        Workload {
+            name: "JudgeTicTacToe 9 moves".into(),
+            call: Call::JudgeTicTacToe(JudgeTicTacToeRequest {
+                moves: DRAW
+                    .iter()
+                    .map(|&(row, col)| TicTacToeMove { row, col })
+                    .collect(),
+            }),
+            target: 0.95,
+        },
+        Workload {
+            name: "PlayTicTacToe 64 streams".into(),
+            call: Call::PlayTicTacToe { streams: 64 },
+            target: 0.95,
+        },
+        Workload {
+            name: "PlayTicTacToe 1 stream".into(),
+            call: Call::PlayTicTacToe { streams: 1 },
+            target: 0.95,
+        },
+    ];
+    for side in [10, 25, 50] {
+        list.push(Workload {
+            name: format!("CheckConnectFour {side}x{side}"),
+            call: Call::CheckConnectFour(dense_connect_four(side)),
+            target: 0.85,
+        });
+    }
+    list
+}
+
+/// One server process, pinned, on a free loopback port.
+struct ServerProcess {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl ServerProcess {
+    fn start(binary: &PathBuf, cpus: &str) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+        let child = Command::new("taskset")
+            .args(["-c", cpus])
+            .arg(binary)
+            .args(["--listen", &addr.to_string()])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        Self { child, addr }
+    }
+
+    /// User plus system CPU time the process has used so far.
+    fn cpu_time(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
+            .expect("the server's /proc stat");
+        // Fields after the parenthesised command name; utime and stime are 14th and 15th.
+        let after = &stat[stat.rfind(')').expect("a command name") + 2..];
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        Duration::from_secs_f64(ticks as f64 / clock_ticks_per_second())
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn clock_ticks_per_second() -> f64 {
+    let out = Command::new("getconf").arg("CLK_TCK").output();
+    out.ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
+async fn connect(addr: SocketAddr) -> Channel {
+    let endpoint = Endpoint::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .tcp_nodelay(true);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match endpoint.connect().await {
+            Ok(channel) => return channel,
+            Err(e) if Instant::now() > deadline => panic!("cannot connect to {addr}: {e}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+}
+
+async fn unary(client: &mut ArbiterServiceClient<Channel>, call: &Call) -> Result<(), Status> {
+    match call {
+        Call::CheckOthelloMove(r) => client.check_othello_move(r.clone()).await.map(drop),
+        Call::ListOthelloMoves(r) => client.list_othello_moves(r.clone()).await.map(drop),
+        Call::CheckConnectFour(r) => client.check_connect_four(r.clone()).await.map(drop),
+        Call::JudgeTicTacToe(r) => client.judge_tic_tac_toe(r.clone()).await.map(drop),
+        Call::PlayTicTacToe { .. } => unreachable!("streams are driven by play_games"),
+    }
+}
+
+/// What one measurement saw.
+struct Sample {
+    calls: u64,
+    errors: u64,
+    elapsed: Duration,
+    latency_us: Histogram<u64>,
+}
+
+impl Sample {
+    fn per_second(&self) -> f64 {
+        self.calls as f64 / self.elapsed.as_secs_f64()
+    }
+}
+
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 60_000_000, 3).unwrap()
+}
+
+/// Repeats `call` on `workers` concurrent tasks spread over `channels` for `duration`.
+async fn drive(channels: &[Channel], call: &Call, workers: usize, duration: Duration) -> Sample {
+    let start = Instant::now();
+    let deadline = start + duration;
+    let tasks: Vec<_> = (0..workers)
+        .map(|i| {
+            let mut client = ArbiterServiceClient::new(channels[i % channels.len()].clone());
+            let call = call.clone();
+            tokio::spawn(async move {
+                let mut latency = histogram();
+                let (mut calls, mut errors) = (0u64, 0u64);
+                if let Call::PlayTicTacToe { .. } = call {
+                    while Instant::now() < deadline {
+                        play_game(&mut client, &mut latency, &mut calls, &mut errors).await;
+                    }
+                } else {
+                    while Instant::now() < deadline {
+                        let sent = Instant::now();
+                        match unary(&mut client, &call).await {
+                            Ok(()) => {
+                                calls += 1;
+                                let _ = latency.record(sent.elapsed().as_micros() as u64);
+                            }
+                            Err(status) => {
+                                errors += 1;
+                                eprintln!("call failed: {status:?}");
+                            }
+                        }
+                    }
+                }
+                (calls, errors, latency)
+            })
+        })
+        .collect();
+    let mut sample = Sample {
+        calls: 0,
+        errors: 0,
+        elapsed: Duration::ZERO,
+        latency_us: histogram(),
+    };
+    for task in tasks {
+        let (calls, errors, latency) = task.await.expect("a load task");
+        sample.calls += calls;
+        sample.errors += errors;
+        sample.latency_us.add(latency).unwrap();
+    }
+    sample.elapsed = start.elapsed();
+    sample
+}
+
+/// Plays one nine-move game on a new stream, one move in flight at a time.
+async fn play_game(
+    client: &mut ArbiterServiceClient<Channel>,
+    latency: &mut Histogram<u64>,
+    calls: &mut u64,
+    errors: &mut u64,
+) {
+    let (moves, outgoing) = mpsc::channel(1);
+    let mut replies = match client.play_tic_tac_toe(ReceiverStream::new(outgoing)).await {
+        Ok(response) => response.into_inner(),
+        Err(status) => {
+            *errors += 1;
+            eprintln!("stream refused: {status:?}");
+            return;
+        }
+    };
+    for (row, col) in DRAW {
+        let sent = Instant::now();
+        if moves.send(PlayTicTacToeRequest { row, col }).await.is_err() {
+            *errors += 1;
+            return;
+        }
+        match replies.message().await {
+            Ok(Some(_)) => {
+                *calls += 1;
+                let _ = latency.record(sent.elapsed().as_micros() as u64);
+            }
+            other => {
+                *errors += 1;
+                eprintln!("move failed: {other:?}");
+                return;
+            }
+        }
+    }
+    drop(moves);
+    if !matches!(replies.message().await, Ok(None)) {
+        *errors += 1;
+    }
+}
+
+/// One server's figures in one round.
+struct Run {
+    saturation: Sample,
+    latency: Sample,
+    cpu_us_per_call: f64,
+}
+
+async fn run_once(args: &Args, binary: &PathBuf, workload: &Workload) -> Run {
+    let server = ServerProcess::start(binary, &args.server_cpus);
+    let mut channels = Vec::new();
+    for _ in 0..args.connections {
+        channels.push(connect(server.addr).await);
+    }
+    let workers = match workload.call {
+        Call::PlayTicTacToe { streams } => streams,
+        _ => args.in_flight,
+    };
+    drive(&channels, &workload.call, workers, args.warmup).await;
+    let cpu_before = server.cpu_time();
+    let saturation = drive(&channels, &workload.call, workers, args.duration).await;
+    let cpu = server.cpu_time().saturating_sub(cpu_before);
+    let latency = drive(&channels[..1], &workload.call, 1, args.latency_duration).await;
+    Run {
+        cpu_us_per_call: cpu.as_secs_f64() * 1e6 / saturation.calls.max(1) as f64,
+        saturation,
+        latency,
+    }
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn spread(values: &[f64]) -> String {
+    let mut sorted = values.to_vec();
+    let mid = median(&mut sorted);
+    format!(
+        "{mid:.3} [{:.3}..{:.3}]",
+        sorted[0],
+        sorted[sorted.len() - 1]
+    )
+}
+
+fn main() {
+    let args = Args::parse();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut errors = 0;
+    let mut worst: Option<(f64, String)> = None;
+    let mut worst_p99: Option<(f64, String)> = None;
+    let mut all_met = true;
+    println!(
+        "# servers on CPU {}, {} round(s), warm-up {:?}, saturation {:?} at {} in flight over {} connections, latency {:?} at 1 in flight",
+        args.server_cpus, args.rounds, args.warmup, args.duration, args.in_flight, args.connections, args.latency_duration
+    );
+    println!(
+        "| workload | server | calls/s | p50 µs | p99 µs | 1-in-flight p50 µs | p99 µs | server CPU µs/call |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    let mut summary = Vec::new();
+    for workload in workloads() {
+        if let Some(only) = &args.only {
+            if !workload.name.contains(only.as_str()) {
+                continue;
+            }
+        }
+        let (mut a_runs, mut b_runs) = (Vec::new(), Vec::new());
+        for _ in 0..args.rounds {
+            a_runs.push(runtime.block_on(run_once(&args, &args.arbiter, &workload)));
+            b_runs.push(runtime.block_on(run_once(&args, &args.baseline, &workload)));
+        }
+        for (name, runs) in [("arbiter", &a_runs), ("baseline", &b_runs)] {
+            let mut rate: Vec<f64> = runs.iter().map(|r| r.saturation.per_second()).collect();
+            let q = |f: &dyn Fn(&Run) -> f64| {
+                let mut v: Vec<f64> = runs.iter().map(f).collect();
+                median(&mut v)
+            };
+            errors += runs
+                .iter()
+                .map(|r| r.saturation.errors + r.latency.errors)
+                .sum::<u64>();
+            println!(
+                "| {} | {name} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} |",
+                workload.name,
+                median(&mut rate),
+                q(&|r| r.saturation.latency_us.value_at_quantile(0.5) as f64),
+                q(&|r| r.saturation.latency_us.value_at_quantile(0.99) as f64),
+                q(&|r| r.latency.latency_us.value_at_quantile(0.5) as f64),
+                q(&|r| r.latency.latency_us.value_at_quantile(0.99) as f64),
+                q(&|r| r.cpu_us_per_call),
+            );
+        }
+        let ratio = |f: &dyn Fn(&Run) -> f64| -> Vec<f64> {
+            a_runs
+                .iter()
+                .zip(&b_runs)
+                .map(|(a, b)| f(a) / f(b))
+                .collect()
+        };
+        let throughput = ratio(&|r| r.saturation.per_second());
+        let p99 = ratio(&|r| r.saturation.latency_us.value_at_quantile(0.99) as f64);
+        let cpu = ratio(&|r| r.cpu_us_per_call);
+        let tput_median = median(&mut throughput.clone());
+        let p99_median = median(&mut p99.clone());
+        let met = tput_median >= workload.target && p99_median <= 1.1;
+        all_met &= met;
+        summary.push(format!(
+            "| {} | {} | {} | {} | ≥ {:.2}, ≤ 1.10 | {} |",
+            workload.name,
+            spread(&throughput),
+            spread(&p99),
+            spread(&cpu),
+            workload.target,
+            if met { "met" } else { "MISSED" }
+        ));
+        if worst.as_ref().is_none_or(|(w, _)| tput_median < *w) {
+            worst = Some((tput_median, workload.name.clone()));
+        }
+        if worst_p99.as_ref().is_none_or(|(w, _)| p99_median > *w) {
+            worst_p99 = Some((p99_median, workload.name.clone()));
+        }
+    }
+    println!();
+    println!("Arbiter / baseline, median over rounds [min..max]:");
+    println!();
+    println!("| workload | throughput | p99 at saturation | server CPU per call | target | |");
+    println!("|---|---|---|---|---|---|");
+    for line in summary {
+        println!("{line}");
+    }
+    println!();
+    if let (Some((t, tn)), Some((p, pn))) = (worst, worst_p99) {
+        println!(
+            "worst throughput ratio {t:.3} ({tn}); worst p99 ratio {p:.3} ({pn}); targets {}",
+            if all_met { "met" } else { "missed" }
+        );
+    }
+    if errors > 0 {
+        eprintln!("{errors} calls failed");
+        std::process::exit(1);
+    }
+}
