@@ -75,10 +75,22 @@ impl Grid {
     pub fn parse<S: AsRef<str>>(rows: &[S], alphabet: &'static str) -> Result<Self, GridError> {
         let first = rows.first().ok_or(GridError::NoRows)?.as_ref();
         let cols = first.len();
+        let mut allowed = [false; 256];
+        for &b in alphabet.as_bytes() {
+            allowed[usize::from(b)] = true;
+        }
         let mut cells = Vec::with_capacity(cols.saturating_mul(rows.len()));
         for (index, row) in rows.iter().enumerate() {
             let row = row.as_ref().as_bytes();
-            if let Some(col) = row.iter().position(|b| !alphabet.as_bytes().contains(b)) {
+            // Branch-free over the whole row; the position is looked for only on failure.
+            let all_allowed = row
+                .iter()
+                .fold(true, |ok, &b| ok & allowed[usize::from(b)]);
+            if !all_allowed {
+                let col = row
+                    .iter()
+                    .position(|&b| !allowed[usize::from(b)])
+                    .unwrap_or_default();
                 return Err(bad_cell(index, row, col, alphabet));
             }
             // Every byte is ASCII from here on, so the byte length is the cell count.
