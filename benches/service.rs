@@ -17,8 +17,7 @@ use prost::Message;
 use tonic::Request;
 
 const MIDGAME: [&str; 8] = [
-    "..W.....", "..WBW...", ".WWWWB..", "..BWWW..", "..WBBBW.", "...W.B..", "........",
-    "........",
+    "..W.....", "..WBW...", ".WWWWB..", "..BWWW..", "..WBBBW.", "...W.B..", "........", "........",
 ];
 
 fn board(rows: &[&str]) -> Option<Board> {
@@ -117,10 +116,20 @@ fn service(c: &mut Criterion) {
         judge_tic_tac_toe,
         JudgeTicTacToeRequest,
         JudgeTicTacToeRequest {
-            moves: [(0, 0), (1, 1), (2, 0), (1, 0), (1, 2), (2, 1), (0, 1), (0, 2), (2, 2)]
-                .iter()
-                .map(|&(row, col)| TicTacToeMove { row, col })
-                .collect(),
+            moves: [
+                (0, 0),
+                (1, 1),
+                (2, 0),
+                (1, 0),
+                (1, 2),
+                (2, 1),
+                (0, 1),
+                (0, 2),
+                (2, 2)
+            ]
+            .iter()
+            .map(|&(row, col)| TicTacToeMove { row, col })
+            .collect(),
         }
     );
 }

@@ -252,9 +252,12 @@ fn clock_ticks_per_second() -> f64 {
 }
 
 async fn connect(addr: SocketAddr) -> Channel {
+    // Bounded waits everywhere, so that a stuck server fails the run instead of hanging it.
     let endpoint = Endpoint::from_shared(format!("http://{addr}"))
         .unwrap()
-        .tcp_nodelay(true);
+        .tcp_nodelay(true)
+        .connect_timeout(Duration::from_secs(2))
+        .timeout(Duration::from_secs(10));
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         match endpoint.connect().await {

@@ -1,6 +1,7 @@
 //! The server's command-line options, each with a documented default.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
@@ -29,6 +30,56 @@ pub struct Options {
     /// DEADLINE_EXCEEDED.
     #[arg(long, default_value = "5m", value_parser = humantime::parse_duration)]
     pub stream_idle_timeout: Duration,
+
+    /// The largest request message accepted, in bytes (a 100x100 board is about 10 KB).
+    /// A larger one is refused with RESOURCE_EXHAUSTED from its length prefix, before it
+    /// is decoded.
+    #[arg(long, default_value_t = 1024 * 1024)]
+    pub max_request_bytes: usize,
+
+    /// Calls in flight across the whole server beyond which new calls are refused at once
+    /// with RESOURCE_EXHAUSTED instead of queueing.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_in_flight: u32,
+
+    /// Live PlayTicTacToe games across the whole server beyond which new streams are
+    /// refused with RESOURCE_EXHAUSTED.
+    #[arg(long, default_value_t = 10_000)]
+    pub max_live_games: usize,
+
+    /// The most concurrent HTTP/2 streams (calls) one connection may open.
+    #[arg(long, default_value_t = 256)]
+    pub max_concurrent_streams: u32,
+
+    /// A unary call's server-side deadline; a shorter `grpc-timeout` from the client
+    /// wins.
+    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+    pub request_timeout: Duration,
+
+    /// How often an HTTP/2 PING checks that an idle peer is still there.
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    pub http2_keepalive_interval: Duration,
+
+    /// How long a PING may go unanswered before the connection is dropped.
+    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+    pub http2_keepalive_timeout: Duration,
+
+    /// TCP keepalive on accepted connections.
+    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
+    pub tcp_keepalive: Duration,
+
+    /// PEM certificate chain: serve over TLS (needs --tls-key).
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM private key for --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// PEM CA certificate(s): require mutual TLS, letting in only clients whose
+    /// certificate this CA signed (needs --tls-cert).
+    #[arg(long, requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
 }
 
 impl Options {
@@ -37,6 +88,7 @@ impl Options {
         StreamLimits {
             max_moves: self.max_moves_per_stream,
             idle_timeout: self.stream_idle_timeout,
+            max_live_games: self.max_live_games,
         }
     }
 }

@@ -1,18 +1,22 @@
 //! The gRPC server: the Arbiter service with health and reflection, and a graceful stop.
 
 use std::future::Future;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::server::TcpIncoming;
+use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 use tonic_health::pb::health_server::HealthServer;
 use tonic_health::server::{HealthReporter, HealthService};
 use tonic_health::ServingStatus;
+use tower::ServiceBuilder;
 
 use crate::config::Options;
 use crate::proto::arbiter_service_server::ArbiterServiceServer;
 use crate::proto::FILE_DESCRIPTOR_SET;
+use crate::service::error::rewrite_transport_error;
 use crate::service::play::LiveGames;
 use crate::service::Arbiter;
 
@@ -25,9 +29,17 @@ pub enum ServerError {
     /// The reflection service could not be built from the descriptor sets.
     #[error("building the reflection service: {0}")]
     Reflection(#[from] tonic_reflection::server::Error),
-    /// The transport failed.
+    /// The transport failed, or refused the TLS set-up.
     #[error("serving: {0}")]
     Transport(#[from] tonic::transport::Error),
+    /// A TLS file could not be read.
+    #[error("reading {path}: {source}")]
+    TlsFile {
+        /// The file.
+        path: PathBuf,
+        /// Why it could not be read.
+        source: std::io::Error,
+    },
 }
 
 /// A server ready to run: the service, its health reporter and its shutdown settings.
@@ -74,12 +86,41 @@ impl Server {
         health.set_serving::<ArbiterServiceServer<Arbiter>>().await;
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
-        // `serve_with_incoming` ignores the builder's nodelay setting: set it here.
-        let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+        // `serve_with_incoming` ignores the builder's TCP settings: set them here.
+        let incoming = TcpIncoming::from(listener)
+            .with_nodelay(Some(true))
+            .with_keepalive(Some(options.tcp_keepalive));
+
+        let mut builder = tonic::transport::Server::builder()
+            .max_concurrent_streams(options.max_concurrent_streams)
+            .http2_keepalive_interval(Some(options.http2_keepalive_interval))
+            .http2_keepalive_timeout(Some(options.http2_keepalive_timeout))
+            .timeout(options.request_timeout);
+        if let Some(tls) = tls_config(&options)? {
+            builder = builder.tls_config(tls)?;
+        }
+        let limit = options.max_in_flight as usize;
+        let layers = ServiceBuilder::new()
+            .map_response(rewrite_transport_error)
+            .map_err(move |error: tower::BoxError| -> tower::BoxError {
+                if error.is::<tower::load_shed::error::Overloaded>() {
+                    Box::new(tonic::Status::resource_exhausted(format!(
+                        "the server is at its limit of {limit} calls in flight; retry with backoff"
+                    )))
+                } else {
+                    error
+                }
+            })
+            .load_shed()
+            .layer(tower::limit::GlobalConcurrencyLimitLayer::new(limit));
 
         let stopping = CancellationToken::new();
-        let serve = tonic::transport::Server::builder()
-            .add_service(ArbiterServiceServer::new(arbiter))
+        let serve = builder
+            .layer(layers)
+            .add_service(
+                ArbiterServiceServer::new(arbiter)
+                    .max_decoding_message_size(options.max_request_bytes),
+            )
             .add_service(HealthServer::new(HealthService::from_health_reporter(
                 health.clone(),
             )))
@@ -131,4 +172,24 @@ fn reflection() -> tonic_reflection::server::Builder<'static> {
         .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
+}
+
+/// The TLS set-up the options ask for, if any: a server identity, and with
+/// `--tls-client-ca`, mutual TLS that lets in only clients that CA signed.
+fn tls_config(options: &Options) -> Result<Option<ServerTlsConfig>, ServerError> {
+    let (Some(cert), Some(key)) = (&options.tls_cert, &options.tls_key) else {
+        return Ok(None);
+    };
+    let mut tls = ServerTlsConfig::new().identity(Identity::from_pem(read(cert)?, read(key)?));
+    if let Some(ca) = &options.tls_client_ca {
+        tls = tls.client_ca_root(Certificate::from_pem(read(ca)?));
+    }
+    Ok(Some(tls))
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, ServerError> {
+    std::fs::read(path).map_err(|source| ServerError::TlsFile {
+        path: path.to_owned(),
+        source,
+    })
 }

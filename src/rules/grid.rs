@@ -83,9 +83,7 @@ impl Grid {
         for (index, row) in rows.iter().enumerate() {
             let row = row.as_ref().as_bytes();
             // Branch-free over the whole row; the position is looked for only on failure.
-            let all_allowed = row
-                .iter()
-                .fold(true, |ok, &b| ok & allowed[usize::from(b)]);
+            let all_allowed = row.iter().fold(true, |ok, &b| ok & allowed[usize::from(b)]);
             if !all_allowed {
                 let col = row
                     .iter()

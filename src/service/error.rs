@@ -56,6 +56,18 @@ pub enum ServiceError {
         /// How long the stream may stay silent.
         idle: std::time::Duration,
     },
+    /// The server already holds as many live games as it allows.
+    #[error("the server already holds its limit of {limit} live games; retry later")]
+    TooManyGames {
+        /// The limit.
+        limit: usize,
+    },
+    /// A request message is larger than the server accepts.
+    #[error("the request is too large: {detail}")]
+    RequestTooLarge {
+        /// What the transport said of its size and the limit.
+        detail: String,
+    },
     /// The server is shutting down and ended a call that was still open.
     #[error("the server is shutting down; reconnect to continue")]
     ShuttingDown,
@@ -84,9 +96,43 @@ impl From<ServiceError> for Status {
                     ErrorDetails::with_bad_request(violations),
                 )
             }
-            ServiceError::TooManyMoves { .. } => Status::resource_exhausted(message),
+            ServiceError::TooManyMoves { .. }
+            | ServiceError::TooManyGames { .. }
+            | ServiceError::RequestTooLarge { .. } => Status::resource_exhausted(message),
             ServiceError::StreamIdle { .. } => Status::deadline_exceeded(message),
             ServiceError::ShuttingDown => Status::unavailable(message),
         }
     }
+}
+
+impl ServiceError {
+    /// The error for a status the transport raised, where Arbiter reports it otherwise:
+    /// tonic refuses an over-long message with OUT_OF_RANGE, while gRPC's own servers
+    /// (and our documentation) say RESOURCE_EXHAUSTED.
+    pub fn from_transport(status: &Status) -> Option<Self> {
+        (status.code() == Code::OutOfRange && status.message().contains("message length too large"))
+            .then(|| Self::RequestTooLarge {
+                detail: status.message().to_owned(),
+            })
+    }
+}
+
+/// Rewrites a trailers-only error reply of the transport into Arbiter's status for it
+/// (see [`ServiceError::from_transport`]); every other reply passes unchanged.
+pub fn rewrite_transport_error<B>(
+    mut response: tonic::codegen::http::Response<B>,
+) -> tonic::codegen::http::Response<B> {
+    let rewritten = Status::from_header_map(response.headers())
+        .as_ref()
+        .and_then(ServiceError::from_transport)
+        .map(Status::from);
+    if let Some(status) = rewritten {
+        let headers = response.headers_mut();
+        headers.remove("grpc-message");
+        headers.remove("grpc-status-details-bin");
+        if let Err(error) = status.add_header(headers) {
+            tracing::warn!(%error, "cannot rewrite a transport error");
+        }
+    }
+    response
 }

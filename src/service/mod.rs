@@ -150,12 +150,13 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<Streaming<PlayTicTacToeRequest>>,
     ) -> Result<Response<Self::PlayTicTacToeStream>, Status> {
-        tracing::debug!(rpc = "PlayTicTacToe", "stream opened");
-        Ok(Response::new(play::play(
+        let opened = play::open(
             request.into_inner(),
             self.limits,
             &self.live_games,
             self.closing.clone(),
-        )))
+        );
+        tracing::debug!(rpc = "PlayTicTacToe", opened = opened.is_ok(), "stream");
+        Ok(Response::new(opened?))
     }
 }

@@ -31,6 +31,8 @@ pub struct StreamLimits {
     pub max_moves: usize,
     /// How long a stream may go without a move before it is closed.
     pub idle_timeout: Duration,
+    /// The most live games the server holds at once.
+    pub max_live_games: usize,
 }
 
 impl Default for StreamLimits {
@@ -38,6 +40,7 @@ impl Default for StreamLimits {
         Self {
             max_moves: 1000,
             idle_timeout: Duration::from_secs(300),
+            max_live_games: 10_000,
         }
     }
 }
@@ -75,6 +78,24 @@ struct Session<S> {
     limits: StreamLimits,
     closing: CancellationToken,
     _open: OpenGame,
+}
+
+/// Opens a game fed by `moves`, unless the server already holds `limits.max_live_games`.
+pub fn open<S>(
+    moves: S,
+    limits: StreamLimits,
+    live_games: &LiveGames,
+    closing: CancellationToken,
+) -> Result<ReplyStream, ServiceError>
+where
+    S: Stream<Item = Result<PlayTicTacToeRequest, Status>> + Unpin + Send + 'static,
+{
+    if live_games.count() >= limits.max_live_games {
+        return Err(ServiceError::TooManyGames {
+            limit: limits.max_live_games,
+        });
+    }
+    Ok(play(moves, limits, live_games, closing))
 }
 
 /// Plays the game fed by `moves`: one reply per move, in order.
@@ -130,7 +151,11 @@ where
                 return Some(Err(ServiceError::StreamIdle { idle }.into()));
             }
             Ok(None) => return None,
-            Ok(Some(Err(status))) => return Some(Err(status)),
+            Ok(Some(Err(status))) => {
+                return Some(Err(
+                    ServiceError::from_transport(&status).map_or(status, Status::from)
+                ));
+            }
             Ok(Some(Ok(request))) => request,
         };
         self.received += 1;

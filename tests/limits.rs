@@ -1,0 +1,179 @@
+//! Limits and overload, through a real client: request size, live games, calls in flight.
+
+mod common;
+
+use arbiter::proto::{Board, CheckConnectFourRequest, PlayTicTacToeRequest, PlayTicTacToeResponse};
+use common::{options, TestServer};
+use tonic::codegen::http::uri::PathAndQuery;
+use tonic::{Code, Request};
+
+fn big_board(side: usize) -> CheckConnectFourRequest {
+    CheckConnectFourRequest {
+        board: Some(Board {
+            rows: vec!["1".repeat(side); side],
+        }),
+        row: 0,
+        col: 0,
+        player: 1,
+        run_length: 0,
+    }
+}
+
+#[tokio::test]
+async fn a_request_over_the_size_limit_is_refused_with_resource_exhausted() {
+    let server = TestServer::start_with(options(&["--max-request-bytes", "4096"])).await;
+    let mut client = server.client().await;
+
+    // 100x100 is about 10 KB: over this server's 4 KiB limit.
+    let status = client.check_connect_four(big_board(100)).await.unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(status.message().contains("too large"), "{status:?}");
+
+    // The connection stays usable, and requests under the limit are answered.
+    let reply = client.check_connect_four(big_board(20)).await.unwrap();
+    assert!(reply.into_inner().wins);
+}
+
+#[tokio::test]
+async fn the_default_size_limit_lets_the_largest_board_through() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    assert!(
+        client
+            .check_connect_four(big_board(100))
+            .await
+            .unwrap()
+            .into_inner()
+            .wins
+    );
+}
+
+/// A live-game move carrying an unknown field, as a newer client might send: the padding
+/// makes it as large as a test needs.
+#[derive(Clone, PartialEq, prost::Message)]
+struct PaddedMove {
+    #[prost(int32, tag = "1")]
+    row: i32,
+    #[prost(int32, tag = "2")]
+    col: i32,
+    #[prost(bytes = "vec", tag = "99")]
+    padding: Vec<u8>,
+}
+
+#[tokio::test]
+async fn an_oversized_move_ends_the_stream_with_resource_exhausted() {
+    let server = TestServer::start_with(options(&["--max-request-bytes", "4096"])).await;
+    let mut grpc = tonic::client::Grpc::new(server.channel().await);
+    grpc.ready().await.unwrap();
+    let moves = vec![
+        // Unknown fields are skipped: this move is applied.
+        PaddedMove {
+            row: 1,
+            col: 1,
+            padding: vec![7; 100],
+        },
+        PaddedMove {
+            row: 0,
+            col: 0,
+            padding: vec![7; 10_000],
+        },
+    ];
+    let codec = tonic_prost::ProstCodec::<PaddedMove, PlayTicTacToeResponse>::default();
+    let mut replies = grpc
+        .streaming(
+            Request::new(tokio_stream::iter(moves)),
+            PathAndQuery::from_static("/arbiter.v1.ArbiterService/PlayTicTacToe"),
+            codec,
+        )
+        .await
+        .unwrap()
+        .into_inner();
+    let first = replies.message().await.unwrap().unwrap();
+    assert_eq!((first.moves_played, first.rejected.as_str()), (1, ""));
+    let status = replies.message().await.unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(status.message().contains("too large"), "{status:?}");
+    server.wait_for_live_games(0).await;
+}
+
+type Moves = tokio::sync::mpsc::Sender<PlayTicTacToeRequest>;
+type Opened = Result<tonic::Response<tonic::Streaming<PlayTicTacToeResponse>>, tonic::Status>;
+
+/// Opens a live game and returns its move sender and the call's outcome.
+async fn open(
+    client: &mut arbiter::proto::arbiter_service_client::ArbiterServiceClient<
+        tonic::transport::Channel,
+    >,
+) -> (Moves, Opened) {
+    let (moves, outgoing) = tokio::sync::mpsc::channel(1);
+    let call = client
+        .play_tic_tac_toe(tokio_stream::wrappers::ReceiverStream::new(outgoing))
+        .await;
+    (moves, call)
+}
+
+#[tokio::test]
+async fn live_games_beyond_the_limit_are_refused() {
+    let server = TestServer::start_with(options(&["--max-live-games", "2"])).await;
+    let mut client = server.client().await;
+    let (first_moves, first) = open(&mut client).await;
+    let (_second_moves, second) = open(&mut client).await;
+    assert!(first.is_ok() && second.is_ok());
+    server.wait_for_live_games(2).await;
+
+    let (_third_moves, third) = open(&mut client).await;
+    let status = third.unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(
+        status.message().contains("limit of 2 live games"),
+        "{status:?}"
+    );
+
+    // One game ends: there is room again.
+    drop(first_moves);
+    drop(first);
+    server.wait_for_live_games(1).await;
+    let (_fourth_moves, fourth) = open(&mut client).await;
+    assert!(fourth.is_ok());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_beyond_the_in_flight_limit_are_refused_at_once() {
+    let server = TestServer::start_with(options(&["--max-in-flight", "1"])).await;
+    let mut clients = Vec::new();
+    for _ in 0..4 {
+        clients.push(server.client().await);
+    }
+    // Bursts of concurrent calls against a limit of one: every call is either answered
+    // or refused with RESOURCE_EXHAUSTED at once, and some are refused.
+    let (mut answered, mut refused) = (0, 0);
+    for _ in 0..20 {
+        let calls: Vec<_> = (0..200)
+            .map(|i| {
+                let mut client = clients[i % clients.len()].clone();
+                tokio::spawn(async move { client.check_connect_four(big_board(100)).await })
+            })
+            .collect();
+        for call in calls {
+            match call.await.unwrap() {
+                Ok(reply) => {
+                    assert!(reply.into_inner().wins);
+                    answered += 1;
+                }
+                Err(status) => {
+                    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+                    assert!(
+                        status.message().contains("limit of 1 calls in flight"),
+                        "{status:?}"
+                    );
+                    refused += 1;
+                }
+            }
+        }
+        if refused > 0 && answered > 0 {
+            break;
+        }
+    }
+    assert!(answered > 0, "no call was answered");
+    assert!(refused > 0, "no call was refused");
+}

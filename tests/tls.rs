@@ -1,0 +1,132 @@
+//! TLS and mutual TLS, with certificates made at test time.
+
+mod common;
+
+use std::path::PathBuf;
+
+use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+use arbiter::proto::JudgeTicTacToeRequest;
+use common::{options, TestServer};
+use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
+
+/// A certificate authority made for one test.
+fn authority(name: &str) -> CertifiedIssuer<'static, KeyPair> {
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.distinguished_name.push(DnType::CommonName, name);
+    CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap()
+}
+
+/// A certificate for `name` signed by `issuer`, as (certificate PEM, key PEM).
+fn leaf(issuer: &CertifiedIssuer<'static, KeyPair>, name: &str) -> (String, String) {
+    let key = KeyPair::generate().unwrap();
+    let cert = CertificateParams::new(vec![name.to_string()])
+        .unwrap()
+        .signed_by(&key, issuer)
+        .unwrap();
+    (cert.pem(), key.serialize_pem())
+}
+
+/// Writes `contents` to a fresh file in a per-test folder and returns its path.
+fn write(dir: &PathBuf, name: &str, contents: &str) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn test_dir(test: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("arbiter-tls-{test}-{}", std::process::id()))
+}
+
+/// Calls JudgeTicTacToe once over `endpoint`; Err if the connection or the call fails.
+async fn call(endpoint: Endpoint) -> Result<(), String> {
+    let channel = endpoint.connect().await.map_err(|e| e.to_string())?;
+    ArbiterServiceClient::new(channel)
+        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
+        .await
+        .map(drop)
+        .map_err(|status| status.to_string())
+}
+
+fn tls_endpoint(server: &TestServer, ca: &str, identity: Option<&(String, String)>) -> Endpoint {
+    let mut tls = ClientTlsConfig::new()
+        .ca_certificate(Certificate::from_pem(ca))
+        .domain_name("localhost");
+    if let Some((cert, key)) = identity {
+        tls = tls.identity(Identity::from_pem(cert, key));
+    }
+    Endpoint::from_shared(format!("https://{}", server.addr))
+        .unwrap()
+        .tls_config(tls)
+        .unwrap()
+}
+
+fn plaintext_endpoint(server: &TestServer) -> Endpoint {
+    Endpoint::from_shared(format!("http://{}", server.addr)).unwrap()
+}
+
+#[tokio::test]
+async fn a_tls_server_refuses_plaintext() {
+    let dir = test_dir("plain");
+    let server_ca = authority("server CA");
+    let (cert, key) = leaf(&server_ca, "localhost");
+    let cert = write(&dir, "server.pem", &cert);
+    let key = write(&dir, "server.key", &key);
+    let server = TestServer::start_with(options(&["--tls-cert", &cert, "--tls-key", &key])).await;
+
+    assert!(call(plaintext_endpoint(&server)).await.is_err());
+    call(tls_endpoint(&server, &server_ca.pem(), None))
+        .await
+        .unwrap();
+    // A client that trusts another CA does not accept the server.
+    let other = authority("other CA");
+    assert!(call(tls_endpoint(&server, &other.pem(), None))
+        .await
+        .is_err());
+}
+
+#[tokio::test]
+async fn mutual_tls_lets_in_only_clients_of_the_client_ca() {
+    let dir = test_dir("mutual");
+    let server_ca = authority("server CA");
+    let client_ca = authority("client CA");
+    let stranger_ca = authority("stranger CA");
+    let (cert, key) = leaf(&server_ca, "localhost");
+    let cert = write(&dir, "server.pem", &cert);
+    let key = write(&dir, "server.key", &key);
+    let client_ca_path = write(&dir, "client-ca.pem", &client_ca.pem());
+    let server = TestServer::start_with(options(&[
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+        "--tls-client-ca",
+        &client_ca_path,
+    ]))
+    .await;
+    let trusted = leaf(&client_ca, "game-server");
+    let stranger = leaf(&stranger_ca, "game-server");
+
+    let no_certificate = call(tls_endpoint(&server, &server_ca.pem(), None)).await;
+    assert!(
+        no_certificate.is_err(),
+        "a client without a certificate got in"
+    );
+    let wrong_ca = call(tls_endpoint(&server, &server_ca.pem(), Some(&stranger))).await;
+    assert!(wrong_ca.is_err(), "a client of another CA got in");
+    assert!(call(plaintext_endpoint(&server)).await.is_err());
+    call(tls_endpoint(&server, &server_ca.pem(), Some(&trusted)))
+        .await
+        .unwrap();
+}
+
+#[test]
+fn tls_options_go_together() {
+    use clap::Parser;
+    assert!(arbiter::config::Options::try_parse_from(["arbiter", "--tls-cert", "a.pem"]).is_err());
+    assert!(
+        arbiter::config::Options::try_parse_from(["arbiter", "--tls-client-ca", "a.pem"]).is_err()
+    );
+}
