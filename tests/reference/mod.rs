@@ -1,0 +1,183 @@
+//! Deliberately naive references for the rule engines: they walk the board cell by cell
+//! and build every line explicitly. Shared by the property tests and the fuzz targets.
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+
+use arbiter::rules::grid::{Cell, GridError};
+use arbiter::rules::othello::Color;
+
+pub fn at(rows: &[String], r: usize, c: usize) -> u8 {
+    rows[r].as_bytes()[c]
+}
+
+/// Every cell on the same line as `target` along one of the 8 Othello directions, as
+/// whole board lines: cells (r, c) that share the row, the column, r - c or r + c.
+pub fn naive_othello_flips(rows: &[String], target: Cell, color: Color) -> BTreeSet<Cell> {
+    let (h, w) = (rows.len(), rows[0].len());
+    let own = color.byte();
+    let other = color.opponent().byte();
+    let mut flips = BTreeSet::new();
+    if at(rows, target.row, target.col) != b'.' {
+        return flips;
+    }
+    // Try every other cell as the closing disc and check the cells strictly between.
+    for r in 0..h {
+        for c in 0..w {
+            let (dr, dc) = (r as i64 - target.row as i64, c as i64 - target.col as i64);
+            let aligned = (dr != 0 || dc != 0) && (dr == 0 || dc == 0 || dr.abs() == dc.abs());
+            if !aligned || at(rows, r, c) != own {
+                continue;
+            }
+            let steps = dr.abs().max(dc.abs());
+            if steps < 2 {
+                continue;
+            }
+            let between: Vec<Cell> = (1..steps)
+                .map(|i| {
+                    Cell::new(
+                        (target.row as i64 + dr.signum() * i) as usize,
+                        (target.col as i64 + dc.signum() * i) as usize,
+                    )
+                })
+                .collect();
+            if between
+                .iter()
+                .all(|cell| at(rows, cell.row, cell.col) == other)
+            {
+                flips.extend(between);
+            }
+        }
+    }
+    flips
+}
+
+/// The cells of the whole board line through `target` of kind `line` (0 horizontal,
+/// 1 vertical, 2 down-right, 3 down-left), ordered along the engine's direction.
+pub fn naive_line(h: usize, w: usize, target: Cell, line: usize) -> Vec<Cell> {
+    let (tr, tc) = (target.row as i64, target.col as i64);
+    let mut cells: Vec<Cell> = (0..h)
+        .flat_map(|r| (0..w).map(move |c| Cell::new(r, c)))
+        .filter(|cell| {
+            let (r, c) = (cell.row as i64, cell.col as i64);
+            match line {
+                0 => r == tr,
+                1 => c == tc,
+                2 => r - c == tr - tc,
+                _ => r + c == tr + tc,
+            }
+        })
+        .collect();
+    // Row-major order already runs left to right, top to bottom and down-right; the
+    // down-left diagonal also runs top to bottom, which is its direction.
+    cells.sort();
+    cells
+}
+
+pub fn naive_connect_four(
+    rows: &[String],
+    target: Cell,
+    player: u8,
+    run_length: usize,
+) -> Option<Vec<Cell>> {
+    let (h, w) = (rows.len(), rows[0].len());
+    for line in 0..4 {
+        let cells = naive_line(h, w, target, line);
+        let pos = cells.iter().position(|&c| c == target).unwrap();
+        let owned = |i: usize| at(rows, cells[i].row, cells[i].col) == player;
+        let mut start = pos;
+        while start > 0 && owned(start - 1) {
+            start -= 1;
+        }
+        let mut end = pos;
+        while end + 1 < cells.len() && owned(end + 1) {
+            end += 1;
+        }
+        if end - start + 1 >= run_length {
+            return Some(cells[start..=end].to_vec());
+        }
+    }
+    None
+}
+
+/// A naive Tic-Tac-Toe referee: a full board, rescanned line by line after every move.
+#[derive(Default)]
+pub struct NaiveReferee {
+    pub squares: [[u8; 3]; 3],
+    pub moves: usize,
+    pub over: bool,
+}
+
+impl NaiveReferee {
+    /// Applies a move, or says why not (as the engine's error kind) and changes nothing.
+    pub fn play(&mut self, row: i64, col: i64) -> Result<Option<(u8, [Cell; 3])>, &'static str> {
+        if self.over {
+            return Err("over");
+        }
+        if !(0..3).contains(&row) || !(0..3).contains(&col) {
+            return Err("outside");
+        }
+        let (r, c) = (row as usize, col as usize);
+        if self.squares[r][c] != 0 {
+            return Err("taken");
+        }
+        let mark = if self.moves.is_multiple_of(2) {
+            b'X'
+        } else {
+            b'O'
+        };
+        self.squares[r][c] = mark;
+        self.moves += 1;
+        let mut lines: Vec<[Cell; 3]> = Vec::new();
+        for i in 0..3 {
+            lines.push([Cell::new(i, 0), Cell::new(i, 1), Cell::new(i, 2)]);
+        }
+        for i in 0..3 {
+            lines.push([Cell::new(0, i), Cell::new(1, i), Cell::new(2, i)]);
+        }
+        lines.push([Cell::new(0, 0), Cell::new(1, 1), Cell::new(2, 2)]);
+        lines.push([Cell::new(0, 2), Cell::new(1, 1), Cell::new(2, 0)]);
+        for line in lines {
+            if line
+                .iter()
+                .all(|cell| self.squares[cell.row][cell.col] == mark)
+            {
+                self.over = true;
+                return Ok(Some((mark, line)));
+            }
+        }
+        if self.moves == 9 {
+            self.over = true;
+        }
+        Ok(None)
+    }
+}
+
+pub fn naive_grid_problem(rows: &[String], alphabet: &'static str) -> Option<GridError> {
+    if rows.is_empty() {
+        return Some(GridError::NoRows);
+    }
+    for (r, row) in rows.iter().enumerate() {
+        for (c, ch) in row.chars().enumerate() {
+            if !alphabet.contains(ch) {
+                return Some(GridError::BadCell {
+                    row: r,
+                    col: c,
+                    found: ch,
+                    alphabet,
+                });
+            }
+        }
+        if row.is_empty() {
+            return Some(GridError::EmptyRow { row: r });
+        }
+        if row.chars().count() != rows[0].chars().count() {
+            return Some(GridError::RaggedRow {
+                row: r,
+                expected: rows[0].chars().count(),
+                found: row.chars().count(),
+            });
+        }
+    }
+    None
+}
