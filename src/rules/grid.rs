@@ -140,6 +140,11 @@ impl Grid {
         self.contains(next).then_some(next)
     }
 
+    /// Every cell's byte, row-major.
+    pub fn cells(&self) -> &[u8] {
+        &self.cells
+    }
+
     /// One row's cells, left to right.
     pub fn row(&self, row: usize) -> &[u8] {
         &self.cells[row * self.cols..(row + 1) * self.cols]

@@ -116,15 +116,16 @@ impl Board {
     /// Empty when the player must pass.
     pub fn legal_moves(&self, color: Color) -> Vec<Move> {
         let mut moves = Vec::new();
-        let mut flips = Vec::new();
+        // One scratch buffer for every cell; each legal move gets an exact-size copy.
+        let mut scratch = Vec::new();
         for row in 0..self.grid.rows() {
             for col in 0..self.grid.cols() {
                 let cell = Cell { row, col };
-                self.collect_flips(cell, color, &mut flips);
-                if !flips.is_empty() {
+                self.collect_flips(cell, color, &mut scratch);
+                if !scratch.is_empty() {
                     moves.push(Move {
                         cell,
-                        flips: std::mem::take(&mut flips),
+                        flips: scratch.clone(),
                     });
                 }
             }
@@ -136,25 +137,40 @@ impl Board {
     /// would turn over, row-major: empty when the move is not legal.
     fn collect_flips(&self, cell: Cell, color: Color, flips: &mut Vec<Cell>) {
         flips.clear();
-        if self.grid.get(cell) != Some(EMPTY) {
+        let (rows, cols) = (self.grid.rows(), self.grid.cols());
+        let cells = self.grid.cells();
+        let start = cell.row * cols + cell.col;
+        if cells[start] != EMPTY {
             return;
         }
         let (own, other) = (color.byte(), color.opponent().byte());
-        for direction in DIRECTIONS {
-            let line_start = flips.len();
-            let mut at = cell;
+        for (dr, dc) in DIRECTIONS {
+            // How many steps from `cell` stay on the board in this direction.
+            let room = |delta: isize, at: usize, len: usize| match delta {
+                -1 => at,
+                0 => usize::MAX,
+                _ => len - 1 - at,
+            };
+            let steps = room(dr, cell.row, rows).min(room(dc, cell.col, cols));
+            let stride = dr * cols as isize + dc;
+            // Count the opponent's discs in a row, then look at the cell after them.
+            let mut run = 0;
+            let mut at = start;
             let closed = loop {
-                match self.grid.step(at, direction) {
-                    Some(next) if self.grid.get(next) == Some(other) => {
-                        flips.push(next);
-                        at = next;
-                    }
-                    Some(next) => break self.grid.get(next) == Some(own),
-                    None => break false,
+                if run == steps {
+                    break false;
+                }
+                at = at.wrapping_add_signed(stride);
+                match cells[at] {
+                    b if b == other => run += 1,
+                    b => break b == own && run > 0,
                 }
             };
-            if !closed {
-                flips.truncate(line_start);
+            if closed {
+                flips.extend((1..=run as isize).map(|k| Cell {
+                    row: cell.row.wrapping_add_signed(k * dr),
+                    col: cell.col.wrapping_add_signed(k * dc),
+                }));
             }
         }
         flips.sort_unstable();
