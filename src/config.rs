@@ -68,6 +68,19 @@ pub struct Options {
     #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
     pub tcp_keepalive: Duration,
 
+    /// Close each connection gracefully after it has been open this long (HTTP/2
+    /// GOAWAY), so that clients reconnect and spread over new replicas. Off when absent.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub max_connection_age: Option<Duration>,
+
+    /// How long calls in flight on a connection closed for its age may take to finish.
+    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+    pub max_connection_age_grace: Duration,
+
+    /// The log format: `text` for people, `json` for log pipelines (one object a line).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
     /// PEM certificate chain: serve over TLS (needs --tls-key).
     #[arg(long, requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
@@ -80,6 +93,15 @@ pub struct Options {
     /// certificate this CA signed (needs --tls-cert).
     #[arg(long, requires = "tls_cert")]
     pub tls_client_ca: Option<PathBuf>,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
 }
 
 impl Options {

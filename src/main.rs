@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use arbiter::config::Options;
+use arbiter::config::{LogFormat, Options};
 use arbiter::server::Server;
 use clap::Parser;
 use tokio::net::TcpListener;
@@ -11,10 +11,17 @@ use tracing_subscriber::EnvFilter;
 #[tokio::main]
 async fn main() -> ExitCode {
     let options = Options::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
-        .init();
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    match options.log_format {
+        LogFormat::Text => tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+            .init(),
+        LogFormat::Json => tracing_subscriber::fmt()
+            .json()
+            .with_env_filter(filter)
+            .init(),
+    }
 
     let listener = match TcpListener::bind(options.listen).await {
         Ok(listener) => listener,

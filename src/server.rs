@@ -96,6 +96,11 @@ impl Server {
             .http2_keepalive_interval(Some(options.http2_keepalive_interval))
             .http2_keepalive_timeout(Some(options.http2_keepalive_timeout))
             .timeout(options.request_timeout);
+        if let Some(age) = options.max_connection_age {
+            builder = builder
+                .max_connection_age(age)
+                .max_connection_age_grace(options.max_connection_age_grace);
+        }
         if let Some(tls) = tls_config(&options)? {
             builder = builder.tls_config(tls)?;
         }

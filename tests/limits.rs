@@ -177,3 +177,55 @@ async fn calls_beyond_the_in_flight_limit_are_refused_at_once() {
     assert!(answered > 0, "no call was answered");
     assert!(refused > 0, "no call was refused");
 }
+
+#[tokio::test]
+async fn connections_are_closed_after_their_age_and_clients_reconnect() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    let server = TestServer::start_with(options(&[
+        "--max-connection-age",
+        "300ms",
+        "--max-connection-age-grace",
+        "1s",
+    ]))
+    .await;
+    // A connector that counts the connections the client opens.
+    let opened = Arc::new(AtomicUsize::new(0));
+    let counter = opened.clone();
+    let addr = server.addr;
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect_with_connector(tower::service_fn(move |_| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            async move {
+                let stream = tokio::net::TcpStream::connect(addr).await?;
+                Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(stream))
+            }
+        }))
+        .await
+        .unwrap();
+    let mut client = arbiter::proto::arbiter_service_client::ArbiterServiceClient::new(channel);
+    let ask = || arbiter::proto::JudgeTicTacToeRequest { moves: vec![] };
+    client.judge_tic_tac_toe(ask()).await.unwrap();
+    assert_eq!(opened.load(Ordering::SeqCst), 1);
+
+    // Past the age the server says GOAWAY and closes; the next calls still succeed, on
+    // a new connection.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    for _ in 0..3 {
+        let mut attempt = 0;
+        loop {
+            match client.judge_tic_tac_toe(ask()).await {
+                Ok(_) => break,
+                // A call racing the close may see UNAVAILABLE once; clients retry it.
+                Err(status) if status.code() == Code::Unavailable && attempt < 3 => attempt += 1,
+                Err(status) => panic!("{status:?}"),
+            }
+        }
+    }
+    assert!(
+        opened.load(Ordering::SeqCst) >= 2,
+        "the client never reconnected"
+    );
+}

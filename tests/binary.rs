@@ -1,0 +1,65 @@
+//! The `arbiter` binary as an operator runs it: the start-up line, JSON logs, and a
+//! graceful stop on SIGTERM with exit status 0.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+use arbiter::proto::JudgeTicTacToeRequest;
+
+#[tokio::test]
+async fn serves_logs_json_and_stops_cleanly_on_sigterm() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--log-format",
+            "json",
+            "--shutdown-grace",
+            "1s",
+        ])
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(
+        first.starts_with('{') && first.ends_with('}'),
+        "not JSON: {first}"
+    );
+    let (_, address) = first
+        .split_once("arbiter listening on ")
+        .unwrap_or_else(|| panic!("no start-up line: {first}"));
+    let address = address.split('"').next().unwrap().to_string();
+
+    let mut client = ArbiterServiceClient::connect(format!("http://{address}"))
+        .await
+        .unwrap();
+    let reply = client
+        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
+        .await
+        .unwrap();
+    assert_eq!(reply.into_inner().moves_played, 0);
+
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no exit after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "exit status {status:?}");
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(rest.iter().any(|l| l.contains("shutting down")), "{rest:?}");
+}
