@@ -10,24 +10,10 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 
-venv="$repo/.tools/venv"
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/interop/requirements.txt
+. tests/lib/release_server.sh
+prepare_tools tests/interop/requirements.txt
 grpcurl="$venv/bin/grpcurl"
-
-cargo build --release --bin arbiter
-
-port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-address="127.0.0.1:$port"
-log=$(mktemp)
-./target/release/arbiter --listen "$address" >"$log" 2>&1 &
-pid=$!
-stop() {
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  rm -f "$log"
-}
-trap stop EXIT
+start_release_server
 
 ready=
 for _ in $(seq 1 120); do
@@ -50,9 +36,5 @@ fi
 
 status=0
 "$venv/bin/python" tests/interop/interop.py --address "$address" --grpcurl "$grpcurl" || status=$?
-if grep -q "panicked" "$log"; then
-  echo "interop: the server panicked; its log:" >&2
-  cat "$log" >&2
-  status=1
-fi
+server_log_is_clean || status=1
 exit "$status"

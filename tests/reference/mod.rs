@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use arbiter::rules::grid::{Cell, GridError};
 use arbiter::rules::othello::Color;
+use arbiter::rules::tic_tac_toe::{Player, Verdict};
 
 pub fn at(rows: &[String], r: usize, c: usize) -> u8 {
     rows[r].as_bytes()[c]
@@ -110,7 +111,9 @@ pub struct NaiveReferee {
 
 impl NaiveReferee {
     /// Applies a move, or says why not (as the engine's error kind) and changes nothing.
-    pub fn play(&mut self, row: i64, col: i64) -> Result<Option<(u8, [Cell; 3])>, &'static str> {
+    /// Applies a move and returns the verdict after it, or says why not ("over",
+    /// "outside", "taken") and changes nothing.
+    pub fn play(&mut self, row: i64, col: i64) -> Result<Verdict, &'static str> {
         if self.over {
             return Err("over");
         }
@@ -143,13 +146,15 @@ impl NaiveReferee {
                 .all(|cell| self.squares[cell.row][cell.col] == mark)
             {
                 self.over = true;
-                return Ok(Some((mark, line)));
+                let player = if mark == b'X' { Player::A } else { Player::B };
+                return Ok(Verdict::Won { player, line });
             }
         }
         if self.moves == 9 {
             self.over = true;
+            return Ok(Verdict::Draw);
         }
-        Ok(None)
+        Ok(Verdict::Pending)
     }
 }
 
