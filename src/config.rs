@@ -77,6 +77,10 @@ pub struct Options {
     #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
     pub max_connection_age_grace: Duration,
 
+    /// Serve Prometheus metrics over HTTP on this address (off when absent).
+    #[arg(long)]
+    pub metrics_listen: Option<SocketAddr>,
+
     /// The log format: `text` for people, `json` for log pipelines (one object a line).
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

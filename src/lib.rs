@@ -6,6 +6,7 @@ pub mod config;
 pub mod rules;
 pub mod server;
 pub mod service;
+pub mod telemetry;
 
 pub mod proto {
     //! The `arbiter.v1` wire types and service stubs, generated from `proto/`.

@@ -19,6 +19,7 @@ use crate::proto::FILE_DESCRIPTOR_SET;
 use crate::service::error::rewrite_transport_error;
 use crate::service::play::LiveGames;
 use crate::service::Arbiter;
+use crate::telemetry::{serve_metrics, CallMetricsLayer};
 
 /// How long the server still waits for connections to close after ending open streams.
 const FINAL_WAIT: Duration = Duration::from_secs(2);
@@ -32,6 +33,9 @@ pub enum ServerError {
     /// The transport failed, or refused the TLS set-up.
     #[error("serving: {0}")]
     Transport(#[from] tonic::transport::Error),
+    /// The metrics listener could not be set up.
+    #[error("serving metrics: {0}")]
+    Metrics(#[from] metrics_exporter_prometheus::BuildError),
     /// A TLS file could not be read.
     #[error("reading {path}: {source}")]
     TlsFile {
@@ -84,6 +88,10 @@ impl Server {
             options,
         } = self;
         health.set_serving::<ArbiterServiceServer<Arbiter>>().await;
+        if let Some(address) = options.metrics_listen {
+            serve_metrics(address)?;
+            tracing::info!("metrics on http://{address}/metrics");
+        }
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
         // `serve_with_incoming` ignores the builder's TCP settings: set them here.
@@ -106,6 +114,7 @@ impl Server {
         }
         let limit = options.max_in_flight as usize;
         let layers = ServiceBuilder::new()
+            .layer(CallMetricsLayer)
             .map_response(rewrite_transport_error)
             .map_err(move |error: tower::BoxError| -> tower::BoxError {
                 if error.is::<tower::load_shed::error::Overloaded>() {

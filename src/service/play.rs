@@ -57,6 +57,7 @@ impl LiveGames {
 
     fn open(&self) -> OpenGame {
         self.0.fetch_add(1, Ordering::Relaxed);
+        metrics::gauge!("arbiter_live_games").increment(1.0);
         OpenGame(self.clone())
     }
 }
@@ -67,6 +68,7 @@ struct OpenGame(LiveGames);
 impl Drop for OpenGame {
     fn drop(&mut self) {
         (self.0).0.fetch_sub(1, Ordering::Relaxed);
+        metrics::gauge!("arbiter_live_games").decrement(1.0);
     }
 }
 
@@ -168,7 +170,10 @@ where
             .play(i64::from(request.row), i64::from(request.col))
         {
             Ok(_) => String::new(),
-            Err(error) => error.to_string(),
+            Err(error) => {
+                metrics::counter!("arbiter_rejected_moves_total").increment(1);
+                error.to_string()
+            }
         };
         Some(Ok(
             TicTacToeState::from(&self.game).into_play_response(rejected)

@@ -1,0 +1,223 @@
+//! Call metrics for Prometheus, counted in one tower layer so that every RPC, health and
+//! reflection included, is seen in one place, and served on an optional listener.
+//!
+//! Metrics: `arbiter_calls_total{rpc, code}`, `arbiter_call_duration_seconds{rpc}`
+//! (histogram), `arbiter_calls_in_flight`, and from the live-game stream
+//! `arbiter_live_games` and `arbiter_rejected_moves_total`.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use http_body::{Body, Frame, SizeHint};
+use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder};
+use tonic::codegen::http;
+use tonic::{Code, Status};
+use tower::{BoxError, Layer, Service};
+
+/// The RPCs counted under their own name; any other path counts as `other`, so that
+/// callers cannot grow the label set.
+const KNOWN_RPCS: [&str; 9] = [
+    "arbiter.v1.ArbiterService/CheckOthelloMove",
+    "arbiter.v1.ArbiterService/ListOthelloMoves",
+    "arbiter.v1.ArbiterService/CheckConnectFour",
+    "arbiter.v1.ArbiterService/JudgeTicTacToe",
+    "arbiter.v1.ArbiterService/PlayTicTacToe",
+    "grpc.health.v1.Health/Check",
+    "grpc.health.v1.Health/Watch",
+    "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    "grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+];
+
+/// Latency buckets, in seconds: from 10 µs to 10 s.
+const BUCKETS: [f64; 13] = [
+    0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.01, 0.1, 1.0, 5.0,
+    10.0,
+];
+
+/// Serves the metrics in Prometheus's text format on `address` (any path) from now on.
+pub fn serve_metrics(address: SocketAddr) -> Result<(), BuildError> {
+    PrometheusBuilder::new()
+        .with_http_listener(address)
+        .set_buckets_for_metric(
+            Matcher::Full("arbiter_call_duration_seconds".into()),
+            &BUCKETS,
+        )?
+        .install()
+}
+
+/// The tower layer that counts every call.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CallMetricsLayer;
+
+impl<S> Layer<S> for CallMetricsLayer {
+    type Service = CallMetrics<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        CallMetrics { inner }
+    }
+}
+
+/// Counts the calls `inner` serves.
+#[derive(Debug, Clone)]
+pub struct CallMetrics<S> {
+    inner: S,
+}
+
+impl<S, ReqBody, ResBody> Service<http::Request<ReqBody>> for CallMetrics<S>
+where
+    S: Service<http::Request<ReqBody>, Response = http::Response<ResBody>, Error = BoxError>,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<MeteredBody<ResBody>>;
+    type Error = BoxError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, BoxError>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<ReqBody>) -> Self::Future {
+        let mut call = Call::start(rpc_label(request.uri().path()));
+        let response = self.inner.call(request);
+        Box::pin(async move {
+            match response.await {
+                Ok(response) => {
+                    // Errors come trailers-only: their status is in the headers.
+                    if let Some(status) = Status::from_header_map(response.headers()) {
+                        call.set_code(status.code());
+                    }
+                    let (parts, body) = response.into_parts();
+                    Ok(http::Response::from_parts(
+                        parts,
+                        MeteredBody {
+                            inner: body,
+                            call: Some(call),
+                        },
+                    ))
+                }
+                Err(error) => {
+                    call.set_code(
+                        error
+                            .downcast_ref::<Status>()
+                            .map_or(Code::Unknown, Status::code),
+                    );
+                    Err(error)
+                }
+            }
+        })
+    }
+}
+
+fn rpc_label(path: &str) -> &'static str {
+    let name = path.strip_prefix('/').unwrap_or(path);
+    KNOWN_RPCS
+        .iter()
+        .find(|known| **known == name)
+        .copied()
+        .unwrap_or("other")
+}
+
+/// One call being counted: in flight from its start until dropped, when it is counted
+/// with its final code (`Cancelled` if it never got one: the client went away).
+struct Call {
+    rpc: &'static str,
+    started: Instant,
+    code: Option<Code>,
+}
+
+impl Call {
+    fn start(rpc: &'static str) -> Self {
+        metrics::gauge!("arbiter_calls_in_flight").increment(1.0);
+        Self {
+            rpc,
+            started: Instant::now(),
+            code: None,
+        }
+    }
+}
+
+impl Call {
+    /// The call's final status code.
+    fn set_code(&mut self, code: Code) {
+        self.code = Some(code);
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        let code = code_label(self.code.unwrap_or(Code::Cancelled));
+        metrics::gauge!("arbiter_calls_in_flight").decrement(1.0);
+        metrics::counter!("arbiter_calls_total", "rpc" => self.rpc, "code" => code).increment(1);
+        metrics::histogram!("arbiter_call_duration_seconds", "rpc" => self.rpc)
+            .record(self.started.elapsed().as_secs_f64());
+    }
+}
+
+/// A status code's label: its name as tonic spells it (`Ok`, `InvalidArgument`, ...).
+fn code_label(code: Code) -> &'static str {
+    match code {
+        Code::Ok => "Ok",
+        Code::Cancelled => "Cancelled",
+        Code::Unknown => "Unknown",
+        Code::InvalidArgument => "InvalidArgument",
+        Code::DeadlineExceeded => "DeadlineExceeded",
+        Code::NotFound => "NotFound",
+        Code::AlreadyExists => "AlreadyExists",
+        Code::PermissionDenied => "PermissionDenied",
+        Code::ResourceExhausted => "ResourceExhausted",
+        Code::FailedPrecondition => "FailedPrecondition",
+        Code::Aborted => "Aborted",
+        Code::OutOfRange => "OutOfRange",
+        Code::Unimplemented => "Unimplemented",
+        Code::Internal => "Internal",
+        Code::Unavailable => "Unavailable",
+        Code::DataLoss => "DataLoss",
+        Code::Unauthenticated => "Unauthenticated",
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A reply body that reads the final status from the trailers as they pass.
+    pub struct MeteredBody<B> {
+        #[pin]
+        inner: B,
+        call: Option<Call>,
+    }
+}
+
+impl<B: Body> Body for MeteredBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        let this = self.project();
+        let polled = this.inner.poll_frame(cx);
+        match &polled {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(status) = frame.trailers_ref().and_then(Status::from_header_map) {
+                    if let Some(mut call) = this.call.take() {
+                        call.set_code(status.code());
+                    }
+                }
+            }
+            // Ended without trailers: the headers' status, if any, stands.
+            Poll::Ready(None) => drop(this.call.take()),
+            _ => {}
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}

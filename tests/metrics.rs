@@ -1,0 +1,121 @@
+//! Prometheus metrics, scraped over HTTP after a few calls. One server per test binary:
+//! the metrics recorder is global to the process.
+
+mod common;
+
+use arbiter::proto::{Board, CheckConnectFourRequest, JudgeTicTacToeRequest, PlayTicTacToeRequest};
+use common::{options, TestServer};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// GETs /metrics from `address` and returns the body.
+async fn scrape(address: &str) -> String {
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    stream
+        .write_all(
+            format!("GET /metrics HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    response
+}
+
+/// The value of the sample whose line starts with `name` and holds every one of `labels`.
+fn sample(metrics: &str, name: &str, labels: &[&str]) -> Option<f64> {
+    metrics
+        .lines()
+        .filter(|line| line.starts_with(name) && !line.starts_with('#'))
+        .filter(|line| {
+            let rest = &line[name.len()..];
+            rest.starts_with('{') || rest.starts_with(' ')
+        })
+        .find(|line| labels.iter().all(|label| line.contains(label)))
+        .and_then(|line| line.rsplit(' ').next())
+        .and_then(|value| value.parse().ok())
+}
+
+#[tokio::test]
+async fn calls_codes_latency_games_and_rejections_are_counted() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let metrics_address = format!("127.0.0.1:{port}");
+    let server = TestServer::start_with(options(&["--metrics-listen", &metrics_address])).await;
+    let mut client = server.client().await;
+
+    for _ in 0..2 {
+        client
+            .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
+            .await
+            .unwrap();
+    }
+    let bad = CheckConnectFourRequest {
+        board: Some(Board {
+            rows: vec!["00".into()],
+        }),
+        row: 0,
+        col: 0,
+        player: 1,
+        run_length: 0,
+    };
+    client.check_connect_four(bad).await.unwrap_err();
+    // A game with one refused move, then half-closed.
+    let moves = vec![
+        PlayTicTacToeRequest { row: 1, col: 1 },
+        PlayTicTacToeRequest { row: 1, col: 1 },
+    ];
+    let mut replies = client
+        .play_tic_tac_toe(tokio_stream::iter(moves))
+        .await
+        .unwrap()
+        .into_inner();
+    while replies.message().await.unwrap().is_some() {}
+    server.wait_for_live_games(0).await;
+
+    let metrics = scrape(&metrics_address).await;
+    let calls = |rpc: &str, code: &str| {
+        sample(
+            &metrics,
+            "arbiter_calls_total",
+            &[&format!("rpc=\"{rpc}\""), &format!("code=\"{code}\"")],
+        )
+    };
+    assert_eq!(
+        calls("arbiter.v1.ArbiterService/JudgeTicTacToe", "Ok"),
+        Some(2.0),
+        "{metrics}"
+    );
+    assert_eq!(
+        calls(
+            "arbiter.v1.ArbiterService/CheckConnectFour",
+            "InvalidArgument"
+        ),
+        Some(1.0),
+        "{metrics}"
+    );
+    assert_eq!(
+        calls("arbiter.v1.ArbiterService/PlayTicTacToe", "Ok"),
+        Some(1.0),
+        "{metrics}"
+    );
+    assert_eq!(
+        sample(
+            &metrics,
+            "arbiter_call_duration_seconds_count",
+            &["rpc=\"arbiter.v1.ArbiterService/JudgeTicTacToe\""]
+        ),
+        Some(2.0),
+        "{metrics}"
+    );
+    assert_eq!(
+        sample(&metrics, "arbiter_rejected_moves_total", &[]),
+        Some(1.0)
+    );
+    assert_eq!(sample(&metrics, "arbiter_live_games", &[]), Some(0.0));
+    assert_eq!(sample(&metrics, "arbiter_calls_in_flight", &[]), Some(0.0));
+}
