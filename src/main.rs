@@ -23,6 +23,13 @@ async fn main() -> ExitCode {
             .init(),
     }
 
+    let shutdown = match shutdown_signal() {
+        Ok(shutdown) => shutdown,
+        Err(error) => {
+            tracing::error!(%error, "cannot listen for signals");
+            return ExitCode::FAILURE;
+        }
+    };
     let listener = match TcpListener::bind(options.listen).await {
         Ok(listener) => listener,
         Err(error) => {
@@ -34,7 +41,7 @@ async fn main() -> ExitCode {
         Ok(address) => tracing::info!("arbiter listening on {address}"),
         Err(_) => tracing::info!("arbiter listening on {}", options.listen),
     }
-    match Server::new(options).run(listener, shutdown_signal()).await {
+    match Server::new(options).run(listener, shutdown).await {
         Ok(()) => {
             tracing::info!("stopped");
             ExitCode::SUCCESS
@@ -46,30 +53,25 @@ async fn main() -> ExitCode {
     }
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(error) = tokio::signal::ctrl_c().await {
-            tracing::warn!(%error, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
+/// Completes on Ctrl-C or SIGTERM. The handlers are registered at once, before the
+/// server starts, so that a signal arriving early is never fatal.
+#[cfg(unix)]
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
         }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(error) => {
-                tracing::warn!(%error, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
-    }
+    })
+}
+
+/// Completes on Ctrl-C.
+#[cfg(not(unix))]
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }

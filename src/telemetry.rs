@@ -1,5 +1,6 @@
-//! Call metrics for Prometheus, counted in one tower layer so that every RPC, health and
-//! reflection included, is seen in one place, and served on an optional listener.
+//! Every call seen in one tower layer, health and reflection included: counted for
+//! Prometheus (served on an optional listener) and logged at debug level with its RPC,
+//! status code and duration.
 //!
 //! Metrics: `arbiter_calls_total{rpc, code}`, `arbiter_call_duration_seconds{rpc}`
 //! (histogram), `arbiter_calls_in_flight`, and from the live-game stream
@@ -149,10 +150,17 @@ impl Call {
 impl Drop for Call {
     fn drop(&mut self) {
         let code = code_label(self.code.unwrap_or(Code::Cancelled));
+        let elapsed = self.started.elapsed();
+        tracing::debug!(
+            rpc = self.rpc,
+            code,
+            duration_us = elapsed.as_micros() as u64,
+            "call"
+        );
         metrics::gauge!("arbiter_calls_in_flight").decrement(1.0);
         metrics::counter!("arbiter_calls_total", "rpc" => self.rpc, "code" => code).increment(1);
         metrics::histogram!("arbiter_call_duration_seconds", "rpc" => self.rpc)
-            .record(self.started.elapsed().as_secs_f64());
+            .record(elapsed.as_secs_f64());
     }
 }
 

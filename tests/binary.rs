@@ -1,5 +1,5 @@
-//! The `arbiter` binary as an operator runs it: the start-up line, JSON logs, and a
-//! graceful stop on SIGTERM with exit status 0.
+//! The `arbiter` binary as an operator runs it: the start-up line, JSON logs with one
+//! line per call, and a graceful stop on SIGTERM with exit status 0.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -19,7 +19,7 @@ async fn serves_logs_json_and_stops_cleanly_on_sigterm() {
             "--shutdown-grace",
             "1s",
         ])
-        .env("RUST_LOG", "info")
+        .env("RUST_LOG", "info,arbiter=debug")
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -62,4 +62,13 @@ async fn serves_logs_json_and_stops_cleanly_on_sigterm() {
     assert!(status.success(), "exit status {status:?}");
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert!(rest.iter().any(|l| l.contains("shutting down")), "{rest:?}");
+    // One debug line per call, with its RPC, status code and duration.
+    let call = rest
+        .iter()
+        .find(|l| l.contains("\"rpc\":\"arbiter.v1.ArbiterService/JudgeTicTacToe\""))
+        .unwrap_or_else(|| panic!("no call line: {rest:?}"));
+    assert!(
+        call.contains("\"code\":\"Ok\"") && call.contains("\"duration_us\":"),
+        "{call}"
+    );
 }

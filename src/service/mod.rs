@@ -8,8 +8,6 @@ pub mod error;
 pub mod play;
 pub mod validate;
 
-use std::time::Instant;
-
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 
@@ -49,28 +47,9 @@ impl Arbiter {
     }
 }
 
-/// Logs one finished unary call at debug level.
-fn log_call<T>(rpc: &'static str, started: Instant, result: &Result<T, Status>) {
-    let code = result
-        .as_ref()
-        .map_or_else(Status::code, |_| tonic::Code::Ok);
-    tracing::debug!(
-        rpc,
-        ?code,
-        elapsed_us = started.elapsed().as_micros() as u64,
-        "call"
-    );
-}
-
-/// Runs a unary handler body and logs its outcome.
-fn unary<T>(
-    rpc: &'static str,
-    body: impl FnOnce() -> Result<T, ServiceError>,
-) -> Result<Response<T>, Status> {
-    let started = Instant::now();
-    let result = body().map(Response::new).map_err(Status::from);
-    log_call(rpc, started, &result);
-    result
+/// Runs a unary handler body: its answer becomes the response, its error the status.
+fn unary<T>(body: impl FnOnce() -> Result<T, ServiceError>) -> Result<Response<T>, Status> {
+    body().map(Response::new).map_err(Status::from)
 }
 
 #[tonic::async_trait]
@@ -79,7 +58,7 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<CheckOthelloMoveRequest>,
     ) -> Result<Response<CheckOthelloMoveResponse>, Status> {
-        unary("CheckOthelloMove", || {
+        unary(|| {
             let check = validate::othello_check(request.get_ref())?;
             let answer = check
                 .board
@@ -99,7 +78,7 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<ListOthelloMovesRequest>,
     ) -> Result<Response<ListOthelloMovesResponse>, Status> {
-        unary("ListOthelloMoves", || {
+        unary(|| {
             let listing = validate::othello_listing(request.get_ref())?;
             let moves = listing
                 .board
@@ -118,7 +97,7 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<CheckConnectFourRequest>,
     ) -> Result<Response<CheckConnectFourResponse>, Status> {
-        unary("CheckConnectFour", || {
+        unary(|| {
             let check = validate::connect_four_check(request.get_ref())?;
             let run = check
                 .board
@@ -138,7 +117,7 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<JudgeTicTacToeRequest>,
     ) -> Result<Response<JudgeTicTacToeResponse>, Status> {
-        unary("JudgeTicTacToe", || {
+        unary(|| {
             let game = validate::tic_tac_toe_game(request.get_ref())?;
             Ok(TicTacToeState::from(&game).into())
         })
@@ -156,7 +135,6 @@ impl ArbiterService for Arbiter {
             &self.live_games,
             self.closing.clone(),
         );
-        tracing::debug!(rpc = "PlayTicTacToe", opened = opened.is_ok(), "stream");
         Ok(Response::new(opened?))
     }
 }
