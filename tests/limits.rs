@@ -229,3 +229,28 @@ async fn connections_are_closed_after_their_age_and_clients_reconnect() {
         "the client never reconnected"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_opens_never_pass_the_live_game_limit() {
+    let server = TestServer::start_with(options(&["--max-live-games", "5"])).await;
+    let mut clients = Vec::new();
+    for _ in 0..4 {
+        clients.push(server.client().await);
+    }
+    let opens: Vec<_> = (0..60)
+        .map(|i| {
+            let mut client = clients[i % clients.len()].clone();
+            tokio::spawn(async move { open(&mut client).await })
+        })
+        .collect();
+    let mut kept = Vec::new();
+    for opened in opens {
+        let (moves, call) = opened.await.unwrap();
+        match call {
+            Ok(replies) => kept.push((moves, replies)),
+            Err(status) => assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}"),
+        }
+    }
+    assert_eq!(kept.len(), 5, "games opened past the limit");
+    assert_eq!(server.live_games.count(), 5);
+}

@@ -62,12 +62,13 @@ fuzz_target!(|data: &[u8]| {
                     max_moves: 12,
                     ..StreamLimits::default()
                 };
-                let replies: Vec<_> = play::play(
+                let replies: Vec<_> = play::open(
                     futures_util::stream::iter(moves),
                     limits,
                     &LiveGames::default(),
                     CancellationToken::new(),
                 )
+                .expect("room for one game")
                 .collect()
                 .await;
                 assert!(replies.len() <= 13);

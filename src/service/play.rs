@@ -55,10 +55,16 @@ impl LiveGames {
         self.0.load(Ordering::Relaxed)
     }
 
-    fn open(&self) -> OpenGame {
-        self.0.fetch_add(1, Ordering::Relaxed);
+    /// Counts one more live game, unless `limit` are already open; the check and the
+    /// count are one atomic step, so concurrent opens cannot pass the limit.
+    fn try_open(&self, limit: usize) -> Option<OpenGame> {
+        self.0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |open| {
+                (open < limit).then_some(open + 1)
+            })
+            .ok()?;
         metrics::gauge!("arbiter_live_games").increment(1.0);
-        OpenGame(self.clone())
+        Some(OpenGame(self.clone()))
     }
 }
 
@@ -82,7 +88,12 @@ struct Session<S> {
     _open: OpenGame,
 }
 
-/// Opens a game fed by `moves`, unless the server already holds `limits.max_live_games`.
+/// Opens a game fed by `moves`, unless the server already holds `limits.max_live_games`,
+/// and returns its replies: one per move, in order.
+///
+/// The stream ends when the client half-closes; it ends with an error status after
+/// more than `limits.max_moves` moves, after `limits.idle_timeout` without one, or
+/// when `closing` is cancelled (the server's shutdown grace period is over).
 pub fn open<S>(
     moves: S,
     limits: StreamLimits,
@@ -92,23 +103,19 @@ pub fn open<S>(
 where
     S: Stream<Item = Result<PlayTicTacToeRequest, Status>> + Unpin + Send + 'static,
 {
-    if live_games.count() >= limits.max_live_games {
-        return Err(ServiceError::TooManyGames {
+    let open = live_games
+        .try_open(limits.max_live_games)
+        .ok_or(ServiceError::TooManyGames {
             limit: limits.max_live_games,
-        });
-    }
-    Ok(play(moves, limits, live_games, closing))
+        })?;
+    Ok(play(moves, limits, open, closing))
 }
 
-/// Plays the game fed by `moves`: one reply per move, in order.
-///
-/// The stream ends when the client half-closes; it ends with an error status after
-/// more than `limits.max_moves` moves, after `limits.idle_timeout` without one, or
-/// when `closing` is cancelled (the server's shutdown grace period is over).
-pub fn play<S>(
+/// The replies of the game fed by `moves`, counted as live until the stream is dropped.
+fn play<S>(
     moves: S,
     limits: StreamLimits,
-    live_games: &LiveGames,
+    open: OpenGame,
     closing: CancellationToken,
 ) -> ReplyStream
 where
@@ -120,7 +127,7 @@ where
         received: 0,
         limits,
         closing,
-        _open: live_games.open(),
+        _open: open,
     };
     Box::pin(futures_util::stream::unfold(
         Some(session),
