@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::{
-    Board, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
+    CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
     ListOthelloMovesRequest, TicTacToeMove,
 };
 use arbiter::service::Arbiter;
@@ -16,38 +16,9 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use prost::Message;
 use tonic::Request;
 
-const MIDGAME: [&str; 8] = [
-    "..W.....", "..WBW...", ".WWWWB..", "..BWWW..", "..WBBBW.", "...W.B..", "........", "........",
-];
-
-fn board(rows: &[&str]) -> Option<Board> {
-    Some(Board {
-        rows: rows.iter().map(|r| r.to_string()).collect(),
-    })
-}
-
-/// A dense `side`x`side` Connect Four board with player 1 at the centre.
-fn dense_connect_four(side: usize) -> CheckConnectFourRequest {
-    let rows = (0..side)
-        .map(|r| {
-            (0..side)
-                .map(|c| match (r * 7 + c * 13 + r * c) % 5 {
-                    _ if r == side / 2 && c == side / 2 => '1',
-                    0 | 1 => '2',
-                    2 => '0',
-                    _ => '1',
-                })
-                .collect()
-        })
-        .collect();
-    CheckConnectFourRequest {
-        board: Some(Board { rows }),
-        row: (side / 2) as i32,
-        col: (side / 2) as i32,
-        player: 1,
-        run_length: 0,
-    }
-}
+#[path = "support/requests.rs"]
+mod requests;
+use requests::{board, dense_connect_four, OTHELLO_MIDGAME as MIDGAME};
 
 /// Benchmarks decode, handle and encode of one request type against decode alone.
 macro_rules! bench_rpc {

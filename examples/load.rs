@@ -26,6 +26,11 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
 
+#[path = "../benches/support/requests.rs"]
+#[allow(dead_code)] // the load generator builds its own board messages
+mod requests;
+use requests::{dense_connect_four, OTHELLO_MIDGAME};
+
 /// Load benchmark of Arbiter against an empty-handler baseline.
 #[derive(Parser, Clone)]
 struct Args {
@@ -97,37 +102,8 @@ fn board(rows: Vec<String>) -> Option<Board> {
     Some(Board { rows })
 }
 
-/// A dense `side`x`side` Connect Four board of both players' pieces with player 1 at the
-/// centre, and the request asking whether it wins.
-fn dense_connect_four(side: usize) -> CheckConnectFourRequest {
-    let rows = (0..side)
-        .map(|r| {
-            (0..side)
-                .map(|c| match (r * 7 + c * 13 + r * c) % 5 {
-                    _ if r == side / 2 && c == side / 2 => '1',
-                    0 | 1 => '2',
-                    2 => '0',
-                    _ => '1',
-                })
-                .collect()
-        })
-        .collect();
-    CheckConnectFourRequest {
-        board: board(rows),
-        row: (side / 2) as i32,
-        col: (side / 2) as i32,
-        player: 1,
-        run_length: 0,
-    }
-}
-
 fn workloads() -> Vec<Workload> {
-    let midgame: Vec<String> = [
-        "..W.....", "..WBW...", ".WWWWB..", "..BWWW..", "..WBBBW.", "...W.B..", "........",
-        "........",
-    ]
-    .map(String::from)
-    .to_vec();
+    let midgame: Vec<String> = OTHELLO_MIDGAME.map(String::from).to_vec();
     let seed_6x7: Vec<String> = [
         "0000000", "0000000", "0002000", "0021000", "0211000", "2111220",
     ]
