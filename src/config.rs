@@ -17,19 +17,26 @@ pub struct Options {
     pub listen: SocketAddr,
 
     /// After SIGTERM or Ctrl-C, how long calls in flight may take to finish before open
-    /// PlayTicTacToe streams are ended with UNAVAILABLE.
+    /// live-game streams are ended with UNAVAILABLE.
     #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
     pub shutdown_grace: Duration,
 
-    /// The most moves one PlayTicTacToe stream may send (a game has at most 9 applied
-    /// moves); the stream is ended with RESOURCE_EXHAUSTED past it.
-    #[arg(long, default_value_t = 1000)]
+    /// The most messages one live-game stream may send that are not applied moves
+    /// (rejected moves, and the setup): a stream may send at most the board's cell count
+    /// plus N messages, so a whole game on the largest board always fits, and is ended
+    /// with RESOURCE_EXHAUSTED past it.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
     pub max_moves_per_stream: usize,
 
-    /// How long a PlayTicTacToe stream may go without a move before it is ended with
-    /// DEADLINE_EXCEEDED.
-    #[arg(long, default_value = "5m", value_parser = humantime::parse_duration)]
+    /// How long a live-game stream may go without a message before it is ended with
+    /// DEADLINE_EXCEEDED (whether or not the client reads its replies).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration)]
     pub stream_idle_timeout: Duration,
+
+    /// How long a live game may last in all, however active, before its stream is
+    /// ended with DEADLINE_EXCEEDED (whether or not the client reads its replies).
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = humantime::parse_duration)]
+    pub max_game_duration: Duration,
 
     /// The largest request message accepted, in bytes (a 100x100 board is about 10 KB).
     /// A larger one is refused with RESOURCE_EXHAUSTED from its length prefix, before it
@@ -42,8 +49,8 @@ pub struct Options {
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_in_flight: u32,
 
-    /// Live PlayTicTacToe games across the whole server beyond which new streams are
-    /// refused with RESOURCE_EXHAUSTED.
+    /// Live games of every kind across the whole server beyond which new Play* streams
+    /// are refused with RESOURCE_EXHAUSTED.
     #[arg(long, default_value_t = 10_000)]
     pub max_live_games: usize,
 
@@ -114,6 +121,7 @@ impl Options {
         StreamLimits {
             max_moves: self.max_moves_per_stream,
             idle_timeout: self.stream_idle_timeout,
+            max_game_duration: self.max_game_duration,
             max_live_games: self.max_live_games,
         }
     }

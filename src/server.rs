@@ -66,7 +66,7 @@ impl Server {
         }
     }
 
-    /// The count of live PlayTicTacToe games, readable while the server runs.
+    /// The count of live games of every kind, readable while the server runs.
     pub fn live_games(&self) -> LiveGames {
         self.arbiter.live_games().clone()
     }
@@ -74,7 +74,7 @@ impl Server {
     /// Serves on `listener` until `shutdown` completes, then stops gracefully.
     ///
     /// On shutdown, health turns NOT_SERVING and no new connection is taken; calls in
-    /// flight get the grace period to finish, after which open PlayTicTacToe streams are
+    /// flight get the grace period to finish, after which open live-game streams are
     /// ended with UNAVAILABLE.
     pub async fn run(
         self,

@@ -20,12 +20,14 @@ use tower::{BoxError, Layer, Service};
 
 /// The RPCs counted under their own name; any other path counts as `other`, so that
 /// callers cannot grow the label set.
-const KNOWN_RPCS: [&str; 9] = [
+const KNOWN_RPCS: [&str; 11] = [
     "arbiter.v1.ArbiterService/CheckOthelloMove",
     "arbiter.v1.ArbiterService/ListOthelloMoves",
     "arbiter.v1.ArbiterService/CheckConnectFour",
     "arbiter.v1.ArbiterService/JudgeTicTacToe",
     "arbiter.v1.ArbiterService/PlayTicTacToe",
+    "arbiter.v1.ArbiterService/PlayOthello",
+    "arbiter.v1.ArbiterService/PlayConnectFour",
     "grpc.health.v1.Health/Check",
     "grpc.health.v1.Health/Watch",
     "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",

@@ -358,7 +358,9 @@ async fn too_many_moves_end_the_stream() {
     let status = replies.message().await.unwrap_err();
     assert_eq!(status.code(), Code::ResourceExhausted);
     assert!(
-        status.message().contains("at most 1000 moves"),
+        status
+            .message()
+            .contains("at most 1000 messages that are not applied moves"),
         "{status:?}"
     );
     server.wait_for_live_games(0).await;
@@ -372,7 +374,10 @@ async fn an_idle_stream_is_closed() {
     game.play(1, 1).await;
     let status = game.replies.message().await.unwrap_err();
     assert_eq!(status.code(), Code::DeadlineExceeded);
-    assert!(status.message().contains("no move arrived"), "{status:?}");
+    assert!(
+        status.message().contains("no message arrived"),
+        "{status:?}"
+    );
     server.wait_for_live_games(0).await;
 }
 

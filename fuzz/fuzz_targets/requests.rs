@@ -6,15 +6,46 @@
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::{
     CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
-    ListOthelloMovesRequest, PlayTicTacToeRequest,
+    ListOthelloMovesRequest,
 };
-use arbiter::service::play::{self, LiveGames, StreamLimits};
+use arbiter::rules::{connect_four, othello, tic_tac_toe};
+use arbiter::service::play::{LiveGame, StreamLimits};
 use arbiter::service::Arbiter;
 use futures_util::StreamExt;
-use tokio_util::sync::CancellationToken;
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
+use tokio_util::sync::CancellationToken;
 use tonic::Request;
+
+/// Plays one live game of kind `G` whose messages are `body`, length-delimited, through
+/// the service's stream with a small message limit: every message gets a reply or the
+/// stream ends with a status, never a panic.
+async fn play<G>(body: &[u8])
+where
+    G: LiveGame,
+    G::Request: Message + Default,
+{
+    let mut messages = Vec::new();
+    let mut rest = body;
+    while !rest.is_empty() {
+        match G::Request::decode_length_delimited(&mut rest) {
+            Ok(request) => messages.push(Ok(request)),
+            Err(_) => break,
+        }
+    }
+    let sent = messages.len();
+    let limits = StreamLimits {
+        max_moves: 12,
+        ..StreamLimits::default()
+    };
+    let service = Arbiter::new(limits, CancellationToken::new());
+    let replies: Vec<_> = service
+        .open_game::<G, _>(futures_util::stream::iter(messages))
+        .expect("room for one game")
+        .collect()
+        .await;
+    assert!(replies.len() <= sent);
+}
 
 fuzz_target!(|data: &[u8]| {
     let Some((&kind, body)) = data.split_first() else {
@@ -26,7 +57,7 @@ fuzz_target!(|data: &[u8]| {
         .expect("a runtime");
     let service = Arbiter::default();
     runtime.block_on(async {
-        match kind % 5 {
+        match kind % 7 {
             0 => {
                 if let Ok(request) = CheckOthelloMoveRequest::decode(body) {
                     let _ = service.check_othello_move(Request::new(request)).await;
@@ -47,32 +78,9 @@ fuzz_target!(|data: &[u8]| {
                     let _ = service.judge_tic_tac_toe(Request::new(request)).await;
                 }
             }
-            _ => {
-                // A live game: each length-delimited message is one move, played through
-                // the service's stream with a small move limit.
-                let mut moves = Vec::new();
-                let mut rest = body;
-                while !rest.is_empty() {
-                    match PlayTicTacToeRequest::decode_length_delimited(&mut rest) {
-                        Ok(request) => moves.push(Ok(request)),
-                        Err(_) => break,
-                    }
-                }
-                let limits = StreamLimits {
-                    max_moves: 12,
-                    ..StreamLimits::default()
-                };
-                let replies: Vec<_> = play::open(
-                    futures_util::stream::iter(moves),
-                    limits,
-                    &LiveGames::default(),
-                    CancellationToken::new(),
-                )
-                .expect("room for one game")
-                .collect()
-                .await;
-                assert!(replies.len() <= 13);
-            }
+            4 => play::<tic_tac_toe::Game>(body).await,
+            5 => play::<othello::Game>(body).await,
+            _ => play::<connect_four::Game>(body).await,
         }
     });
 });

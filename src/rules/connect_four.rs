@@ -4,10 +4,15 @@
 //! with the board's side, never with its area. The board need not come from a
 //! legal game: floating pieces and uneven piece counts are judged like any other.
 
+use std::num::NonZeroUsize;
+
 use super::grid::{Cell, Grid, GridError};
 
 /// The characters of a Connect Four board: `0` empty, `1` and `2` the players' pieces.
 pub const ALPHABET: &str = "012";
+
+/// The empty cell.
+const EMPTY: u8 = b'0';
 
 /// The run length that wins when none is asked for.
 pub const DEFAULT_RUN_LENGTH: usize = 4;
@@ -40,6 +45,22 @@ impl Player {
         match self {
             Self::One => b'1',
             Self::Two => b'2',
+        }
+    }
+
+    /// The player's number, 1 or 2.
+    pub const fn number(self) -> u8 {
+        match self {
+            Self::One => 1,
+            Self::Two => 2,
+        }
+    }
+
+    /// The other player.
+    pub const fn other(self) -> Self {
+        match self {
+            Self::One => Self::Two,
+            Self::Two => Self::One,
         }
     }
 }
@@ -111,6 +132,12 @@ impl Board {
                 found: char::from(found),
             });
         }
+        Ok(self.run_through(cell, own, run_length))
+    }
+
+    /// The first line's run of `own` pieces through the on-board `cell` (which holds
+    /// one) that is at least `run_length` long, end to end.
+    fn run_through(&self, cell: Cell, own: u8, run_length: usize) -> Option<Vec<Cell>> {
         for (dr, dc) in LINES {
             let (start, before) = self.walk(cell, (-dr, -dc), own);
             let (_, after) = self.walk(cell, (dr, dc), own);
@@ -124,10 +151,10 @@ impl Board {
                         col: start.col.wrapping_add_signed(i * dc),
                     })
                     .collect();
-                return Ok(Some(run));
+                return Some(run);
             }
         }
-        Ok(None)
+        None
     }
 
     /// Walks from `cell` along `direction` over `own` pieces: the last such cell reached
@@ -143,6 +170,123 @@ impl Board {
             steps += 1;
         }
         (at, steps)
+    }
+}
+
+/// Why a drop in a live Connect Four game was not applied; the game is unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DropError {
+    /// The column is not on the board.
+    #[error("column {col} is outside the board, which has {cols} columns (0 to {last})", last = .cols - 1)]
+    OffBoard {
+        /// The asked column.
+        col: i64,
+        /// The board's column count.
+        cols: usize,
+    },
+    /// The column has no empty cell left.
+    #[error("column {col} is full")]
+    ColumnFull {
+        /// The asked column.
+        col: usize,
+    },
+    /// The game is already won or drawn.
+    #[error("the game is over")]
+    GameOver,
+}
+
+/// How a live Connect Four game stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The game goes on.
+    Pending,
+    /// `player` completed `run`, end to end.
+    Won {
+        /// The winner.
+        player: Player,
+        /// The winning run through the last piece placed.
+        run: Vec<Cell>,
+    },
+    /// The board filled without a win.
+    Draw,
+}
+
+/// A live Connect Four game: pieces dropped by column fall to the lowest empty cell.
+#[derive(Debug, Clone)]
+pub struct Game {
+    board: Board,
+    run_length: usize,
+    /// Per column, how many cells are still empty (the next piece lands in row
+    /// `empty[col] - 1`).
+    empty: Vec<usize>,
+    to_move: Player,
+    moves_played: usize,
+    outcome: Outcome,
+}
+
+impl Game {
+    /// An empty `rows` x `cols` board on which `run_length` pieces in a line win (0 and 1
+    /// are met by any piece alone); player 1 moves first.
+    pub fn new(rows: NonZeroUsize, cols: NonZeroUsize, run_length: usize) -> Self {
+        Self {
+            board: Board {
+                grid: Grid::filled(rows, cols, EMPTY),
+            },
+            run_length,
+            empty: vec![rows.get(); cols.get()],
+            to_move: Player::One,
+            moves_played: 0,
+            outcome: Outcome::Pending,
+        }
+    }
+
+    /// Drops a piece of the player to move into column `col`: the cell it lands on.
+    pub fn drop_piece(&mut self, col: i64) -> Result<Cell, DropError> {
+        let cols = self.empty.len();
+        let index = usize::try_from(col)
+            .ok()
+            .filter(|&c| c < cols)
+            .ok_or(DropError::OffBoard { col, cols })?;
+        if self.outcome != Outcome::Pending {
+            return Err(DropError::GameOver);
+        }
+        let empty = &mut self.empty[index];
+        if *empty == 0 {
+            return Err(DropError::ColumnFull { col: index });
+        }
+        *empty -= 1;
+        let cell = Cell::new(*empty, index);
+        let player = self.to_move;
+        self.board.grid.set(cell, player.byte());
+        self.moves_played += 1;
+        if let Some(run) = self.board.run_through(cell, player.byte(), self.run_length) {
+            self.outcome = Outcome::Won { player, run };
+        } else if self.moves_played == self.board.grid.cells().len() {
+            self.outcome = Outcome::Draw;
+        } else {
+            self.to_move = player.other();
+        }
+        Ok(cell)
+    }
+
+    /// The board as it stands.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The player to move; `None` once the game is over.
+    pub fn to_move(&self) -> Option<Player> {
+        (self.outcome == Outcome::Pending).then_some(self.to_move)
+    }
+
+    /// The pieces dropped so far.
+    pub fn moves_played(&self) -> usize {
+        self.moves_played
+    }
+
+    /// How the game stands.
+    pub fn outcome(&self) -> &Outcome {
+        &self.outcome
     }
 }
 

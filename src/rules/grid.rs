@@ -1,6 +1,7 @@
 //! The rectangular board shared by the grid games, parsed once from rows of ASCII text.
 
 use std::fmt;
+use std::num::NonZeroUsize;
 
 /// A cell of a board: `row` 0 is the top row, `col` 0 the leftmost column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -143,6 +144,46 @@ impl Grid {
     /// Every cell's byte, row-major.
     pub fn cells(&self) -> &[u8] {
         &self.cells
+    }
+
+    /// A `rows` x `cols` grid with `byte` in every cell.
+    pub fn filled(rows: NonZeroUsize, cols: NonZeroUsize, byte: u8) -> Self {
+        let (rows, cols) = (rows.get(), cols.get());
+        Self {
+            rows,
+            cols,
+            cells: vec![byte; rows * cols],
+        }
+    }
+
+    /// The cell at (`row`, `col`) when both lie on the board: the one way to turn
+    /// untrusted coordinates into a [`Cell`] of this grid.
+    pub fn cell_at(&self, row: i64, col: i64) -> Option<Cell> {
+        let cell = Cell {
+            row: usize::try_from(row).ok()?,
+            col: usize::try_from(col).ok()?,
+        };
+        self.contains(cell).then_some(cell)
+    }
+
+    /// Puts `byte` at the on-board `cell`.
+    pub(crate) fn set(&mut self, cell: Cell, byte: u8) {
+        debug_assert!(self.contains(cell));
+        self.cells[cell.row * self.cols + cell.col] = byte;
+    }
+
+    /// How many cells hold `byte`.
+    pub fn count(&self, byte: u8) -> usize {
+        self.cells.iter().filter(|&&b| b == byte).count()
+    }
+
+    /// The board as text, one string per row, row 0 first.
+    pub fn to_rows(&self) -> Vec<String> {
+        self.cells
+            .chunks_exact(self.cols)
+            // Every byte is ASCII from the game's alphabet.
+            .map(|row| row.iter().map(|&b| char::from(b)).collect())
+            .collect()
     }
 
     /// One row's cells, left to right.

@@ -5,6 +5,8 @@
 //! other colour followed by a disc of the mover's colour, with no empty cell
 //! in between and without leaving the board.
 
+use std::fmt;
+
 use super::grid::{Cell, Grid, GridError};
 
 /// The characters of an Othello board: `.` empty, `B` black, `W` white.
@@ -31,6 +33,15 @@ pub enum Color {
     Black,
     /// `W`.
     White,
+}
+
+impl fmt::Display for Color {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Black => "black",
+            Self::White => "white",
+        })
+    }
 }
 
 impl Color {
@@ -133,6 +144,20 @@ impl Board {
         moves
     }
 
+    /// Every cell where `color` may play, row-major: [`Board::legal_moves`] without the
+    /// flips.
+    pub fn legal_cells(&self, color: Color) -> Vec<Cell> {
+        let mut scratch = Vec::new();
+        let cols = self.grid.cols();
+        (0..self.grid.cells().len())
+            .map(|at| Cell::new(at / cols, at % cols))
+            .filter(|&cell| {
+                self.collect_flips(cell, color, &mut scratch);
+                !scratch.is_empty()
+            })
+            .collect()
+    }
+
     /// Fills `flips` (cleared first) with the discs a `color` disc at the on-board `cell`
     /// would turn over, row-major: empty when the move is not legal.
     fn collect_flips(&self, cell: Cell, color: Color, flips: &mut Vec<Cell>) {
@@ -193,6 +218,193 @@ pub struct Move {
     pub cell: Cell,
     /// The discs it turns over, row-major; never empty.
     pub flips: Vec<Cell>,
+}
+
+/// The standard 8x8 start: White on (3,3) and (4,4), Black on (3,4) and (4,3).
+pub const STANDARD_START: [&str; 8] = [
+    "........", "........", "........", "...WB...", "...BW...", "........", "........", "........",
+];
+
+/// Why a move of a live Othello game was not applied; the game is unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlayError {
+    /// The cell is not on the board.
+    #[error("({row}, {col}) is outside the {rows}x{cols} board")]
+    OffBoard {
+        /// The asked row.
+        row: i64,
+        /// The asked column.
+        col: i64,
+        /// The board's row count.
+        rows: usize,
+        /// The board's column count.
+        cols: usize,
+    },
+    /// The cell already holds a disc.
+    #[error("{cell} is already taken")]
+    Occupied {
+        /// The asked cell.
+        cell: Cell,
+    },
+    /// A disc there would turn nothing over.
+    #[error("a {color} disc at {cell} turns over no disc, so it is not a legal move")]
+    NoFlips {
+        /// The asked cell.
+        cell: Cell,
+        /// The colour to move.
+        color: Color,
+    },
+    /// Neither side can move any more.
+    #[error("the game is over")]
+    GameOver,
+}
+
+/// How a live Othello game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A side can still move.
+    Pending,
+    /// Neither side can move, and this colour has more discs.
+    Won(Color),
+    /// Neither side can move, and the disc counts are equal.
+    Draw,
+}
+
+/// What an applied move did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    /// The discs the move turned over, row-major.
+    pub flips: Vec<Cell>,
+    /// The side due next had no legal move, so the mover moves again.
+    pub passed: bool,
+}
+
+/// A live Othello game: the board, whose turn it is, and the moves so far.
+///
+/// A side with no legal move passes automatically; the game ends when neither side can
+/// move.
+#[derive(Debug, Clone)]
+pub struct Game {
+    board: Board,
+    to_move: Option<Color>,
+    legal_moves: Vec<Cell>,
+    black: usize,
+    white: usize,
+    moves_played: usize,
+}
+
+impl Game {
+    /// A game from the standard 8x8 start, Black to move.
+    pub fn standard() -> Self {
+        let board = Board::parse(&STANDARD_START).expect("the standard start is a board");
+        Self::from_position(board, Color::Black).0
+    }
+
+    /// A game from `board` with `to_move` due to play, and whether `to_move` had to pass
+    /// at once.
+    pub fn from_position(board: Board, to_move: Color) -> (Self, bool) {
+        let grid = board.grid();
+        let (black, white) = (
+            grid.count(Color::Black.byte()),
+            grid.count(Color::White.byte()),
+        );
+        let mut game = Self {
+            board,
+            to_move: None,
+            legal_moves: Vec::new(),
+            black,
+            white,
+            moves_played: 0,
+        };
+        let passed = game.hand_turn_to(to_move);
+        (game, passed)
+    }
+
+    /// Places a disc of the colour to move at (`row`, `col`), turns over what it
+    /// brackets, and hands the turn on.
+    pub fn play(&mut self, row: i64, col: i64) -> Result<Turn, PlayError> {
+        let grid = self.board.grid();
+        let cell = grid.cell_at(row, col).ok_or(PlayError::OffBoard {
+            row,
+            col,
+            rows: grid.rows(),
+            cols: grid.cols(),
+        })?;
+        let color = self.to_move.ok_or(PlayError::GameOver)?;
+        if grid.get(cell) != Some(EMPTY) {
+            return Err(PlayError::Occupied { cell });
+        }
+        let mut flips = Vec::new();
+        self.board.collect_flips(cell, color, &mut flips);
+        if flips.is_empty() {
+            return Err(PlayError::NoFlips { cell, color });
+        }
+        let grid = &mut self.board.grid;
+        grid.set(cell, color.byte());
+        for &flip in &flips {
+            grid.set(flip, color.byte());
+        }
+        let (own, other) = match color {
+            Color::Black => (&mut self.black, &mut self.white),
+            Color::White => (&mut self.white, &mut self.black),
+        };
+        *own += flips.len() + 1;
+        *other -= flips.len();
+        self.moves_played += 1;
+        let passed = self.hand_turn_to(color.opponent());
+        Ok(Turn { flips, passed })
+    }
+
+    /// Gives the turn to `due` if it can move, else to its opponent if that one can
+    /// (returning true: `due` passed), else ends the game.
+    fn hand_turn_to(&mut self, due: Color) -> bool {
+        for (color, passed) in [(due, false), (due.opponent(), true)] {
+            let moves = self.board.legal_cells(color);
+            if !moves.is_empty() {
+                self.to_move = Some(color);
+                self.legal_moves = moves;
+                return passed;
+            }
+        }
+        self.to_move = None;
+        self.legal_moves.clear();
+        false
+    }
+
+    /// The board as it stands.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The colour to move; `None` once the game is over.
+    pub fn to_move(&self) -> Option<Color> {
+        self.to_move
+    }
+
+    /// Where the colour to move may play, row-major; empty once the game is over.
+    pub fn legal_moves(&self) -> &[Cell] {
+        &self.legal_moves
+    }
+
+    /// The black and the white discs on the board.
+    pub fn discs(&self) -> (usize, usize) {
+        (self.black, self.white)
+    }
+
+    /// The discs placed so far in this game; passes are not moves.
+    pub fn moves_played(&self) -> usize {
+        self.moves_played
+    }
+
+    /// How the game stands: decided by disc count once neither side can move.
+    pub fn outcome(&self) -> Outcome {
+        match (self.to_move, self.black.cmp(&self.white)) {
+            (Some(_), _) => Outcome::Pending,
+            (None, std::cmp::Ordering::Greater) => Outcome::Won(Color::Black),
+            (None, std::cmp::Ordering::Less) => Outcome::Won(Color::White),
+            (None, std::cmp::Ordering::Equal) => Outcome::Draw,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -41,17 +41,26 @@ pub enum ServiceError {
         /// Every problem found, never empty.
         violations: Vec<Violation>,
     },
-    /// A live game stream carried more moves than any game needs.
+    /// A live game stream carried more messages that were not applied moves than the
+    /// server allows.
     #[error(
-        "a PlayTicTacToe stream carries at most {limit} moves (a game has at most 9 applied \
-         moves); start a new stream for a new game"
+        "a {rpc} stream carries at most {limit} messages that are not applied moves \
+         (rejected moves and the setup); start a new stream for a new game"
     )]
-    TooManyMoves {
+    TooManyMessages {
+        /// The RPC of the stream.
+        rpc: &'static str,
         /// The limit that was passed.
         limit: usize,
     },
+    /// A live game lasted as long as the server lets any game last.
+    #[error("the game has lasted the server's limit of {}; start a new stream for a new game", humantime::format_duration(*.limit))]
+    GameTooLong {
+        /// The limit.
+        limit: std::time::Duration,
+    },
     /// A live game stream went too long without a move.
-    #[error("no move arrived for {idle:?}; the game is closed")]
+    #[error("no message arrived for {}; the game is closed", humantime::format_duration(*.idle))]
     StreamIdle {
         /// How long the stream may stay silent.
         idle: std::time::Duration,
@@ -96,10 +105,12 @@ impl From<ServiceError> for Status {
                     ErrorDetails::with_bad_request(violations),
                 )
             }
-            ServiceError::TooManyMoves { .. }
+            ServiceError::TooManyMessages { .. }
             | ServiceError::TooManyGames { .. }
             | ServiceError::RequestTooLarge { .. } => Status::resource_exhausted(message),
-            ServiceError::StreamIdle { .. } => Status::deadline_exceeded(message),
+            ServiceError::StreamIdle { .. } | ServiceError::GameTooLong { .. } => {
+                Status::deadline_exceeded(message)
+            }
             ServiceError::ShuttingDown => Status::unavailable(message),
         }
     }

@@ -8,6 +8,7 @@ pub mod error;
 pub mod play;
 pub mod validate;
 
+use futures_util::Stream;
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 
@@ -15,12 +16,15 @@ use crate::proto::arbiter_service_server::ArbiterService;
 use crate::proto::{
     CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
     CheckOthelloMoveResponse, JudgeTicTacToeRequest, JudgeTicTacToeResponse,
-    ListOthelloMovesRequest, ListOthelloMovesResponse, OthelloMove, PlayTicTacToeRequest,
+    ListOthelloMovesRequest, ListOthelloMovesResponse, OthelloMove, PlayConnectFourRequest,
+    PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest,
+    PlayTicTacToeResponse,
 };
+use crate::rules::{connect_four, othello, tic_tac_toe};
 
 use self::convert::TicTacToeState;
 use self::error::ServiceError;
-use self::play::{LiveGames, ReplyStream, StreamLimits};
+use self::play::{LiveGame, LiveGames, ReplyStream, StreamLimits};
 
 /// The ArbiterService implementation, cheap to clone: clones share the live-game count
 /// and the shutdown signal.
@@ -41,9 +45,36 @@ impl Arbiter {
         }
     }
 
-    /// The count of live PlayTicTacToe games.
+    /// The count of live games of every kind.
     pub fn live_games(&self) -> &LiveGames {
         &self.live_games
+    }
+
+    /// Opens a live game of kind `G` fed by `messages`, as the Play* handlers do with
+    /// their request streams: its replies, one per message, or the status refusing it.
+    pub fn open_game<G, S>(&self, messages: S) -> Result<ReplyStream<G::Response>, Status>
+    where
+        G: LiveGame,
+        S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
+    {
+        Ok(play::open::<G, S>(
+            messages,
+            self.limits,
+            &self.live_games,
+            &self.closing,
+        )?)
+    }
+
+    fn play<G>(
+        &self,
+        request: Request<Streaming<G::Request>>,
+    ) -> Result<Response<ReplyStream<G::Response>>, Status>
+    where
+        G: LiveGame,
+        G::Request: prost::Message + Default,
+    {
+        self.open_game::<G, _>(request.into_inner())
+            .map(Response::new)
     }
 }
 
@@ -123,18 +154,30 @@ impl ArbiterService for Arbiter {
         })
     }
 
-    type PlayTicTacToeStream = ReplyStream;
+    type PlayTicTacToeStream = ReplyStream<PlayTicTacToeResponse>;
 
     async fn play_tic_tac_toe(
         &self,
         request: Request<Streaming<PlayTicTacToeRequest>>,
     ) -> Result<Response<Self::PlayTicTacToeStream>, Status> {
-        let opened = play::open(
-            request.into_inner(),
-            self.limits,
-            &self.live_games,
-            self.closing.clone(),
-        );
-        Ok(Response::new(opened?))
+        self.play::<tic_tac_toe::Game>(request)
+    }
+
+    type PlayOthelloStream = ReplyStream<PlayOthelloResponse>;
+
+    async fn play_othello(
+        &self,
+        request: Request<Streaming<PlayOthelloRequest>>,
+    ) -> Result<Response<Self::PlayOthelloStream>, Status> {
+        self.play::<othello::Game>(request)
+    }
+
+    type PlayConnectFourStream = ReplyStream<PlayConnectFourResponse>;
+
+    async fn play_connect_four(
+        &self,
+        request: Request<Streaming<PlayConnectFourRequest>>,
+    ) -> Result<Response<Self::PlayConnectFourStream>, Status> {
+        self.play::<connect_four::Game>(request)
     }
 }

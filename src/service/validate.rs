@@ -3,6 +3,8 @@
 //! Every field is checked before any rule runs, and every problem found is reported,
 //! each as one [`Violation`] naming its field.
 
+use std::num::NonZeroUsize;
+
 use crate::proto;
 use crate::rules::connect_four::{self, ConnectFourError};
 use crate::rules::grid::{Cell, Grid, GridError};
@@ -53,6 +55,7 @@ pub fn othello_check(
 ) -> Result<OthelloCheck, ServiceError> {
     let mut violations = Vec::new();
     let board = board(
+        "board",
         request.board.as_ref(),
         othello::Board::parse,
         &mut violations,
@@ -63,7 +66,7 @@ pub fn othello_check(
         board.as_ref().map(othello::Board::grid),
         &mut violations,
     );
-    let color = color(&request.color, &mut violations);
+    let color = color("color", &request.color, &mut violations);
     match (board, cell, color) {
         (Some(board), Some(cell), Some(color)) if violations.is_empty() => {
             Ok(OthelloCheck { board, cell, color })
@@ -78,11 +81,12 @@ pub fn othello_listing(
 ) -> Result<OthelloListing, ServiceError> {
     let mut violations = Vec::new();
     let board = board(
+        "board",
         request.board.as_ref(),
         othello::Board::parse,
         &mut violations,
     );
-    let color = color(&request.color, &mut violations);
+    let color = color("color", &request.color, &mut violations);
     match (board, color) {
         (Some(board), Some(color)) if violations.is_empty() => Ok(OthelloListing { board, color }),
         _ => Err(invalid("ListOthelloMovesRequest", violations)),
@@ -96,6 +100,7 @@ pub fn connect_four_check(
     const MESSAGE: &str = "CheckConnectFourRequest";
     let mut violations = Vec::new();
     let board = board(
+        "board",
         request.board.as_ref(),
         connect_four::Board::parse,
         &mut violations,
@@ -152,6 +157,89 @@ pub fn connect_four_check(
     })
 }
 
+/// A checked PlayOthello setup.
+#[derive(Debug)]
+pub struct OthelloSetup {
+    /// The starting board.
+    pub board: othello::Board,
+    /// The colour due to play first.
+    pub to_move: Color,
+}
+
+/// Checks a PlayOthello setup; fields are named under `setup.`.
+pub fn othello_setup(setup: &proto::OthelloSetup) -> Result<OthelloSetup, ServiceError> {
+    let mut violations = Vec::new();
+    let board = board(
+        "setup.board",
+        setup.board.as_ref(),
+        othello::Board::parse,
+        &mut violations,
+    );
+    let to_move = color("setup.to_move", &setup.to_move, &mut violations);
+    match (board, to_move) {
+        (Some(board), Some(to_move)) if violations.is_empty() => {
+            Ok(OthelloSetup { board, to_move })
+        }
+        _ => Err(invalid("PlayOthelloRequest", violations)),
+    }
+}
+
+/// The rows of a Connect Four game set up without them.
+pub const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::new(6).unwrap();
+
+/// The columns of a Connect Four game set up without them.
+pub const DEFAULT_COLS: NonZeroUsize = NonZeroUsize::new(7).unwrap();
+
+/// A checked PlayConnectFour setup.
+#[derive(Debug)]
+pub struct ConnectFourShape {
+    /// The board's rows.
+    pub rows: NonZeroUsize,
+    /// The board's columns.
+    pub cols: NonZeroUsize,
+    /// How many pieces in a line win.
+    pub run_length: usize,
+}
+
+/// Checks a PlayConnectFour setup (0 means the default for each field); fields are
+/// named under `setup.`.
+pub fn connect_four_setup(
+    setup: &proto::ConnectFourSetup,
+) -> Result<ConnectFourShape, ServiceError> {
+    let mut violations = Vec::new();
+    let mut side = |field: &str, value: i32, default: usize| {
+        let checked = match value {
+            0 => NonZeroUsize::new(default),
+            n => usize::try_from(n)
+                .ok()
+                .filter(|&n| n <= MAX_SIDE)
+                .and_then(NonZeroUsize::new),
+        };
+        if checked.is_none() {
+            violations.push(Violation::new(
+                field,
+                format!("must be 1 to {MAX_SIDE}, or 0 for the default ({default}); got {value}"),
+            ));
+        }
+        checked
+    };
+    let rows = side("setup.rows", setup.rows, DEFAULT_ROWS.get());
+    let cols = side("setup.cols", setup.cols, DEFAULT_COLS.get());
+    let run_length = side(
+        "setup.run_length",
+        setup.run_length,
+        connect_four::DEFAULT_RUN_LENGTH,
+    );
+    match (rows, cols, run_length) {
+        (Some(rows), Some(cols), Some(run_length)) => Ok(ConnectFourShape {
+            rows,
+            cols,
+            run_length: run_length.get(),
+        }),
+        _ => Err(invalid("PlayConnectFourRequest", violations)),
+    }
+}
+
 /// Plays a JudgeTicTacToe request's moves; a move that cannot be applied is a violation
 /// on `moves[i]`.
 pub fn tic_tac_toe_game(request: &proto::JudgeTicTacToeRequest) -> Result<Game, ServiceError> {
@@ -196,18 +284,19 @@ fn invalid(message: &'static str, violations: Vec<Violation>) -> ServiceError {
 
 /// Checks the board's size, then parses it with the game's `parse`.
 fn board<B>(
+    field: &str,
     board: Option<&proto::Board>,
     parse: impl FnOnce(&[String]) -> Result<B, GridError>,
     violations: &mut Vec<Violation>,
 ) -> Option<B> {
     let Some(board) = board else {
-        violations.push(Violation::new("board", "is required"));
+        violations.push(Violation::new(field, "is required"));
         return None;
     };
     let rows = &board.rows;
     if rows.len() > MAX_SIDE {
         violations.push(Violation::new(
-            "board",
+            field,
             format!("has {} rows; at most {MAX_SIDE} are allowed", rows.len()),
         ));
         return None;
@@ -220,7 +309,7 @@ fn board<B>(
             let cells = row.chars().count();
             if cells > MAX_SIDE {
                 violations.push(Violation::new(
-                    format!("board.rows[{index}]"),
+                    format!("{field}.rows[{index}]"),
                     format!("has {cells} cells; at most {MAX_SIDE} are allowed"),
                 ));
             }
@@ -230,19 +319,19 @@ fn board<B>(
         return None;
     }
     parse(rows)
-        .map_err(|error| violations.push(grid_violation(&error)))
+        .map_err(|error| violations.push(grid_violation(field, &error)))
         .ok()
 }
 
 /// The violation for a board that does not parse.
-fn grid_violation(error: &GridError) -> Violation {
+fn grid_violation(field: &str, error: &GridError) -> Violation {
     let description = error.to_string();
     match error {
-        GridError::NoRows => Violation::new("board", "must have at least one row"),
+        GridError::NoRows => Violation::new(field, "must have at least one row"),
         GridError::EmptyRow { row }
         | GridError::RaggedRow { row, .. }
         | GridError::BadCell { row, .. } => {
-            Violation::new(format!("board.rows[{row}]"), description)
+            Violation::new(format!("{field}.rows[{row}]"), description)
         }
     }
 }
@@ -283,11 +372,11 @@ fn coordinate(
     }
 }
 
-fn color(text: &str, violations: &mut Vec<Violation>) -> Option<Color> {
+fn color(field: &str, text: &str, violations: &mut Vec<Violation>) -> Option<Color> {
     let color = Color::from_letter(text);
     if color.is_none() {
         violations.push(Violation::new(
-            "color",
+            field,
             format!("must be \"B\" or \"W\", got {text:?}"),
         ));
     }

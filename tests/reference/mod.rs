@@ -2,6 +2,8 @@
 //! and build every line explicitly. Shared by the property tests and the fuzz targets.
 #![allow(dead_code)]
 
+pub mod games;
+
 use std::collections::BTreeSet;
 
 use arbiter::rules::grid::{Cell, GridError};
