@@ -44,6 +44,17 @@ call -d '{"row": 1, "col": 1} {"row": 1, "col": 1} {"row": 0, "col": 0}
          {"row": 0, "col": 1}' \
   "$ARBITER" arbiter.v1.ArbiterService/PlayTicTacToe
 
+# A live Othello game from a custom start: White must pass after Black's first move,
+# then Black fills the board and wins.
+call -d '{"setup": {"board": {"rows": [".WB.WB"]}, "toMove": "B"}}
+         {"move": {"row": 0, "col": 0}} {"move": {"row": 0, "col": 3}}' \
+  "$ARBITER" arbiter.v1.ArbiterService/PlayOthello
+
+# A live Connect Four game on the default 6x7 board: player 1 wins on a diagonal.
+call -d '{"drop": 0} {"drop": 1} {"drop": 1} {"drop": 2} {"drop": 2}
+         {"drop": 3} {"drop": 2} {"drop": 3} {"drop": 3} {"drop": 6} {"drop": 3}' \
+  "$ARBITER" arbiter.v1.ArbiterService/PlayConnectFour
+
 # Health, as a load balancer or Kubernetes probe asks it.
 call -d '{"service": "arbiter.v1.ArbiterService"}' "$ARBITER" grpc.health.v1.Health/Check
 

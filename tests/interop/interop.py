@@ -127,7 +127,7 @@ def grpcurl_list(ctx):
 def grpcurl_describe(ctx):
     text = ctx.grpcurl("describe", "arbiter.v1.ArbiterService").stdout
     for rpc in ["CheckOthelloMove", "ListOthelloMoves", "CheckConnectFour",
-                "JudgeTicTacToe", "PlayTicTacToe"]:
+                "JudgeTicTacToe", "PlayTicTacToe", "PlayOthello", "PlayConnectFour"]:
         assert f"rpc {rpc} (" in text, f"{rpc} missing from: {text}"
     assert "stream .arbiter.v1.PlayTicTacToeRequest" in text, text
 
@@ -183,6 +183,58 @@ def grpcurl_play_tic_tac_toe(ctx):
         verdict, line, rows, played, rejected = expected
         equal(reply, {"verdict": verdict, "line": cells(line), "board": {"rows": rows},
                       "movesPlayed": played, "rejected": rejected}, f"reply {i}")
+
+
+# A live Othello game with a forced pass, and a Connect Four game won on a diagonal.
+OTHELLO_LIVE = [{"setup": {"board": {"rows": [".WB.WB"]}, "toMove": "B"}},
+                {"move": {"row": 0, "col": 0}}, {"move": {"row": 0, "col": 3}},
+                {"move": {"row": 0, "col": 3}}, {}]
+OTHELLO_LIVE_REPLIES = [
+    # verdict, rows, flips, to_move, passed, legal, black, white, played, rejected word
+    ("VERDICT_PENDING", [".WB.WB"], [], "B", False, [(0, 0), (0, 3)], 2, 2, 0, ""),
+    ("VERDICT_PENDING", ["BBB.WB"], [(0, 1)], "B", True, [(0, 3)], 4, 1, 1, ""),
+    ("VERDICT_A_WINS", ["BBBBBB"], [(0, 4)], "", False, [], 6, 0, 2, ""),
+    ("VERDICT_A_WINS", ["BBBBBB"], [], "", False, [], 6, 0, 2, "over"),
+    ("VERDICT_A_WINS", ["BBBBBB"], [], "", False, [], 6, 0, 2, "no action"),
+]
+C4_LIVE = [0, 1, 1, 2, 2, 3, 2, 3, 3, 6, 3]
+C4_LIVE_END = (["0000000", "0000000", "0001000", "0011000", "0112000", "1222002"],
+               [(2, 3), (3, 2), (4, 1), (5, 0)])
+
+
+def check_othello_replies(replies, name_of_verdict, as_tuple):
+    equal(len(replies), len(OTHELLO_LIVE_REPLIES), "reply count")
+    for i, (reply, expected) in enumerate(zip(replies, OTHELLO_LIVE_REPLIES)):
+        got = as_tuple(reply)
+        equal((name_of_verdict(got[0]),) + got[1:9], expected[:9], f"reply {i}")
+        assert expected[9] in got[9] and (expected[9] == "") == (got[9] == ""), \
+            f"reply {i}: rejected {got[9]!r}, expected {expected[9]!r}"
+
+
+@check
+def grpcurl_play_othello(ctx):
+    body = "\n".join(json.dumps(m) for m in OTHELLO_LIVE)
+    done = ctx.grpcurl("arbiter.v1.ArbiterService/PlayOthello", data=body)
+
+    def as_tuple(r):
+        return (r["verdict"], r["board"]["rows"], [(c.get("row", 0), c.get("col", 0)) for c in r["flips"]],
+                r["toMove"], r["passed"], [(c.get("row", 0), c.get("col", 0)) for c in r["legalMoves"]],
+                r["blackDiscs"], r["whiteDiscs"], r["movesPlayed"], r["rejected"])
+    check_othello_replies(json_documents(done.stdout), lambda v: v, as_tuple)
+
+
+@check
+def grpcurl_play_connect_four(ctx):
+    body = "\n".join(json.dumps({"drop": c}) for c in C4_LIVE)
+    done = ctx.grpcurl("arbiter.v1.ArbiterService/PlayConnectFour", data=body)
+    replies = json_documents(done.stdout)
+    equal(len(replies), len(C4_LIVE), "reply count")
+    equal(replies[0]["placed"], {"row": 5, "col": 0}, "first drop")
+    equal(replies[0]["toMove"], 2, "to move")
+    rows, run = C4_LIVE_END
+    equal(replies[-1], {"verdict": "VERDICT_A_WINS", "board": {"rows": rows},
+                        "placed": {"row": 2, "col": 3}, "run": cells(run), "toMove": 0,
+                        "movesPlayed": 11, "rejected": ""}, "winning reply")
 
 
 @check
@@ -284,6 +336,57 @@ def python_play_tic_tac_toe(ctx):
         equal((pb.Verdict.Name(reply.verdict), py_cells(reply.line), list(reply.board.rows),
                reply.moves_played, reply.rejected),
               (verdict, line, rows, played, rejected), f"reply {i}")
+
+
+@check
+def python_play_othello(ctx):
+    pb, client = stub(ctx)
+
+    def request(message):
+        if "setup" in message:
+            setup = message["setup"]
+            return pb.PlayOthelloRequest(setup=pb.OthelloSetup(
+                board=pb.Board(rows=setup["board"]["rows"]), to_move=setup["toMove"]))
+        if "move" in message:
+            return pb.PlayOthelloRequest(move=pb.Cell(**message["move"]))
+        return pb.PlayOthelloRequest()
+
+    replies = list(client.PlayOthello((request(m) for m in OTHELLO_LIVE), timeout=30))
+
+    def as_tuple(r):
+        return (r.verdict, list(r.board.rows), py_cells(r.flips), r.to_move, r.passed,
+                py_cells(r.legal_moves), r.black_discs, r.white_discs, r.moves_played, r.rejected)
+    check_othello_replies(replies, pb.Verdict.Name, as_tuple)
+
+
+@check
+def python_play_connect_four(ctx):
+    pb, client = stub(ctx)
+    requests = [pb.PlayConnectFourRequest(setup=pb.ConnectFourSetup())]
+    requests += [pb.PlayConnectFourRequest(drop=c) for c in C4_LIVE]
+    replies = list(client.PlayConnectFour(iter(requests), timeout=30))
+    equal(len(replies), len(requests), "reply count")
+    equal((list(replies[0].board.rows), replies[0].to_move, replies[0].HasField("placed")),
+          (["0000000"] * 6, 1, False), "setup reply")
+    last = replies[-1]
+    rows, run = C4_LIVE_END
+    equal((pb.Verdict.Name(last.verdict), list(last.board.rows), (last.placed.row, last.placed.col),
+           py_cells(last.run), last.to_move, last.moves_played, last.rejected),
+          ("VERDICT_A_WINS", rows, (2, 3), run, 0, 11, ""), "winning reply")
+    # A bad setup ends the stream with INVALID_ARGUMENT naming each field.
+    import grpc
+    from grpc_status import rpc_status
+    from google.rpc import error_details_pb2
+    try:
+        list(client.PlayConnectFour(iter([pb.PlayConnectFourRequest(
+            setup=pb.ConnectFourSetup(rows=-1, cols=101))]), timeout=30))
+        raise AssertionError("a bad setup was accepted")
+    except grpc.RpcError as error:
+        equal(error.code(), grpc.StatusCode.INVALID_ARGUMENT, "code")
+        status = rpc_status.from_call(error)
+        bad = error_details_pb2.BadRequest()
+        status.details[0].Unpack(bad)
+        equal([v.field for v in bad.field_violations], ["setup.rows", "setup.cols"], "fields")
 
 
 @check
