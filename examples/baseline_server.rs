@@ -11,7 +11,9 @@ use arbiter::proto::arbiter_service_server::{ArbiterService, ArbiterServiceServe
 use arbiter::proto::{
     CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
     CheckOthelloMoveResponse, JudgeTicTacToeRequest, JudgeTicTacToeResponse,
-    ListOthelloMovesRequest, ListOthelloMovesResponse, PlayTicTacToeRequest, PlayTicTacToeResponse,
+    ListOthelloMovesRequest, ListOthelloMovesResponse, PlayConnectFourRequest,
+    PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest,
+    PlayTicTacToeResponse,
 };
 use clap::Parser;
 use futures_util::{Stream, StreamExt};
@@ -30,7 +32,17 @@ struct Options {
 /// Handlers that answer every call with an empty reply.
 struct Empty;
 
-type Replies = Pin<Box<dyn Stream<Item = Result<PlayTicTacToeResponse, Status>> + Send>>;
+type Replies<R> = Pin<Box<dyn Stream<Item = Result<R, Status>> + Send>>;
+
+/// One empty reply per message received.
+fn empty_replies<Req: Send + 'static, R: Default + Send + 'static>(
+    request: Request<Streaming<Req>>,
+) -> Result<Response<Replies<R>>, Status> {
+    let replies = request
+        .into_inner()
+        .map(|message| message.map(|_| R::default()));
+    Ok(Response::new(Box::pin(replies)))
+}
 
 #[tonic::async_trait]
 impl ArbiterService for Empty {
@@ -62,16 +74,31 @@ impl ArbiterService for Empty {
         Ok(Response::new(Default::default()))
     }
 
-    type PlayTicTacToeStream = Replies;
+    type PlayTicTacToeStream = Replies<PlayTicTacToeResponse>;
 
     async fn play_tic_tac_toe(
         &self,
         request: Request<Streaming<PlayTicTacToeRequest>>,
-    ) -> Result<Response<Replies>, Status> {
-        let replies = request
-            .into_inner()
-            .map(|move_| move_.map(|_| PlayTicTacToeResponse::default()));
-        Ok(Response::new(Box::pin(replies)))
+    ) -> Result<Response<Self::PlayTicTacToeStream>, Status> {
+        empty_replies(request)
+    }
+
+    type PlayOthelloStream = Replies<PlayOthelloResponse>;
+
+    async fn play_othello(
+        &self,
+        request: Request<Streaming<PlayOthelloRequest>>,
+    ) -> Result<Response<Self::PlayOthelloStream>, Status> {
+        empty_replies(request)
+    }
+
+    type PlayConnectFourStream = Replies<PlayConnectFourResponse>;
+
+    async fn play_connect_four(
+        &self,
+        request: Request<Streaming<PlayConnectFourRequest>>,
+    ) -> Result<Response<Self::PlayConnectFourStream>, Status> {
+        empty_replies(request)
     }
 }
 

@@ -38,11 +38,9 @@ struct Live<Req, Resp> {
 
 impl<Req, Resp> Live<Req, Resp> {
     async fn send(&mut self, request: Req) -> Result<Resp, Status> {
-        self.sender
-            .send(request)
-            .await
-            .ok()
-            .expect("the stream is open");
+        if self.sender.send(request).await.is_err() {
+            panic!("the stream closed");
+        }
         self.replies
             .message()
             .await
