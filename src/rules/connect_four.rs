@@ -386,4 +386,43 @@ mod tests {
             None
         );
     }
+
+    fn side(n: usize) -> NonZeroUsize {
+        NonZeroUsize::new(n).unwrap()
+    }
+
+    #[test]
+    fn pieces_fall_to_the_lowest_empty_cell_until_the_column_is_full() {
+        let mut game = Game::new(side(2), side(2), 4);
+        assert_eq!(game.drop_piece(0), Ok(Cell::new(1, 0)));
+        assert_eq!(game.to_move(), Some(Player::Two));
+        assert_eq!(game.drop_piece(0), Ok(Cell::new(0, 0)));
+        assert_eq!(game.drop_piece(0), Err(DropError::ColumnFull { col: 0 }));
+        assert_eq!(
+            game.drop_piece(2),
+            Err(DropError::OffBoard { col: 2, cols: 2 })
+        );
+        assert_eq!(game.drop_piece(1), Ok(Cell::new(1, 1)));
+        assert_eq!(game.drop_piece(1), Ok(Cell::new(0, 1)));
+        assert_eq!(game.outcome(), &Outcome::Draw);
+        assert_eq!(game.to_move(), None);
+        assert_eq!(game.drop_piece(1), Err(DropError::GameOver));
+    }
+
+    #[test]
+    fn a_run_through_the_last_piece_wins() {
+        let mut game = Game::new(side(6), side(7), 4);
+        for col in [0, 0, 1, 1, 2, 2] {
+            game.drop_piece(col).unwrap();
+        }
+        game.drop_piece(3).unwrap();
+        assert_eq!(
+            game.outcome(),
+            &Outcome::Won {
+                player: Player::One,
+                run: (0..4).map(|c| Cell::new(5, c)).collect()
+            }
+        );
+        assert_eq!(game.board().grid().to_rows()[5], "1111000");
+    }
 }

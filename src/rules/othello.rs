@@ -501,4 +501,40 @@ mod tests {
         );
         assert_eq!(moves[0].flips, vec![Cell::new(3, 3)]);
     }
+
+    #[test]
+    fn a_game_passes_when_the_side_due_cannot_move_and_ends_when_neither_can() {
+        let (mut game, passed) = Game::from_position(board(&[".WB.WB"]), Color::Black);
+        assert!(!passed);
+        assert_eq!(game.legal_moves(), [Cell::new(0, 0), Cell::new(0, 3)]);
+        let turn = game.play(0, 0).unwrap();
+        assert_eq!(turn.flips, [Cell::new(0, 1)]);
+        assert!(turn.passed);
+        assert_eq!(game.to_move(), Some(Color::Black));
+        game.play(0, 3).unwrap();
+        assert_eq!(game.to_move(), None);
+        assert_eq!(game.outcome(), Outcome::Won(Color::Black));
+        assert_eq!((game.discs(), game.moves_played()), ((6, 0), 2));
+        assert_eq!(game.play(0, 0), Err(PlayError::GameOver));
+    }
+
+    #[test]
+    fn a_refused_move_changes_nothing() {
+        let mut game = Game::standard();
+        let before = game.board().clone();
+        assert!(matches!(
+            game.play(-1, 0),
+            Err(PlayError::OffBoard { row: -1, .. })
+        ));
+        assert!(matches!(game.play(8, 0), Err(PlayError::OffBoard { .. })));
+        assert_eq!(
+            game.play(3, 3),
+            Err(PlayError::Occupied {
+                cell: Cell::new(3, 3)
+            })
+        );
+        assert!(matches!(game.play(0, 0), Err(PlayError::NoFlips { .. })));
+        assert_eq!(game.board(), &before);
+        assert_eq!((game.discs(), game.moves_played()), ((2, 2), 0));
+    }
 }
