@@ -16,9 +16,11 @@ use std::time::{Duration, Instant};
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
-    Board, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
-    ListOthelloMovesRequest, PlayTicTacToeRequest, TicTacToeMove,
+    play_connect_four_request, play_othello_request, Board, Cell, CheckConnectFourRequest,
+    CheckOthelloMoveRequest, JudgeTicTacToeRequest, ListOthelloMovesRequest,
+    PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove,
 };
+use arbiter::rules::{connect_four, othello};
 use clap::Parser;
 use hdrhistogram::Histogram;
 use tokio::sync::mpsc;
@@ -73,10 +75,58 @@ enum Call {
     ListOthelloMoves(ListOthelloMovesRequest),
     CheckConnectFour(CheckConnectFourRequest),
     JudgeTicTacToe(JudgeTicTacToeRequest),
-    /// Whole nine-move games on this many concurrent streams; one sample per move.
-    PlayTicTacToe {
+    /// Whole games on this many concurrent streams; one sample per move.
+    Play {
+        game: LiveGame,
         streams: usize,
     },
+}
+
+/// A live game the load plays from start to end, the same moves every time.
+#[derive(Clone, Copy)]
+enum LiveGame {
+    /// The nine-move draw.
+    TicTacToe,
+    /// A whole game from the standard start, each side playing its first legal move.
+    Othello,
+    /// A whole 6x7 game, dropping into the columns in turn until it ends.
+    ConnectFour,
+}
+
+/// The moves of a whole Othello game from the standard start, each side playing its
+/// first legal move (row-major), as the rules engine finds them.
+fn othello_script() -> Vec<PlayOthelloRequest> {
+    let mut game = othello::Game::standard();
+    let mut script = Vec::new();
+    while let Some(&cell) = game.legal_moves().first() {
+        game.play(cell.row as i64, cell.col as i64)
+            .expect("a legal move");
+        script.push(PlayOthelloRequest {
+            action: Some(play_othello_request::Action::Move(Cell {
+                row: cell.row as i32,
+                col: cell.col as i32,
+            })),
+        });
+    }
+    script
+}
+
+/// The drops of a whole default Connect Four game, into the columns in turn (a full
+/// column is skipped), until it is won or drawn.
+fn connect_four_script() -> Vec<PlayConnectFourRequest> {
+    let side = std::num::NonZeroUsize::new;
+    let mut game = connect_four::Game::new(side(6).unwrap(), side(7).unwrap(), 4);
+    let mut script = Vec::new();
+    let mut col = 0;
+    while game.to_move().is_some() {
+        if game.drop_piece(col % 7).is_ok() {
+            script.push(PlayConnectFourRequest {
+                action: Some(play_connect_four_request::Action::Drop(col as i32 % 7)),
+            });
+        }
+        col += 3;
+    }
+    script
 }
 
 struct Workload {
@@ -154,17 +204,23 @@ fn workloads() -> Vec<Workload> {
             }),
             target: 0.95,
         },
-        Workload {
-            name: "PlayTicTacToe 64 streams".into(),
-            call: Call::PlayTicTacToe { streams: 64 },
-            target: 0.95,
-        },
-        Workload {
-            name: "PlayTicTacToe 1 stream".into(),
-            call: Call::PlayTicTacToe { streams: 1 },
-            target: 0.95,
-        },
     ];
+    for (name, game) in [
+        ("PlayTicTacToe", LiveGame::TicTacToe),
+        ("PlayOthello", LiveGame::Othello),
+        ("PlayConnectFour", LiveGame::ConnectFour),
+    ] {
+        for streams in [64, 1] {
+            list.push(Workload {
+                name: format!(
+                    "{name} {streams} stream{}",
+                    if streams == 1 { "" } else { "s" }
+                ),
+                call: Call::Play { game, streams },
+                target: 0.95,
+            });
+        }
+    }
     for side in [10, 25, 50] {
         list.push(Workload {
             name: format!("CheckConnectFour {side}x{side}"),
@@ -250,7 +306,7 @@ async fn unary(client: &mut ArbiterServiceClient<Channel>, call: &Call) -> Resul
         Call::ListOthelloMoves(r) => client.list_othello_moves(r.clone()).await.map(drop),
         Call::CheckConnectFour(r) => client.check_connect_four(r.clone()).await.map(drop),
         Call::JudgeTicTacToe(r) => client.judge_tic_tac_toe(r.clone()).await.map(drop),
-        Call::PlayTicTacToe { .. } => unreachable!("streams are driven by play_games"),
+        Call::Play { .. } => unreachable!("streams are driven by play_game"),
     }
 }
 
@@ -283,9 +339,14 @@ async fn drive(channels: &[Channel], call: &Call, workers: usize, duration: Dura
             tokio::spawn(async move {
                 let mut latency = histogram();
                 let (mut calls, mut errors) = (0u64, 0u64);
-                if let Call::PlayTicTacToe { .. } = call {
+                if let Call::Play { game, .. } = call {
+                    let mut tally = Tally {
+                        latency: &mut latency,
+                        calls: &mut calls,
+                        errors: &mut errors,
+                    };
                     while Instant::now() < deadline {
-                        play_game(&mut client, &mut latency, &mut calls, &mut errors).await;
+                        play_game(&mut client, game, &mut tally).await;
                     }
                 } else {
                     while Instant::now() < deadline {
@@ -322,43 +383,89 @@ async fn drive(channels: &[Channel], call: &Call, workers: usize, duration: Dura
     sample
 }
 
-/// Plays one nine-move game on a new stream, one move in flight at a time.
+/// Where one load task counts its moves.
+struct Tally<'a> {
+    latency: &'a mut Histogram<u64>,
+    calls: &'a mut u64,
+    errors: &'a mut u64,
+}
+
+/// Plays one whole game of `game` on a new stream, one move in flight at a time.
 async fn play_game(
     client: &mut ArbiterServiceClient<Channel>,
-    latency: &mut Histogram<u64>,
-    calls: &mut u64,
-    errors: &mut u64,
+    game: LiveGame,
+    tally: &mut Tally<'_>,
 ) {
-    let (moves, outgoing) = mpsc::channel(1);
-    let mut replies = match client.play_tic_tac_toe(ReceiverStream::new(outgoing)).await {
+    match game {
+        LiveGame::TicTacToe => {
+            let script = DRAW.map(|(row, col)| PlayTicTacToeRequest { row, col });
+            let (moves, outgoing) = mpsc::channel(1);
+            let opened = client.play_tic_tac_toe(ReceiverStream::new(outgoing)).await;
+            play_script(opened, moves, script.to_vec(), tally).await;
+        }
+        LiveGame::Othello => {
+            let (moves, outgoing) = mpsc::channel(1);
+            let opened = client.play_othello(ReceiverStream::new(outgoing)).await;
+            static SCRIPT: std::sync::OnceLock<Vec<PlayOthelloRequest>> =
+                std::sync::OnceLock::new();
+            let script = SCRIPT.get_or_init(othello_script).clone();
+            play_script(opened, moves, script, tally).await;
+        }
+        LiveGame::ConnectFour => {
+            let (moves, outgoing) = mpsc::channel(1);
+            let opened = client
+                .play_connect_four(ReceiverStream::new(outgoing))
+                .await;
+            static SCRIPT: std::sync::OnceLock<Vec<PlayConnectFourRequest>> =
+                std::sync::OnceLock::new();
+            let script = SCRIPT.get_or_init(connect_four_script).clone();
+            play_script(opened, moves, script, tally).await;
+        }
+    }
+}
+
+/// Sends `script` on an opened stream one message at a time, timing each reply, then
+/// half-closes and expects the stream to end with OK.
+async fn play_script<Req, Resp>(
+    opened: Result<tonic::Response<tonic::Streaming<Resp>>, Status>,
+    moves: mpsc::Sender<Req>,
+    script: Vec<Req>,
+    tally: &mut Tally<'_>,
+) {
+    let mut replies = match opened {
         Ok(response) => response.into_inner(),
         Err(status) => {
-            *errors += 1;
+            *tally.errors += 1;
             eprintln!("stream refused: {status:?}");
             return;
         }
     };
-    for (row, col) in DRAW {
+    for request in script {
         let sent = Instant::now();
-        if moves.send(PlayTicTacToeRequest { row, col }).await.is_err() {
-            *errors += 1;
+        if moves.send(request).await.is_err() {
+            *tally.errors += 1;
             return;
         }
         match replies.message().await {
             Ok(Some(_)) => {
-                *calls += 1;
-                let _ = latency.record(sent.elapsed().as_micros() as u64);
+                *tally.calls += 1;
+                let _ = tally.latency.record(sent.elapsed().as_micros() as u64);
             }
-            other => {
-                *errors += 1;
-                eprintln!("move failed: {other:?}");
+            Ok(None) => {
+                *tally.errors += 1;
+                eprintln!("the stream ended early");
+                return;
+            }
+            Err(status) => {
+                *tally.errors += 1;
+                eprintln!("move failed: {status:?}");
                 return;
             }
         }
     }
     drop(moves);
     if !matches!(replies.message().await, Ok(None)) {
-        *errors += 1;
+        *tally.errors += 1;
     }
 }
 
@@ -376,7 +483,7 @@ async fn run_once(args: &Args, binary: &PathBuf, workload: &Workload) -> Run {
         channels.push(connect(server.addr).await);
     }
     let workers = match workload.call {
-        Call::PlayTicTacToe { streams } => streams,
+        Call::Play { streams, .. } => streams,
         _ => args.in_flight,
     };
     drive(&channels, &workload.call, workers, args.warmup).await;
