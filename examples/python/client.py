@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A Python client for Arbiter: every RPC once, then a live Tic-Tac-Toe game.
+"""A Python client for Arbiter: every RPC once, then live Tic-Tac-Toe, Othello and
+Connect Four games.
 
 Run it against a server on the default address (start one with `cargo run --release`):
 
@@ -114,6 +115,31 @@ def main(address):
                 f"PlayTicTacToe ({r}, {c}): {pb.Verdict.Name(reply.verdict)} "
                 f"board={list(reply.board.rows)} moves_played={reply.moves_played}{note}"
             )
+
+        # A live Othello game from a custom start: after Black's first disc White has no
+        # legal move, so White passes (`passed`) and Black plays again, then wins.
+        othello_messages = [
+            pb.PlayOthelloRequest(setup=pb.OthelloSetup(board=pb.Board(rows=[".WB.WB"]), to_move="B")),
+            pb.PlayOthelloRequest(move=pb.Cell(row=0, col=0)),
+            pb.PlayOthelloRequest(move=pb.Cell(row=0, col=3)),
+        ]
+        for reply in stub.PlayOthello(iter(othello_messages)):
+            legal = [(c.row, c.col) for c in reply.legal_moves]
+            print(
+                f"PlayOthello: {pb.Verdict.Name(reply.verdict)} board={list(reply.board.rows)} "
+                f"to_move={reply.to_move!r} passed={reply.passed} legal={legal} "
+                f"discs={reply.black_discs}/{reply.white_discs}"
+            )
+
+        # A live Connect Four game on the default 6x7 board: pieces fall to the lowest
+        # empty cell; player 1 wins on a diagonal with the last drop.
+        drops = [0, 1, 1, 2, 2, 3, 2, 3, 3, 6, 3]
+        replies = list(stub.PlayConnectFour(pb.PlayConnectFourRequest(drop=c) for c in drops))
+        last = replies[-1]
+        print(
+            f"PlayConnectFour: {pb.Verdict.Name(last.verdict)} after {last.moves_played} drops, "
+            f"run={[(c.row, c.col) for c in last.run]}"
+        )
 
 
 if __name__ == "__main__":

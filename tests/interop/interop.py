@@ -420,7 +420,9 @@ def python_example_client(ctx):
     equal(done.returncode, 0, f"examples/python/client.py: {done.stderr[-2000:]}")
     for expected in ["CheckOthelloMove: legal=True", "CheckConnectFour: wins=True",
                      "JudgeTicTacToe: VERDICT_A_WINS", "CheckConnectFour (bad): INVALID_ARGUMENT",
-                     "rejected: square (1, 1) is taken", "VERDICT_B_WINS"]:
+                     "rejected: square (1, 1) is taken", "VERDICT_B_WINS",
+                     "to_move='B' passed=True legal=[(0, 3)]",
+                     "PlayConnectFour: VERDICT_A_WINS after 11 drops, run=[(2, 3), (3, 2), (4, 1), (5, 0)]"]:
         assert expected in done.stdout, f"{expected!r} not in {done.stdout}"
 
 
