@@ -16,8 +16,16 @@ pub struct Options {
     #[arg(long, env = "ARBITER_LISTEN", default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
 
-    /// After SIGTERM or Ctrl-C, how long calls in flight may take to finish before open
-    /// PlayTicTacToe streams are ended with UNAVAILABLE.
+    /// After SIGTERM or Ctrl-C, how long the server keeps accepting connections and
+    /// serving calls while its health already says NOT_SERVING, so that balancers and
+    /// readiness probes take it out of rotation before it stops accepting. 0s stops
+    /// accepting at once.
+    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
+    pub shutdown_drain: Duration,
+
+    /// After the drain (--shutdown-drain), when no new connection is taken any more: how
+    /// long calls in flight may take to finish before open PlayTicTacToe streams are
+    /// ended with UNAVAILABLE.
     #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
     pub shutdown_grace: Duration,
 

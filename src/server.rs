@@ -73,9 +73,12 @@ impl Server {
 
     /// Serves on `listener` until `shutdown` completes, then stops gracefully.
     ///
-    /// On shutdown, health turns NOT_SERVING and no new connection is taken; calls in
-    /// flight get the grace period to finish, after which open PlayTicTacToe streams are
-    /// ended with UNAVAILABLE.
+    /// On shutdown, health turns NOT_SERVING at once, but connections are still accepted
+    /// and calls served for the drain delay (`--shutdown-drain`), while balancers take
+    /// the server out of rotation. Then no new connection is taken (the listener is
+    /// closed, so connecting is refused, and open connections get a GOAWAY); calls in
+    /// flight get the grace period (`--shutdown-grace`) to finish, after which open
+    /// PlayTicTacToe streams are ended with UNAVAILABLE.
     pub async fn run(
         self,
         listener: TcpListener,
@@ -147,9 +150,12 @@ impl Server {
             result = &mut serve => return Ok(result?),
             () = shutdown => {}
         }
+        // Drain: out of rotation first, still serving, so that calls a balancer sends
+        // before it learns of the stop are not refused.
         tracing::info!(
+            drain = ?options.shutdown_drain,
             grace = ?options.shutdown_grace,
-            "shutting down: no new connections; calls in flight may finish"
+            "shutting down: health NOT_SERVING; still accepting connections while draining"
         );
         health
             .set_not_serving::<ArbiterServiceServer<Arbiter>>()
@@ -157,6 +163,14 @@ impl Server {
         health
             .set_service_status("", ServingStatus::NotServing)
             .await;
+        tokio::select! {
+            result = &mut serve => return Ok(result?),
+            () = tokio::time::sleep(options.shutdown_drain) => {}
+        }
+        tracing::info!(
+            grace = ?options.shutdown_grace,
+            "drain over: no new connections; calls in flight may finish"
+        );
         stopping.cancel();
 
         tokio::select! {
