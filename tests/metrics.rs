@@ -3,9 +3,12 @@
 
 mod common;
 
+use arbiter::config::Options;
 use arbiter::proto::{Board, CheckConnectFourRequest, JudgeTicTacToeRequest, PlayTicTacToeRequest};
-use common::{options, TestServer};
+use arbiter::server::Server;
+use common::TestServer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
 
 /// GETs /metrics from `address` and returns the body.
 async fn scrape(address: &str) -> String {
@@ -39,13 +42,14 @@ fn sample(metrics: &str, name: &str, labels: &[&str]) -> Option<f64> {
 
 #[tokio::test]
 async fn calls_codes_latency_games_and_rejections_are_counted() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let metrics_address = format!("127.0.0.1:{port}");
-    let server = TestServer::start_with(options(&["--metrics-listen", &metrics_address])).await;
+    // Both listeners bound on port 0 and handed to the server: no port is freed and
+    // bound again, so no other process can take it in between.
+    let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let metrics_address = metrics_listener.local_addr().unwrap().to_string();
+    let server = TestServer::start_server(
+        Server::new(Options::default()).with_metrics_listener(metrics_listener),
+    )
+    .await;
     let mut client = server.client().await;
 
     for _ in 0..2 {
