@@ -1,26 +1,20 @@
 //! Three Arbiter processes behind a client-side balancer: every replica serves a share,
 //! one is stopped with SIGTERM mid-run, calls keep succeeding on the others, and the
 //! games that were live on the stopped replica end with UNAVAILABLE, not a hang.
+//!
+//! Each replica listens on port 0 (gRPC and metrics) and the test reads the addresses
+//! it bound from its log, so no port is freed and bound again.
 
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{JudgeTicTacToeRequest, PlayTicTacToeRequest};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tonic::transport::channel::Change;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Code;
-
-/// `n` distinct free ports: the listeners are all held until every port is known.
-fn free_ports(n: usize) -> Vec<u16> {
-    let listeners: Vec<_> = (0..n)
-        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
-        .collect();
-    listeners
-        .iter()
-        .map(|l| l.local_addr().unwrap().port())
-        .collect()
-}
 
 /// One `arbiter` process, killed when dropped if still running.
 struct Replica {
@@ -30,22 +24,44 @@ struct Replica {
 }
 
 impl Replica {
-    fn start(grpc_port: u16, metrics_port: u16) -> Self {
-        let (grpc, metrics) = (
-            format!("127.0.0.1:{grpc_port}"),
-            format!("127.0.0.1:{metrics_port}"),
-        );
-        let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args(["--listen", &grpc, "--metrics-listen", &metrics])
-            .args(["--shutdown-grace", "1s"])
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
+    /// Starts a replica on ports the OS picks (port 0), with `args` added, and reads
+    /// the addresses it bound from its log.
+    async fn start(args: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
+            .args(args)
+            .env("RUST_LOG", "warn,arbiter=info")
+            .stdout(Stdio::piped())
             .spawn()
             .unwrap();
+        let (found, mut addresses) = tokio::sync::mpsc::unbounded_channel();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        // Reads the whole log, so that the server never blocks on a full pipe.
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if let Some((_, rest)) = line.split_once("arbiter listening on ") {
+                    let _ = found.send(("grpc", rest.trim().to_string()));
+                } else if let Some((_, rest)) = line.split_once("metrics on http://") {
+                    let address = rest.trim().trim_end_matches("/metrics").to_string();
+                    let _ = found.send(("metrics", address));
+                }
+            }
+        });
+        let (mut grpc, mut metrics) = (None, None);
+        while grpc.is_none() || metrics.is_none() {
+            let (kind, address) = tokio::time::timeout(Duration::from_secs(30), addresses.recv())
+                .await
+                .expect("no listening lines in 30 s")
+                .expect("the replica exited before logging its addresses");
+            match kind {
+                "grpc" => grpc = Some(address),
+                _ => metrics = Some(address),
+            }
+        }
         Self {
             child,
-            grpc,
-            metrics,
+            grpc: grpc.unwrap(),
+            metrics: metrics.unwrap(),
         }
     }
 
@@ -125,10 +141,10 @@ async fn steady_calls(mut client: ArbiterServiceClient<Channel>, count: usize) -
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_stops_and_the_others_carry_on() {
-    let ports = free_ports(6);
-    let mut replicas: Vec<Replica> = (0..3)
-        .map(|i| Replica::start(ports[2 * i], ports[2 * i + 1]))
-        .collect();
+    let mut replicas = Vec::new();
+    for _ in 0..3 {
+        replicas.push(Replica::start(&["--shutdown-drain", "1s", "--shutdown-grace", "1s"]).await);
+    }
     for replica in &replicas {
         replica.wait_ready().await;
     }
@@ -137,10 +153,7 @@ async fn a_replica_stops_and_the_others_carry_on() {
     let (balanced, discovery) = Channel::balance_channel::<usize>(8);
     for (key, replica) in replicas.iter().enumerate() {
         discovery
-            .send(tonic::transport::channel::Change::Insert(
-                key,
-                replica.endpoint(),
-            ))
+            .send(Change::Insert(key, replica.endpoint()))
             .await
             .unwrap();
     }
@@ -185,10 +198,7 @@ async fn a_replica_stops_and_the_others_carry_on() {
     stopping.terminate();
     // The stopping replica fails its readiness at once (health NOT_SERVING), so
     // discovery drops it; calls already routed to it may need a retry.
-    discovery
-        .send(tonic::transport::channel::Change::Remove(1))
-        .await
-        .unwrap();
+    discovery.send(Change::Remove(1)).await.unwrap();
 
     for (_moves, mut replies) in games {
         let ended = tokio::time::timeout(Duration::from_secs(15), replies.message())
