@@ -46,7 +46,9 @@ pub struct Options {
     pub max_request_bytes: usize,
 
     /// Calls in flight across the whole server beyond which new calls are refused at once
-    /// with RESOURCE_EXHAUSTED instead of queueing.
+    /// with RESOURCE_EXHAUSTED instead of queueing. A call counts until its handler
+    /// returns: an open stream (a live game) holds no slot (see --max-live-games), while
+    /// the arbiter_calls_in_flight metric counts it until it ends.
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_in_flight: u32,
 

@@ -3,10 +3,9 @@
 
 mod common;
 
-use arbiter::config::Options;
 use arbiter::proto::{Board, CheckConnectFourRequest, JudgeTicTacToeRequest, PlayTicTacToeRequest};
 use arbiter::server::Server;
-use common::TestServer;
+use common::{options, TestServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
@@ -47,7 +46,7 @@ async fn calls_codes_latency_games_and_rejections_are_counted() {
     let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let metrics_address = metrics_listener.local_addr().unwrap().to_string();
     let server = TestServer::start_server(
-        Server::new(Options::default()).with_metrics_listener(metrics_listener),
+        Server::new(options(&["--max-in-flight", "1"])).with_metrics_listener(metrics_listener),
     )
     .await;
     let mut client = server.client().await;
@@ -122,4 +121,30 @@ async fn calls_codes_latency_games_and_rejections_are_counted() {
     );
     assert_eq!(sample(&metrics, "arbiter_live_games", &[]), Some(0.0));
     assert_eq!(sample(&metrics, "arbiter_calls_in_flight", &[]), Some(0.0));
+
+    // An open stream counts in arbiter_calls_in_flight until it ends, but holds no
+    // --max-in-flight slot (1 here): a unary call still gets through beside it.
+    let (moves, outgoing) = tokio::sync::mpsc::channel(1);
+    let mut replies = client
+        .play_tic_tac_toe(tokio_stream::wrappers::ReceiverStream::new(outgoing))
+        .await
+        .unwrap()
+        .into_inner();
+    moves
+        .send(PlayTicTacToeRequest { row: 1, col: 1 })
+        .await
+        .unwrap();
+    assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 1);
+    client
+        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
+        .await
+        .expect("a unary call beside an open stream, with --max-in-flight 1");
+    let metrics = scrape(&metrics_address).await;
+    assert_eq!(
+        sample(&metrics, "arbiter_calls_in_flight", &[]),
+        Some(1.0),
+        "{metrics}"
+    );
+    drop(moves);
+    while replies.message().await.unwrap().is_some() {}
 }
