@@ -9,6 +9,7 @@
 //! Run it with `bash benches/load.sh` (which builds both servers and pins the cores);
 //! `bash benches/load.sh --help` lists the knobs.
 
+use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -231,28 +232,41 @@ fn workloads() -> Vec<Workload> {
     list
 }
 
-/// One server process, pinned, on a free loopback port.
+/// One server process, pinned, on a loopback port the OS picked.
 struct ServerProcess {
     child: Child,
     addr: SocketAddr,
 }
 
 impl ServerProcess {
+    /// Starts `binary` on port 0 and reads the address it bound from its start-up line
+    /// ("arbiter listening on ADDR", "baseline listening on ADDR"): no port is freed and
+    /// bound again, so no other process can take it in between.
     fn start(binary: &PathBuf, cpus: &str) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-        let child = Command::new("taskset")
+        let mut child = Command::new("taskset")
             .args(["-c", cpus])
             .arg(binary)
-            .args(["--listen", &addr.to_string()])
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
+            .args(["--listen", "127.0.0.1:0"])
+            .env("RUST_LOG", "warn,arbiter=info")
+            .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+        let addr = loop {
+            let line = match lines.next() {
+                Some(Ok(line)) => line,
+                _ => panic!("{} exited before listening", binary.display()),
+            };
+            if let Some((_, rest)) = line.split_once(" listening on ") {
+                let addr = rest.split_whitespace().next().unwrap_or_default();
+                break addr
+                    .parse::<SocketAddr>()
+                    .unwrap_or_else(|e| panic!("not an address in {line:?}: {e}"));
+            }
+        };
+        // Keep reading, so that the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
         Self { child, addr }
     }
 

@@ -16,8 +16,16 @@ pub struct Options {
     #[arg(long, env = "ARBITER_LISTEN", default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
 
-    /// After SIGTERM or Ctrl-C, how long calls in flight may take to finish before open
-    /// live-game streams are ended with UNAVAILABLE.
+    /// After SIGTERM or Ctrl-C, how long the server keeps accepting connections and
+    /// serving calls while its health already says NOT_SERVING, so that balancers and
+    /// readiness probes take it out of rotation before it stops accepting. 0s stops
+    /// accepting at once.
+    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
+    pub shutdown_drain: Duration,
+
+    /// After the drain (--shutdown-drain), when no new connection is taken any more: how
+    /// long calls in flight may take to finish before open live-game
+    /// streams are ended with UNAVAILABLE.
     #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
     pub shutdown_grace: Duration,
 
@@ -45,7 +53,9 @@ pub struct Options {
     pub max_request_bytes: usize,
 
     /// Calls in flight across the whole server beyond which new calls are refused at once
-    /// with RESOURCE_EXHAUSTED instead of queueing.
+    /// with RESOURCE_EXHAUSTED instead of queueing. A call counts until its handler
+    /// returns: an open stream (a live game) holds no slot (see --max-live-games), while
+    /// the arbiter_calls_in_flight metric counts it until it ends.
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_in_flight: u32,
 

@@ -1,6 +1,7 @@
 //! The gRPC server: the Arbiter service with health and reflection, and a graceful stop.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -33,9 +34,17 @@ pub enum ServerError {
     /// The transport failed, or refused the TLS set-up.
     #[error("serving: {0}")]
     Transport(#[from] tonic::transport::Error),
-    /// The metrics listener could not be set up.
+    /// The metrics recorder could not be set up.
     #[error("serving metrics: {0}")]
     Metrics(#[from] metrics_exporter_prometheus::BuildError),
+    /// The metrics listener could not be bound.
+    #[error("listening for metrics on {address}: {source}")]
+    MetricsListen {
+        /// The address asked for.
+        address: SocketAddr,
+        /// Why it could not be bound.
+        source: std::io::Error,
+    },
     /// A TLS file could not be read.
     #[error("reading {path}: {source}")]
     TlsFile {
@@ -51,6 +60,7 @@ pub struct Server {
     arbiter: Arbiter,
     health: HealthReporter,
     closing: CancellationToken,
+    metrics_listener: Option<TcpListener>,
     options: Options,
 }
 
@@ -62,8 +72,16 @@ impl Server {
             arbiter: Arbiter::new(options.stream_limits(), closing.clone()),
             health: HealthReporter::new(),
             closing,
+            metrics_listener: None,
             options,
         }
+    }
+
+    /// Serve metrics on `listener` rather than on a listener bound to the
+    /// `--metrics-listen` address: for callers that bind it themselves.
+    pub fn with_metrics_listener(mut self, listener: TcpListener) -> Self {
+        self.metrics_listener = Some(listener);
+        self
     }
 
     /// The count of live games of every kind, readable while the server runs.
@@ -73,9 +91,12 @@ impl Server {
 
     /// Serves on `listener` until `shutdown` completes, then stops gracefully.
     ///
-    /// On shutdown, health turns NOT_SERVING and no new connection is taken; calls in
-    /// flight get the grace period to finish, after which open live-game streams are
-    /// ended with UNAVAILABLE.
+    /// On shutdown, health turns NOT_SERVING at once, but connections are still accepted
+    /// and calls served for the drain delay (`--shutdown-drain`), while balancers take
+    /// the server out of rotation. Then no new connection is taken (the listener is
+    /// closed, so connecting is refused, and open connections get a GOAWAY); calls in
+    /// flight get the grace period (`--shutdown-grace`) to finish, after which open
+    /// live-game streams are ended with UNAVAILABLE.
     pub async fn run(
         self,
         listener: TcpListener,
@@ -85,12 +106,27 @@ impl Server {
             arbiter,
             health,
             closing,
+            metrics_listener,
             options,
         } = self;
         health.set_serving::<ArbiterServiceServer<Arbiter>>().await;
-        if let Some(address) = options.metrics_listen {
-            serve_metrics(address)?;
-            tracing::info!("metrics on http://{address}/metrics");
+        let metrics_listener = match (metrics_listener, options.metrics_listen) {
+            (Some(listener), _) => Some(listener),
+            (None, Some(address)) => Some(
+                TcpListener::bind(address)
+                    .await
+                    .map_err(|source| ServerError::MetricsListen { address, source })?,
+            ),
+            (None, None) => None,
+        };
+        if let Some(listener) = metrics_listener {
+            // The address actually bound: with port 0 the OS chose it.
+            let bound = listener.local_addr();
+            serve_metrics(listener)?;
+            match bound {
+                Ok(address) => tracing::info!("metrics on http://{address}/metrics"),
+                Err(error) => tracing::warn!(%error, "metrics served, address unknown"),
+            }
         }
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
@@ -147,9 +183,12 @@ impl Server {
             result = &mut serve => return Ok(result?),
             () = shutdown => {}
         }
+        // Drain: out of rotation first, still serving, so that calls a balancer sends
+        // before it learns of the stop are not refused.
         tracing::info!(
+            drain = ?options.shutdown_drain,
             grace = ?options.shutdown_grace,
-            "shutting down: no new connections; calls in flight may finish"
+            "shutting down: health NOT_SERVING; still accepting connections while draining"
         );
         health
             .set_not_serving::<ArbiterServiceServer<Arbiter>>()
@@ -157,6 +196,14 @@ impl Server {
         health
             .set_service_status("", ServingStatus::NotServing)
             .await;
+        tokio::select! {
+            result = &mut serve => return Ok(result?),
+            () = tokio::time::sleep(options.shutdown_drain) => {}
+        }
+        tracing::info!(
+            grace = ?options.shutdown_grace,
+            "drain over: no new connections; calls in flight may finish"
+        );
         stopping.cancel();
 
         tokio::select! {

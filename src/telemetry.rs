@@ -6,17 +6,25 @@
 //! (histogram), `arbiter_calls_in_flight`, and from the live-game stream
 //! `arbiter_live_games` and `arbiter_rejected_moves_total`.
 
+use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use http_body::{Body, Frame, SizeHint};
+use http_body_util::Full;
+use hyper::body::Bytes;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
 use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder};
+use tokio::net::TcpListener;
 use tonic::codegen::http;
 use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
+
+use crate::service::play::GameKind;
 
 /// The RPCs counted under their own name; any other path counts as `other`, so that
 /// callers cannot grow the label set.
@@ -40,15 +48,94 @@ const BUCKETS: [f64; 13] = [
     10.0,
 ];
 
-/// Serves the metrics in Prometheus's text format on `address` (any path) from now on.
-pub fn serve_metrics(address: SocketAddr) -> Result<(), BuildError> {
-    PrometheusBuilder::new()
-        .with_http_listener(address)
+/// How often the recorder's upkeep runs (drains histogram buffers), as the exporter's
+/// own listener would.
+const UPKEEP: Duration = Duration::from_secs(5);
+
+/// Describes every metric and registers those without per-call labels at zero, so that
+/// dashboards and alerts see them from the first scrape, before any game is played.
+fn register_metrics() {
+    metrics::describe_counter!(
+        "arbiter_calls_total",
+        "Calls answered, by RPC and gRPC status code."
+    );
+    metrics::describe_histogram!(
+        "arbiter_call_duration_seconds",
+        metrics::Unit::Seconds,
+        "Call duration, from request headers to the end of the reply, by RPC."
+    );
+    metrics::describe_gauge!(
+        "arbiter_calls_in_flight",
+        "Calls whose reply has not ended, open live-game streams included."
+    );
+    metrics::describe_gauge!(
+        "arbiter_live_games",
+        "Live games open now, by game (tic_tac_toe, othello, connect_four)."
+    );
+    metrics::describe_counter!(
+        "arbiter_rejected_moves_total",
+        "Live-game messages answered with `rejected` set, by game."
+    );
+    metrics::gauge!("arbiter_calls_in_flight").increment(0.0);
+    for game in GameKind::ALL {
+        metrics::gauge!("arbiter_live_games", "game" => game.label()).increment(0.0);
+        metrics::counter!("arbiter_rejected_moves_total", "game" => game.label()).increment(0);
+    }
+}
+
+/// Installs the metrics recorder and serves the metrics in Prometheus's text format over
+/// HTTP/1.1 on `listener` (any path) from now on. The caller binds the listener, so that
+/// it knows the address actually bound (port 0 included).
+pub fn serve_metrics(listener: TcpListener) -> Result<(), BuildError> {
+    let handle = PrometheusBuilder::new()
         .set_buckets_for_metric(
             Matcher::Full("arbiter_call_duration_seconds".into()),
             &BUCKETS,
         )?
-        .install()
+        .install_recorder()?;
+    register_metrics();
+    let upkeep = handle.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(UPKEEP);
+        loop {
+            every.tick().await;
+            upkeep.run_upkeep();
+        }
+    });
+    tokio::spawn(async move {
+        loop {
+            let stream = match listener.accept().await {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    // Out of file descriptors, most likely: wait rather than spin.
+                    tracing::warn!(%error, "metrics: cannot accept a connection");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let handle = handle.clone();
+            tokio::spawn(async move {
+                let scrape = service_fn(move |_request| {
+                    let text = handle.render();
+                    async move {
+                        let mut response = hyper::Response::new(Full::<Bytes>::from(text));
+                        response.headers_mut().insert(
+                            http::header::CONTENT_TYPE,
+                            http::HeaderValue::from_static("text/plain; version=0.0.4"),
+                        );
+                        Ok::<_, Infallible>(response)
+                    }
+                });
+                if let Err(error) = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), scrape)
+                    .await
+                {
+                    tracing::debug!(%error, "metrics: connection ended with an error");
+                }
+            });
+        }
+    });
+    Ok(())
 }
 
 /// The tower layer that counts every call.

@@ -4,8 +4,10 @@
 mod common;
 
 use arbiter::proto::{Board, CheckConnectFourRequest, JudgeTicTacToeRequest, PlayTicTacToeRequest};
+use arbiter::server::Server;
 use common::{options, TestServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
 
 /// GETs /metrics from `address` and returns the body.
 async fn scrape(address: &str) -> String {
@@ -39,13 +41,14 @@ fn sample(metrics: &str, name: &str, labels: &[&str]) -> Option<f64> {
 
 #[tokio::test]
 async fn calls_codes_latency_games_and_rejections_are_counted() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let metrics_address = format!("127.0.0.1:{port}");
-    let server = TestServer::start_with(options(&["--metrics-listen", &metrics_address])).await;
+    // Both listeners bound on port 0 and handed to the server: no port is freed and
+    // bound again, so no other process can take it in between.
+    let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let metrics_address = metrics_listener.local_addr().unwrap().to_string();
+    let server = TestServer::start_server(
+        Server::new(options(&["--max-in-flight", "1"])).with_metrics_listener(metrics_listener),
+    )
+    .await;
     let mut client = server.client().await;
 
     for _ in 0..2 {
@@ -113,9 +116,59 @@ async fn calls_codes_latency_games_and_rejections_are_counted() {
         "{metrics}"
     );
     assert_eq!(
-        sample(&metrics, "arbiter_rejected_moves_total", &[]),
+        sample(
+            &metrics,
+            "arbiter_rejected_moves_total",
+            &["game=\"tic_tac_toe\""]
+        ),
         Some(1.0)
     );
-    assert_eq!(sample(&metrics, "arbiter_live_games", &[]), Some(0.0));
+    for game in ["tic_tac_toe", "othello", "connect_four"] {
+        let label = format!("game=\"{game}\"");
+        assert_eq!(
+            sample(&metrics, "arbiter_live_games", &[&label]),
+            Some(0.0),
+            "{metrics}"
+        );
+    }
+    // Registered at start-up, before any game of these kinds was played.
+    for game in ["othello", "connect_four"] {
+        let label = format!("game=\"{game}\"");
+        assert_eq!(
+            sample(&metrics, "arbiter_rejected_moves_total", &[&label]),
+            Some(0.0),
+            "{metrics}"
+        );
+    }
+    assert!(
+        metrics.contains("# HELP arbiter_live_games Live games open now"),
+        "{metrics}"
+    );
     assert_eq!(sample(&metrics, "arbiter_calls_in_flight", &[]), Some(0.0));
+
+    // An open stream counts in arbiter_calls_in_flight until it ends, but holds no
+    // --max-in-flight slot (1 here): a unary call still gets through beside it.
+    let (moves, outgoing) = tokio::sync::mpsc::channel(1);
+    let mut replies = client
+        .play_tic_tac_toe(tokio_stream::wrappers::ReceiverStream::new(outgoing))
+        .await
+        .unwrap()
+        .into_inner();
+    moves
+        .send(PlayTicTacToeRequest { row: 1, col: 1 })
+        .await
+        .unwrap();
+    assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 1);
+    client
+        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
+        .await
+        .expect("a unary call beside an open stream, with --max-in-flight 1");
+    let metrics = scrape(&metrics_address).await;
+    assert_eq!(
+        sample(&metrics, "arbiter_calls_in_flight", &[]),
+        Some(1.0),
+        "{metrics}"
+    );
+    drop(moves);
+    while replies.message().await.unwrap().is_some() {}
 }

@@ -1,26 +1,23 @@
 //! Three Arbiter processes behind a client-side balancer: every replica serves a share,
 //! one is stopped with SIGTERM mid-run, calls keep succeeding on the others, and the
-//! games that were live on the stopped replica end with UNAVAILABLE, not a hang.
+//! games that were live on the stopped replica end with UNAVAILABLE, not a hang. And a
+//! rolling restart of all three under steady load, in which no call may fail.
+//!
+//! Each replica listens on port 0 (gRPC and metrics) and the test reads the addresses
+//! it bound from its log, so no port is freed and bound again.
 
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{JudgeTicTacToeRequest, PlayTicTacToeRequest};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tonic::transport::channel::Change;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Code;
-
-/// `n` distinct free ports: the listeners are all held until every port is known.
-fn free_ports(n: usize) -> Vec<u16> {
-    let listeners: Vec<_> = (0..n)
-        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
-        .collect();
-    listeners
-        .iter()
-        .map(|l| l.local_addr().unwrap().port())
-        .collect()
-}
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::{health_client::HealthClient, HealthCheckRequest};
 
 /// One `arbiter` process, killed when dropped if still running.
 struct Replica {
@@ -30,22 +27,44 @@ struct Replica {
 }
 
 impl Replica {
-    fn start(grpc_port: u16, metrics_port: u16) -> Self {
-        let (grpc, metrics) = (
-            format!("127.0.0.1:{grpc_port}"),
-            format!("127.0.0.1:{metrics_port}"),
-        );
-        let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args(["--listen", &grpc, "--metrics-listen", &metrics])
-            .args(["--shutdown-grace", "1s"])
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
+    /// Starts a replica on ports the OS picks (port 0), with `args` added, and reads
+    /// the addresses it bound from its log.
+    async fn start(args: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
+            .args(args)
+            .env("RUST_LOG", "warn,arbiter=info")
+            .stdout(Stdio::piped())
             .spawn()
             .unwrap();
+        let (found, mut addresses) = tokio::sync::mpsc::unbounded_channel();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        // Reads the whole log, so that the server never blocks on a full pipe.
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if let Some((_, rest)) = line.split_once("arbiter listening on ") {
+                    let _ = found.send(("grpc", rest.trim().to_string()));
+                } else if let Some((_, rest)) = line.split_once("metrics on http://") {
+                    let address = rest.trim().trim_end_matches("/metrics").to_string();
+                    let _ = found.send(("metrics", address));
+                }
+            }
+        });
+        let (mut grpc, mut metrics) = (None, None);
+        while grpc.is_none() || metrics.is_none() {
+            let (kind, address) = tokio::time::timeout(Duration::from_secs(30), addresses.recv())
+                .await
+                .expect("no listening lines in 30 s")
+                .expect("the replica exited before logging its addresses");
+            match kind {
+                "grpc" => grpc = Some(address),
+                _ => metrics = Some(address),
+            }
+        }
         Self {
             child,
-            grpc,
-            metrics,
+            grpc: grpc.unwrap(),
+            metrics: metrics.unwrap(),
         }
     }
 
@@ -59,6 +78,46 @@ impl Replica {
         let deadline = Instant::now() + Duration::from_secs(30);
         while self.endpoint().connect().await.is_err() {
             assert!(Instant::now() < deadline, "{} never served", self.grpc);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// What a readiness probe would see: the service's health over a new connection, as
+    /// the kubelet asks it, or `None` when the probe fails (no connection, no answer).
+    async fn probe(&self) -> Option<ServingStatus> {
+        let probe = async {
+            let channel = self.endpoint().connect().await.ok()?;
+            let reply = HealthClient::new(channel)
+                .check(HealthCheckRequest {
+                    service: "arbiter.v1.ArbiterService".into(),
+                })
+                .await
+                .ok()?;
+            Some(reply.into_inner().status())
+        };
+        tokio::time::timeout(Duration::from_secs(1), probe)
+            .await
+            .ok()
+            .flatten()
+    }
+
+    /// Waits until a probe says SERVING.
+    async fn wait_serving(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.probe().await != Some(ServingStatus::Serving) {
+            assert!(Instant::now() < deadline, "{} never served", self.grpc);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Waits for the process to exit, and returns whether it exited with status 0.
+    async fn wait_exit(&mut self) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.success();
+            }
+            assert!(Instant::now() < deadline, "{} did not exit", self.grpc);
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -125,10 +184,10 @@ async fn steady_calls(mut client: ArbiterServiceClient<Channel>, count: usize) -
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_stops_and_the_others_carry_on() {
-    let ports = free_ports(6);
-    let mut replicas: Vec<Replica> = (0..3)
-        .map(|i| Replica::start(ports[2 * i], ports[2 * i + 1]))
-        .collect();
+    let mut replicas = Vec::new();
+    for _ in 0..3 {
+        replicas.push(Replica::start(&["--shutdown-drain", "1s", "--shutdown-grace", "1s"]).await);
+    }
     for replica in &replicas {
         replica.wait_ready().await;
     }
@@ -137,10 +196,7 @@ async fn a_replica_stops_and_the_others_carry_on() {
     let (balanced, discovery) = Channel::balance_channel::<usize>(8);
     for (key, replica) in replicas.iter().enumerate() {
         discovery
-            .send(tonic::transport::channel::Change::Insert(
-                key,
-                replica.endpoint(),
-            ))
+            .send(Change::Insert(key, replica.endpoint()))
             .await
             .unwrap();
     }
@@ -184,11 +240,8 @@ async fn a_replica_stops_and_the_others_carry_on() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     stopping.terminate();
     // The stopping replica fails its readiness at once (health NOT_SERVING), so
-    // discovery drops it; calls already routed to it may need a retry.
-    discovery
-        .send(tonic::transport::channel::Change::Remove(1))
-        .await
-        .unwrap();
+    // discovery drops it; it still serves what was routed to it meanwhile.
+    discovery.send(Change::Remove(1)).await.unwrap();
 
     for (_moves, mut replies) in games {
         let ended = tokio::time::timeout(Duration::from_secs(15), replies.message())
@@ -201,8 +254,10 @@ async fn a_replica_stops_and_the_others_carry_on() {
     for task in load {
         retries += task.await.unwrap();
     }
+    // The replica drains (--shutdown-drain) before it stops accepting, so no call sent
+    // to it before the balancer dropped it is refused.
     eprintln!("{retries} calls were retried after UNAVAILABLE");
-    assert!(retries <= 24, "{retries} calls had to be retried");
+    assert_eq!(retries, 0, "{retries} calls had to be retried");
 
     // The stopped replica exited cleanly; the others still answer.
     let deadline = Instant::now() + Duration::from_secs(15);
@@ -219,4 +274,120 @@ async fn a_replica_stops_and_the_others_carry_on() {
     assert!(exit.success(), "{exit:?}");
     assert_eq!(steady_calls(client, 20).await, 0);
     replicas.clear();
+}
+
+/// What a load task saw: calls answered OK, and the failures (no retry is made).
+#[derive(Default)]
+struct Tally {
+    ok: u64,
+    failed: Vec<tonic::Status>,
+}
+
+/// Calls JudgeTicTacToe back to back until `stop`, never retrying.
+async fn load_until(
+    mut client: ArbiterServiceClient<Channel>,
+    stop: tokio_util::sync::CancellationToken,
+) -> Tally {
+    let mut tally = Tally::default();
+    while !stop.is_cancelled() {
+        match client
+            .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
+            .await
+        {
+            Ok(reply) => {
+                assert_eq!(reply.into_inner().moves_played, 0);
+                tally.ok += 1;
+            }
+            Err(status) => tally.failed.push(status),
+        }
+    }
+    tally
+}
+
+/// A rolling restart as a Deployment does it, one replica at a time under steady load:
+/// a replacement starts and joins once its health says SERVING; the old replica gets
+/// SIGTERM and leaves the balancer only once its health says NOT_SERVING (as the
+/// readiness probe would report it), and drains meanwhile. Not one call may fail, and
+/// no call is retried.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolling_restart_under_load_loses_no_call() {
+    const ARGS: [&str; 4] = ["--shutdown-drain", "2s", "--shutdown-grace", "1s"];
+    let mut replicas = Vec::new();
+    for key in 0..3usize {
+        let replica = Replica::start(&ARGS).await;
+        replica.wait_serving().await;
+        replicas.push((key, replica));
+    }
+    let (balanced, discovery) = Channel::balance_channel::<usize>(8);
+    for (key, replica) in &replicas {
+        discovery
+            .send(Change::Insert(*key, replica.endpoint()))
+            .await
+            .unwrap();
+    }
+    let client = ArbiterServiceClient::new(balanced);
+    let stop = tokio_util::sync::CancellationToken::new();
+    let load: Vec<_> = (0..8)
+        .map(|_| tokio::spawn(load_until(client.clone(), stop.clone())))
+        .collect();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let started = Instant::now();
+    let mut probes = Vec::new();
+    for next_key in 3..6usize {
+        // The replacement comes up and joins once ready.
+        let replacement = Replica::start(&ARGS).await;
+        replacement.wait_serving().await;
+        discovery
+            .send(Change::Insert(next_key, replacement.endpoint()))
+            .await
+            .unwrap();
+        // The oldest replica is told to stop; it leaves the balancer once a probe no
+        // longer says SERVING, a probe every 100 ms.
+        let (old_key, mut old) = replicas.remove(0);
+        old.terminate();
+        let seen = loop {
+            match old.probe().await {
+                Some(ServingStatus::Serving) => {
+                    tokio::time::sleep(Duration::from_millis(100)).await
+                }
+                other => break other,
+            }
+        };
+        discovery.send(Change::Remove(old_key)).await.unwrap();
+        probes.push(seen);
+        assert!(old.wait_exit().await, "{} did not exit with 0", old.grpc);
+        replicas.push((next_key, replacement));
+    }
+    let restart = started.elapsed();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop.cancel();
+
+    let mut total = Tally::default();
+    for task in load {
+        let tally = task.await.unwrap();
+        total.ok += tally.ok;
+        total.failed.extend(tally.failed);
+    }
+    eprintln!(
+        "rolling restart of 3 replicas in {restart:?}: {} calls OK, {} failed",
+        total.ok,
+        total.failed.len()
+    );
+    assert!(
+        total.failed.is_empty(),
+        "{} of {} calls failed, first: {:?}",
+        total.failed.len(),
+        total.ok + total.failed.len() as u64,
+        total.failed.first()
+    );
+    assert!(total.ok > 1000, "only {} calls: no real load", total.ok);
+    // Each stopping replica said NOT_SERVING while it still answered: it was taken out
+    // of rotation by its health, not by failing.
+    assert_eq!(probes, [Some(ServingStatus::NotServing); 3]);
+    // The replacements took over the load.
+    for (_, replica) in &replicas {
+        let share = replica.judged().await;
+        assert!(share > 0.0, "{} served no call", replica.grpc);
+    }
 }

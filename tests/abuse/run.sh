@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Abuse test: starts the release server on a free loopback port, runs abuse.py (hostile
+# Abuse test: starts the release server on loopback port 0, runs abuse.py (hostile
 # traffic while well-formed calls are checked), then checks the server is still up,
 # answering, and never panicked. Bounded in time; loopback only.
 #

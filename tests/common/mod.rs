@@ -29,9 +29,13 @@ impl TestServer {
 
     /// Starts a server with `options` on 127.0.0.1, port chosen by the OS.
     pub async fn start_with(options: Options) -> Self {
+        Self::start_server(Server::new(options)).await
+    }
+
+    /// Starts `server` on 127.0.0.1, port chosen by the OS.
+    pub async fn start_server(server: Server) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let server = Server::new(options);
         let live_games = server.live_games();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(server.run(listener, async {

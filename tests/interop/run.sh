@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Interop tests: builds the release server, starts it on a free port on 127.0.0.1, waits
-# for its health check to answer SERVING, runs the grpcurl and Python checks in
-# interop.py, and stops the server by its own pid whatever happens.
+# Interop tests: builds the release server, starts it on 127.0.0.1 port 0 (the address
+# it bound is read from its log), waits for its health check to answer SERVING, runs the
+# grpcurl and Python checks in interop.py, and stops the server by its own pid whatever
+# happens.
 #
 # Run by hand with: bash tests/interop/run.sh
 # It installs what it needs (tests/interop/requirements.txt) into .tools/venv, which git

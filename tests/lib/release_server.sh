@@ -2,9 +2,10 @@
 #
 # prepare_tools REQUIREMENTS  installs the Python packages into .tools/venv (git ignores
 #                             it) and sets $venv.
-# start_release_server        builds the release server, starts it on a free loopback
-#                             port and sets $address, $port, $pid and $log; the server is
-#                             stopped by its own pid when the script exits, whatever happens.
+# start_release_server        builds the release server, starts it on loopback port 0,
+#                             reads the address it bound from its log and sets $address,
+#                             $port, $pid and $log; the server is stopped by its own pid
+#                             when the script exits, whatever happens.
 # server_log_is_clean         fails, printing the log, if the server panicked or died.
 
 prepare_tools() {
@@ -15,12 +16,30 @@ prepare_tools() {
 
 start_release_server() {
   cargo build --release --bin arbiter
-  port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  address="127.0.0.1:$port"
   log=$(mktemp)
-  ./target/release/arbiter --listen "$address" >"$log" 2>&1 &
+  # Port 0: the OS picks a free port and the server keeps it; the address it bound is
+  # read from its start-up line ("arbiter listening on ADDR"). No port is freed and
+  # bound again, so no other process can take it in between.
+  ./target/release/arbiter --listen 127.0.0.1:0 >"$log" 2>&1 &
   pid=$!
   trap stop_release_server EXIT
+  address=
+  for _ in $(seq 1 600); do
+    address=$(sed -n 's/.*arbiter listening on \([0-9.]*:[0-9]*\).*/\1/p' "$log" | head -n 1)
+    [ -n "$address" ] && break
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "the server exited before listening; its log:" >&2
+      cat "$log" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  if [ -z "$address" ]; then
+    echo "the server logged no address in 60 s; its log:" >&2
+    cat "$log" >&2
+    return 1
+  fi
+  port=${address##*:}
 }
 
 stop_release_server() {

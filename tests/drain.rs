@@ -1,0 +1,115 @@
+//! The shutdown drain: after the stop signal, health says NOT_SERVING at once, yet a new
+//! connection is still accepted and served for `--shutdown-drain`; only then is the
+//! listener closed, while calls already in flight carry on through the grace period.
+
+mod common;
+
+use std::time::Duration;
+
+use arbiter::proto::{JudgeTicTacToeRequest, PlayTicTacToeRequest};
+use common::{options, TestServer};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::{Channel, Endpoint};
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::{health_client::HealthClient, HealthCheckRequest};
+
+const DRAIN: Duration = Duration::from_secs(3);
+
+async fn health(channel: Channel, service: &str) -> ServingStatus {
+    HealthClient::new(channel)
+        .check(HealthCheckRequest {
+            service: service.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .status()
+}
+
+#[tokio::test]
+async fn new_connections_are_served_during_the_drain_and_refused_after_it() {
+    let mut server = TestServer::start_with(options(&[
+        "--shutdown-drain",
+        "3s",
+        "--shutdown-grace",
+        "10s",
+    ]))
+    .await;
+    let before = server.channel().await;
+    // A game open before the stop keeps the server in its grace period after the drain.
+    let mut client =
+        arbiter::proto::arbiter_service_client::ArbiterServiceClient::new(before.clone());
+    let (moves, outgoing) = mpsc::channel(1);
+    let mut replies = client
+        .play_tic_tac_toe(ReceiverStream::new(outgoing))
+        .await
+        .unwrap()
+        .into_inner();
+    moves
+        .send(PlayTicTacToeRequest { row: 1, col: 1 })
+        .await
+        .unwrap();
+    assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 1);
+
+    server.begin_shutdown();
+    let stopped = Instant::now();
+    // Health turns NOT_SERVING as soon as the stop is seen, for the service and the server.
+    let deadline = stopped + Duration::from_secs(1);
+    while health(before.clone(), "arbiter.v1.ArbiterService").await != ServingStatus::NotServing {
+        assert!(
+            Instant::now() < deadline,
+            "health still SERVING after the stop"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(health(before.clone(), "").await, ServingStatus::NotServing);
+
+    // During the drain: a brand new connection is accepted and a unary call on it is
+    // answered, and its health check says NOT_SERVING.
+    let fresh = Endpoint::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .connect()
+        .await
+        .expect("a new connection during the drain");
+    let reply = arbiter::proto::arbiter_service_client::ArbiterServiceClient::new(fresh.clone())
+        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
+        .await
+        .expect("a call on a new connection during the drain");
+    assert_eq!(reply.into_inner().moves_played, 0);
+    assert_eq!(
+        health(fresh, "arbiter.v1.ArbiterService").await,
+        ServingStatus::NotServing
+    );
+    assert!(
+        stopped.elapsed() < DRAIN,
+        "the checks above took {:?}, longer than the drain: the test proves nothing",
+        stopped.elapsed()
+    );
+
+    // After the drain: the listener is closed, so connecting is refused (polled, so that
+    // a slow machine does not fail the test: only the outcome matters here)...
+    tokio::time::sleep_until(stopped + DRAIN).await;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match tokio::net::TcpStream::connect(server.addr).await {
+            Err(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => break,
+            other => assert!(
+                Instant::now() < deadline,
+                "connections still not refused 5 s after the drain: {other:?}"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // ... while the game in flight goes on: the server is in its grace period, not gone.
+    moves
+        .send(PlayTicTacToeRequest { row: 0, col: 0 })
+        .await
+        .unwrap();
+    assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 2);
+    drop(moves);
+    while replies.message().await.unwrap().is_some() {}
+    drop((replies, client, before));
+    server.shutdown().await.unwrap();
+}
