@@ -9,7 +9,7 @@ use crate::rules::grid::{Cell, Grid, GridError};
 use crate::rules::othello::{self, Color, OthelloError};
 use crate::rules::tic_tac_toe::{self, Game};
 
-use super::error::{ServiceError, Violation};
+use super::error::{echo, ServiceError, Violation};
 
 /// The most rows, and the most columns, a board may have.
 pub const MAX_SIDE: usize = 100;
@@ -288,7 +288,7 @@ fn color(text: &str, violations: &mut Vec<Violation>) -> Option<Color> {
     if color.is_none() {
         violations.push(Violation::new(
             "color",
-            format!("must be \"B\" or \"W\", got {text:?}"),
+            format!("must be \"B\" or \"W\", got {}", echo(text)),
         ));
     }
     color
