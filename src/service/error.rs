@@ -307,6 +307,7 @@ mod tests {
         assert_eq!(status.code(), Code::InvalidArgument);
         assert!(status.message().len() <= MAX_MESSAGE_BYTES);
         let bytes = trailer_bytes(&status);
+        println!("the worst reply: {bytes} bytes of trailers");
         assert!(bytes < 6 * 1024, "{bytes} bytes of trailers");
         let listed = status.get_details_bad_request().unwrap().field_violations;
         assert_eq!(listed.len(), MAX_LISTED_VIOLATIONS + 1);
