@@ -8,7 +8,7 @@ mod reference;
 use arbiter::rules::connect_four::{self, ConnectFourError};
 use arbiter::rules::grid::Cell;
 use arbiter::rules::othello::{self, Color};
-use arbiter::rules::tic_tac_toe::{self, Game, MoveError};
+use arbiter::rules::tic_tac_toe::{self, Game, MoveError, Verdict};
 use proptest::prelude::*;
 use reference::{at, naive_connect_four, naive_grid_problem, naive_othello_flips, NaiveReferee};
 
@@ -34,6 +34,20 @@ fn board(max_side: usize, alphabet: &'static [u8; 3]) -> impl Strategy<Value = V
                 .collect()
         })
     })
+}
+
+/// The engine's error for a move the naive referee refused with `kind`, at (`row`, `col`),
+/// after a game whose verdict was `verdict`.
+fn naive_move_error(kind: &str, row: i64, col: i64, verdict: Verdict) -> MoveError {
+    match kind {
+        "over" => MoveError::GameOver { verdict },
+        "outside" => MoveError::OutOfBoard { row, col },
+        "taken" => MoveError::Occupied {
+            row: row as usize,
+            col: col as usize,
+        },
+        other => panic!("the referee refused a move as {other:?}"),
+    }
 }
 
 proptest! {
@@ -120,13 +134,7 @@ proptest! {
             match (game.play(row, col), referee.play(row, col)) {
                 (Ok(verdict), Ok(expected)) => prop_assert_eq!(verdict, expected),
                 (Err(err), Err(kind)) => {
-                    let same_kind = matches!(
-                        (err, kind),
-                        (MoveError::GameOver { .. }, "over")
-                            | (MoveError::OutOfBoard { .. }, "outside")
-                            | (MoveError::Occupied { .. }, "taken")
-                    );
-                    prop_assert!(same_kind, "engine {:?}, reference {}", err, kind);
+                    prop_assert_eq!(err, naive_move_error(kind, row, col, before.verdict()));
                     prop_assert_eq!(&game, &before);
                 }
                 (engine, reference) => {
@@ -141,12 +149,34 @@ proptest! {
             prop_assert_eq!(game.rows().to_vec(), rendered);
             prop_assert_eq!(game.moves_played(), referee.moves);
         }
-        // Judging the whole list agrees with the move-by-move game up to the first refusal.
-        match tic_tac_toe::judge(moves.iter().copied().enumerate().map(|(i, (r, c))| {
-            if extremes && i == 3 { (i64::from(i32::MIN), c) } else { (r, c) }
-        })) {
-            Ok(judged) => prop_assert_eq!(judged.verdict(), game.verdict()),
-            Err(err) => prop_assert!(err.index < moves.len()),
+        // Judging the whole list agrees with a fresh naive referee: the same game if every
+        // move applies, else the first refused move's exact index and error.
+        let moves: Vec<(i64, i64)> = moves
+            .iter()
+            .enumerate()
+            .map(|(i, &(r, c))| if extremes && i == 3 { (i64::from(i32::MIN), c) } else { (r, c) })
+            .collect();
+        let mut referee = NaiveReferee::default();
+        let mut verdict = Verdict::Pending;
+        let mut refused = None;
+        for (index, &(row, col)) in moves.iter().enumerate() {
+            match referee.play(row, col) {
+                Ok(after) => verdict = after,
+                Err(kind) => {
+                    refused = Some((index, naive_move_error(kind, row, col, verdict)));
+                    break;
+                }
+            }
+        }
+        match (tic_tac_toe::judge(moves.iter().copied()), refused) {
+            (Ok(judged), None) => prop_assert_eq!(judged, game),
+            (Err(err), Some((index, expected))) => {
+                prop_assert_eq!(err.index, index);
+                prop_assert_eq!(err.error, expected);
+            }
+            (judged, refused) => {
+                prop_assert!(false, "judge {:?}, reference {:?}", judged, refused);
+            }
         }
     }
 

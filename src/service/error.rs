@@ -1,9 +1,69 @@
 //! Every error the service returns, and the one place they become gRPC statuses.
+//!
+//! Every error reply fits in a few KiB of trailers whatever the request held: gRPC clients
+//! built on the C core (Python, C++, Ruby, C#, PHP) refuse more than 8 KiB of metadata
+//! (soft limit; 16 KiB hard), grpc-java more than 8 KiB, and they would then see
+//! `RESOURCE_EXHAUSTED` instead of the error. So a reply lists at most
+//! [`MAX_LISTED_VIOLATIONS`] violations and then one saying how many were left out, cuts
+//! every field path and description, and its message (`grpc-message`) is a short summary;
+//! text echoed from the request is cut with [`echo`] where it is written.
+//!
+//! The worst case, all of it 4-byte characters: a message of at most
+//! [`MAX_MESSAGE_BYTES`] bytes, percent-encoded to at most 3 times that (768), and in
+//! `grpc-status-details-bin` a `google.rpc.Status` holding that message again and
+//! 11 violations of at most 64 + 200 bytes, about 3.3 KB, base64-encoded to about 4.4 KB:
+//! under 5.5 KB in all (see the test `the_worst_reply_fits_in_8_kib`).
 
 use std::fmt;
 
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
+
+/// The most violations one error reply lists; one more then says how many were left out.
+pub const MAX_LISTED_VIOLATIONS: usize = 10;
+/// The most bytes of a field path in an error reply.
+pub const MAX_FIELD_BYTES: usize = 64;
+/// The most bytes of a violation's description in an error reply.
+pub const MAX_DESCRIPTION_BYTES: usize = 200;
+/// The most bytes of an error reply's message (`grpc-message`, before percent-encoding).
+pub const MAX_MESSAGE_BYTES: usize = 256;
+/// The most characters of request text that [`echo`] shows.
+pub const MAX_ECHOED_CHARS: usize = 32;
+/// The most bytes of request text that [`echo`] shows, once escaped.
+pub const MAX_ECHOED_BYTES: usize = 128;
+
+/// `text` from a request, for a description: quoted and escaped as Rust's `{:?}` does, and
+/// cut past [`MAX_ECHOED_CHARS`] characters or [`MAX_ECHOED_BYTES`] bytes once escaped,
+/// with its full length: `"\u{1}\u{1}..." (900000 bytes)`.
+pub fn echo(text: &str) -> String {
+    let mut shown = String::new();
+    let mut escaped_bytes = 0;
+    for (count, ch) in text.chars().enumerate() {
+        let bytes: usize = ch.escape_debug().map(char::len_utf8).sum();
+        if count == MAX_ECHOED_CHARS || escaped_bytes + bytes > MAX_ECHOED_BYTES {
+            let quoted = format!("{shown:?}");
+            let open = quoted.strip_suffix('"').unwrap_or(&quoted);
+            return format!("{open}...\" ({} bytes)", text.len());
+        }
+        escaped_bytes += bytes;
+        shown.push(ch);
+    }
+    format!("{text:?}")
+}
+
+/// `text` cut to at most `max` bytes (at a character boundary), ending in `...` if cut.
+fn cut(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max.saturating_sub(3);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push_str("...");
+    text
+}
 
 /// One problem with one field of a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +94,7 @@ impl fmt::Display for Violation {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ServiceError {
     /// The request is malformed; one violation per problem found.
-    #[error("invalid {message}: {}", join(.violations))]
+    #[error("{}", summary(message, violations))]
     InvalidRequest {
         /// The request message's name.
         message: &'static str,
@@ -82,23 +142,74 @@ pub enum ServiceError {
     ShuttingDown,
 }
 
-fn join(violations: &[Violation]) -> String {
-    violations
-        .iter()
+/// A bad request's message, at most [`MAX_MESSAGE_BYTES`]: its first violation (cut), and
+/// how many more the details hold.
+fn summary(message: &str, violations: &[Violation]) -> String {
+    let more = match violations.len() {
+        0 | 1 => String::new(),
+        n => format!("; and {} more (see the BadRequest details)", n - 1),
+    };
+    let first = violations
+        .first()
         .map(Violation::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
+        .unwrap_or_default();
+    let head = cut(
+        format!("invalid {message}: {first}"),
+        MAX_MESSAGE_BYTES - more.len(),
+    );
+    head + &more
+}
+
+/// The violations a reply lists: at most [`MAX_LISTED_VIOLATIONS`], each cut, then one
+/// that says how many were left out and on which fields.
+fn listed(violations: Vec<Violation>) -> Vec<FieldViolation> {
+    let left_out = violations.len().saturating_sub(MAX_LISTED_VIOLATIONS);
+    let mut violations = violations.into_iter();
+    let mut listed: Vec<FieldViolation> = violations
+        .by_ref()
+        .take(MAX_LISTED_VIOLATIONS)
+        .map(|v| {
+            FieldViolation::new(
+                cut(v.field, MAX_FIELD_BYTES),
+                cut(v.description, MAX_DESCRIPTION_BYTES),
+            )
+        })
+        .collect();
+    if left_out > 0 {
+        // The fields left out, without their indexes (`board.rows[42]` is `board.rows`):
+        // the first of them names the extra violation, a few more its description.
+        let mut paths: Vec<String> = Vec::new();
+        for violation in violations {
+            let path = violation.field.split('[').next().unwrap_or_default();
+            if !paths.iter().any(|p| p == path) {
+                if paths.len() == 4 {
+                    break;
+                }
+                paths.push(cut(path.to_owned(), MAX_FIELD_BYTES));
+            }
+        }
+        let field = paths.first().cloned().unwrap_or_default();
+        let description = match paths.len() {
+            0 | 1 => format!("... and {left_out} more violations not listed"),
+            _ => format!(
+                "... and {left_out} more violations not listed, on {}",
+                paths.join(", ")
+            ),
+        };
+        listed.push(FieldViolation::new(
+            field,
+            cut(description, MAX_DESCRIPTION_BYTES),
+        ));
+    }
+    listed
 }
 
 impl From<ServiceError> for Status {
     fn from(error: ServiceError) -> Self {
-        let message = error.to_string();
+        let message = cut(error.to_string(), MAX_MESSAGE_BYTES);
         match error {
             ServiceError::InvalidRequest { violations, .. } => {
-                let violations: Vec<FieldViolation> = violations
-                    .into_iter()
-                    .map(|v| FieldViolation::new(v.field, v.description))
-                    .collect();
+                let violations = listed(violations);
                 Status::with_error_details(
                     Code::InvalidArgument,
                     message,
@@ -146,4 +257,127 @@ pub fn rewrite_transport_error<B>(
         }
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic::codegen::http::HeaderMap;
+
+    /// The bytes of the trailers `status` is sent as: every name and value.
+    fn trailer_bytes(status: &Status) -> usize {
+        let mut headers = HeaderMap::new();
+        status.add_header(&mut headers).unwrap();
+        headers
+            .iter()
+            .map(|(name, value)| name.as_str().len() + value.len())
+            .sum()
+    }
+
+    #[test]
+    fn echo_cuts_long_text_and_says_how_long_it_was() {
+        assert_eq!(echo("black"), "\"black\"");
+        assert_eq!(
+            echo(&"x".repeat(MAX_ECHOED_CHARS)),
+            format!("\"{}\"", "x".repeat(32))
+        );
+        // `\u{1}` is 5 bytes escaped: 25 of them fit in 128 bytes.
+        assert_eq!(
+            echo(&"\u{1}".repeat(900_000)),
+            format!("\"{}...\" (900000 bytes)", "\\u{1}".repeat(25))
+        );
+        assert_eq!(echo("\u{1}B"), "\"\\u{1}B\"");
+        assert_eq!(
+            echo(&"é".repeat(40)),
+            format!("\"{}...\" (80 bytes)", "é".repeat(32))
+        );
+    }
+
+    #[test]
+    fn cut_stops_at_a_character_boundary() {
+        assert_eq!(cut("abc".into(), 3), "abc");
+        assert_eq!(cut("abcdef".into(), 5), "ab...");
+        assert_eq!(cut("ééé".into(), 5), "é...");
+        assert_eq!(cut("ééé".into(), 4), "...");
+        assert_eq!(cut("ééé".into(), 6), "ééé");
+        assert_eq!(cut("éééé".into(), 7), "éé...");
+    }
+
+    #[test]
+    fn the_worst_reply_fits_in_8_kib() {
+        // Every field and description as long as can be, in 4-byte characters, which
+        // percent-encoding triples in the message.
+        let wide = "\u{1F600}".repeat(1000);
+        let violations: Vec<Violation> = (0..100_000)
+            .map(|i| Violation::new(format!("{wide}{i}"), wide.clone()))
+            .collect();
+        let status = Status::from(ServiceError::InvalidRequest {
+            message: "CheckOthelloMoveRequest",
+            violations,
+        });
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert!(status.message().len() <= MAX_MESSAGE_BYTES);
+        let bytes = trailer_bytes(&status);
+        println!("the worst reply: {bytes} bytes of trailers");
+        assert!(bytes < 6 * 1024, "{bytes} bytes of trailers");
+        let listed = status.get_details_bad_request().unwrap().field_violations;
+        assert_eq!(listed.len(), MAX_LISTED_VIOLATIONS + 1);
+        assert!(listed
+            .iter()
+            .all(|v| v.field.len() <= MAX_FIELD_BYTES
+                && v.description.len() <= MAX_DESCRIPTION_BYTES));
+        assert!(listed[10]
+            .description
+            .starts_with("... and 99990 more violations not listed"));
+    }
+
+    #[test]
+    fn the_summary_names_the_first_violation_and_counts_the_rest() {
+        let violations = vec![
+            Violation::new("board.rows[0]", "has 150 cells; at most 100 are allowed"),
+            Violation::new("board.rows[1]", "has 150 cells; at most 100 are allowed"),
+            Violation::new("color", "must be \"B\" or \"W\", got \"x\""),
+        ];
+        let error = ServiceError::InvalidRequest {
+            message: "CheckOthelloMoveRequest",
+            violations: violations.clone(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "invalid CheckOthelloMoveRequest: board.rows[0]: has 150 cells; at most 100 are \
+             allowed; and 2 more (see the BadRequest details)"
+        );
+        let status = Status::from(ServiceError::InvalidRequest {
+            message: "CheckOthelloMoveRequest",
+            violations: violations[..1].to_vec(),
+        });
+        assert_eq!(
+            status.message(),
+            "invalid CheckOthelloMoveRequest: board.rows[0]: has 150 cells; at most 100 are \
+             allowed"
+        );
+    }
+
+    #[test]
+    fn the_extra_violation_names_the_fields_left_out() {
+        let mut violations: Vec<Violation> = (0..12)
+            .map(|i| Violation::new(format!("board.rows[{i}]"), "bad"))
+            .collect();
+        let listed = super::listed(violations.clone());
+        assert_eq!(listed.len(), 11);
+        assert_eq!(listed[10].field, "board.rows");
+        assert_eq!(
+            listed[10].description,
+            "... and 2 more violations not listed"
+        );
+        violations.push(Violation::new("color", "bad"));
+        let listed = super::listed(violations);
+        assert_eq!(listed[10].field, "board.rows");
+        assert_eq!(
+            listed[10].description,
+            "... and 3 more violations not listed, on board.rows, color"
+        );
+        let listed = super::listed(vec![Violation::new("row", "bad")]);
+        assert_eq!(listed.len(), 1);
+    }
 }

@@ -11,7 +11,7 @@ use crate::rules::grid::{Cell, Grid, GridError};
 use crate::rules::othello::{self, Color, OthelloError};
 use crate::rules::tic_tac_toe::{self, Game};
 
-use super::error::{ServiceError, Violation};
+use super::error::{echo, ServiceError, Violation};
 
 /// The most rows, and the most columns, a board may have.
 pub const MAX_SIDE: usize = 100;
@@ -377,7 +377,7 @@ fn color(field: &str, text: &str, violations: &mut Vec<Violation>) -> Option<Col
     if color.is_none() {
         violations.push(Violation::new(
             field,
-            format!("must be \"B\" or \"W\", got {text:?}"),
+            format!("must be \"B\" or \"W\", got {}", echo(text)),
         ));
     }
     color

@@ -414,6 +414,47 @@ def python_bad_request_details(ctx):
 
 
 @check
+def python_large_bad_requests_fit_default_metadata_limits(ctx):
+    """The worst bad requests, from a channel with grpcio's default options (8 KiB soft,
+    16 KiB hard limit on received metadata): the error arrives as INVALID_ARGUMENT with
+    its BadRequest, not as RESOURCE_EXHAUSTED "received metadata size exceeds limit"."""
+    import grpc
+    from google.rpc import error_details_pb2
+    from grpc_status import rpc_status
+
+    pb, client = stub(ctx)  # grpc.insecure_channel(address), no options
+    color_length = (1 << 20) - 1024  # just under the server's 1 MiB request limit
+    rows = [f"board.rows[{i}]" for i in range(10)]
+    cases = [
+        ("a color of about 1 MiB",
+         pb.CheckOthelloMoveRequest(board=pb.Board(rows=["..."]), color="\x01" * color_length),
+         ["color"], f"({color_length} bytes)"),
+        ("100 rows of 150 cells",
+         pb.CheckOthelloMoveRequest(board=pb.Board(rows=["." * 150] * 100), color="B"),
+         rows + ["board.rows"], "... and 90 more violations not listed"),
+    ]
+    for what, request, fields, last in cases:
+        try:
+            client.CheckOthelloMove(request, timeout=30)
+        except grpc.RpcError as error:
+            equal(error.code(), grpc.StatusCode.INVALID_ARGUMENT,
+                  f"{what} ({error.details()[:200]!r})")
+            trailers = sum(len(k) + len(v) for k, v in error.trailing_metadata())
+            assert trailers < 8192, f"{what}: {trailers} bytes of trailing metadata"
+            status = rpc_status.from_call(error)
+            assert status is not None, f"{what}: no grpc-status-details-bin trailer"
+            [detail] = status.details
+            bad_request = error_details_pb2.BadRequest()
+            assert detail.Unpack(bad_request), detail.type_url
+            violations = [(v.field, v.description) for v in bad_request.field_violations]
+            equal([field for field, _ in violations], fields, f"{what}: fields")
+            assert violations[-1][1].endswith(last), f"{what}: {violations[-1]!r}"
+            print(f"     {what}: {trailers} bytes of trailing metadata (decoded)", flush=True)
+        else:
+            raise AssertionError(f"{what}: a bad request succeeded")
+
+
+@check
 def python_example_client(ctx):
     done = subprocess.run([sys.executable, str(REPO / "examples" / "python" / "client.py"),
                            ctx.address], capture_output=True, text=True, timeout=120)

@@ -1,0 +1,231 @@
+//! Error replies stay small whatever the request held: the worst requests over the wire,
+//! and the trailers the client receives measured as they are sent (`grpc-message`
+//! percent-encoded, `grpc-status-details-bin` in base64).
+//!
+//! gRPC clients on the C core (Python, C++, Ruby, C#, PHP) refuse more than 8 KiB of
+//! metadata by default, grpc-java too: past it they see RESOURCE_EXHAUSTED instead of the
+//! error, and lose its details. The client here accepts up to 64 MiB of headers, so that
+//! a server writing too much is measured rather than refused by the transport.
+
+mod common;
+
+use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+use arbiter::proto::{Board, CheckOthelloMoveRequest, JudgeTicTacToeRequest, TicTacToeMove};
+use common::TestServer;
+use tonic::codegen::http::HeaderMap;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Code, Status};
+use tonic_types::StatusExt;
+
+/// What every error reply must fit in.
+const LIMIT: usize = 8 * 1024;
+
+async fn client(server: &TestServer) -> ArbiterServiceClient<Channel> {
+    let channel = Endpoint::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .http2_max_header_list_size(64 << 20)
+        .connect()
+        .await
+        .unwrap();
+    ArbiterServiceClient::new(channel)
+        .max_decoding_message_size(usize::MAX)
+        .max_encoding_message_size(usize::MAX)
+}
+
+/// The bytes of `grpc-message` and `grpc-status-details-bin` as they travel (names and
+/// values), and those of every trailer the status came with.
+fn trailer_bytes(status: &Status) -> (usize, usize) {
+    let mut headers = HeaderMap::new();
+    status.add_header(&mut headers).unwrap();
+    let size = |(name, value): (&tonic::codegen::http::HeaderName, &_)| {
+        name.as_str().len() + tonic::codegen::http::HeaderValue::len(value)
+    };
+    let error = headers
+        .iter()
+        .filter(|(name, _)| *name == "grpc-message" || *name == "grpc-status-details-bin")
+        .map(size)
+        .sum();
+    (error, headers.iter().map(size).sum())
+}
+
+/// Checks `status` is INVALID_ARGUMENT in under 8 KiB of trailers, and returns its
+/// violations as (field, description).
+fn small_bad_request(what: &str, status: &Status) -> Vec<(String, String)> {
+    let (error, all) = trailer_bytes(status);
+    println!(
+        "{what}: {error} bytes of grpc-message and grpc-status-details-bin, {all} of trailers"
+    );
+    assert_eq!(
+        status.code(),
+        Code::InvalidArgument,
+        "{what}: {}",
+        &status.message()[..status.message().len().min(300)]
+    );
+    assert!(all < LIMIT, "{what}: {all} bytes of trailers");
+    assert!(
+        status.message().len() <= 256,
+        "{what}: a message of {} bytes",
+        status.message().len()
+    );
+    status
+        .get_details_bad_request()
+        .expect("a google.rpc.BadRequest detail")
+        .field_violations
+        .into_iter()
+        .map(|v| (v.field, v.description))
+        .collect()
+}
+
+fn othello(rows: Vec<String>, color: String) -> CheckOthelloMoveRequest {
+    CheckOthelloMoveRequest {
+        board: Some(Board { rows }),
+        row: 0,
+        col: 0,
+        color,
+    }
+}
+
+/// The first ten rows' violations, then one saying the other 90 were left out.
+fn assert_rows_listed(what: &str, found: &[(String, String)], cells: usize) {
+    let fields: Vec<&str> = found.iter().map(|(f, _)| f.as_str()).collect();
+    let mut expected: Vec<String> = (0..10).map(|i| format!("board.rows[{i}]")).collect();
+    expected.push("board.rows".into());
+    assert_eq!(fields, expected, "{what}");
+    for (_, description) in &found[..10] {
+        assert_eq!(
+            description,
+            &format!("has {cells} cells; at most 100 are allowed"),
+            "{what}"
+        );
+    }
+    assert_eq!(
+        found[10].1, "... and 90 more violations not listed",
+        "{what}"
+    );
+}
+
+#[tokio::test]
+async fn a_color_of_a_mebibyte_is_echoed_short() {
+    let server = TestServer::start().await;
+    let mut client = client(&server).await;
+    // Just under the default 1 MiB request limit, so the request is decoded.
+    let length = (1 << 20) - 1024;
+    let status = client
+        .check_othello_move(othello(vec!["...".into()], "\u{1}".repeat(length)))
+        .await
+        .unwrap_err();
+    let found = small_bad_request("1 MiB color", &status);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "color");
+    assert_eq!(
+        found[0].1,
+        format!(
+            "must be \"B\" or \"W\", got \"{}...\" ({length} bytes)",
+            "\\u{1}".repeat(25)
+        )
+    );
+    assert_eq!(
+        status.message(),
+        format!("invalid CheckOthelloMoveRequest: color: {}", found[0].1)
+    );
+}
+
+#[tokio::test]
+async fn a_hundred_rows_too_wide_list_ten() {
+    let server = TestServer::start().await;
+    let mut client = client(&server).await;
+    for (what, cell, cells) in [
+        ("100 rows of 150 cells", ".", 150),
+        ("100 rows of 101 cells", ".", 101),
+        ("100 rows of 150 'é'", "é", 150),
+    ] {
+        let rows = vec![cell.repeat(cells); 100];
+        let status = client
+            .check_othello_move(othello(rows, "B".into()))
+            .await
+            .unwrap_err();
+        let found = small_bad_request(what, &status);
+        assert_rows_listed(what, &found, cells);
+        assert_eq!(
+            status.message(),
+            format!(
+                "invalid CheckOthelloMoveRequest: board.rows[0]: has {cells} cells; at most \
+                 100 are allowed; and 99 more (see the BadRequest details)"
+            ),
+            "{what}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_problem_at_once_is_counted() {
+    let server = TestServer::start().await;
+    let mut client = client(&server).await;
+    // 100 bad rows, a bad row and column, and a bad color of half a mebibyte.
+    let status = client
+        .check_othello_move(CheckOthelloMoveRequest {
+            board: Some(Board {
+                rows: vec![".".repeat(150); 100],
+            }),
+            row: -1,
+            col: -1,
+            color: "\u{202e}".repeat(170_000),
+        })
+        .await
+        .unwrap_err();
+    let found = small_bad_request("every problem at once", &status);
+    assert_eq!(found.len(), 11);
+    assert_eq!(found[10].0, "board.rows");
+    assert_eq!(
+        found[10].1,
+        "... and 93 more violations not listed, on board.rows, row, col, color"
+    );
+}
+
+#[tokio::test]
+async fn a_hundred_rows_of_wide_characters_name_the_first() {
+    let server = TestServer::start().await;
+    let mut client = client(&server).await;
+    // 100 characters but 200 bytes a row: the size is fine, the first character is not.
+    let rows = vec!["é".repeat(100); 100];
+    let status = client
+        .check_othello_move(othello(rows, "B".into()))
+        .await
+        .unwrap_err();
+    let found = small_bad_request("100 rows of 100 'é'", &status);
+    assert_eq!(
+        found,
+        vec![(
+            "board.rows[0]".into(),
+            "row 0, column 0: 'é' is not one of \".BW\"".into()
+        )]
+    );
+}
+
+#[tokio::test]
+async fn five_thousand_moves_off_the_board_name_the_first() {
+    let server = TestServer::start().await;
+    let mut client = client(&server).await;
+    let moves = (0..5000)
+        .map(|i| TicTacToeMove {
+            row: i32::MIN + i,
+            col: i32::MAX - i,
+        })
+        .collect();
+    let status = client
+        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves })
+        .await
+        .unwrap_err();
+    let found = small_bad_request("5,000 moves off the board", &status);
+    assert_eq!(
+        found,
+        vec![(
+            "moves[0]".into(),
+            format!(
+                "square ({}, {}) is outside the board: row and col must be 0, 1 or 2",
+                i32::MIN,
+                i32::MAX
+            )
+        )]
+    );
+}
