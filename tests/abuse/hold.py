@@ -124,6 +124,8 @@ def main():
     threading.Thread(target=pump, daemon=True).start()
     setup = framed(othello_setup(args.side))
     move = framed(othello_move(0, 0))
+    time.sleep(0.5)  # the server's SETTINGS and window updates
+    pending = {}
     with lock:
         for _ in range(args.streams):
             stream = conn.get_next_available_stream_id()
@@ -132,8 +134,27 @@ def main():
                 (":path", "/arbiter.v1.ArbiterService/PlayOthello"),
                 ("content-type", "application/grpc"), ("te", "trailers"),
             ])
-            conn.send_data(stream, setup + move * 4)
+            pending[stream] = setup + move * 4
         sock.sendall(conn.data_to_send())
+    # Send every stream's messages as the server's windows allow: it opens them only as
+    # it reads, so this also shows how much it takes in from a client it cannot answer.
+    deadline = time.monotonic() + 10
+    while pending and time.monotonic() < deadline and not closed.is_set():
+        with lock:
+            for stream in list(pending):
+                room = min(conn.local_flow_control_window(stream), conn.max_outbound_frame_size)
+                if room > 0:
+                    data = pending[stream]
+                    conn.send_data(stream, data[:room])
+                    if len(data) > room:
+                        pending[stream] = data[room:]
+                    else:
+                        del pending[stream]
+            out = conn.data_to_send()
+        if out:
+            sock.sendall(out)
+        time.sleep(0.01)
+    print(f"streams whose messages the server did not take in whole: {len(pending)}")
     time.sleep(args.hold)
     held = rss_kib(args.pid)
     print(f"streams: {args.streams}, board {args.side}x{args.side}")
