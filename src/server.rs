@@ -15,9 +15,9 @@ use tonic_health::ServingStatus;
 use tower::ServiceBuilder;
 
 use crate::config::Options;
+use crate::layers::rewrite_transport_error;
 use crate::proto::arbiter_service_server::ArbiterServiceServer;
 use crate::proto::FILE_DESCRIPTOR_SET;
-use crate::service::error::rewrite_transport_error;
 use crate::service::play::LiveGames;
 use crate::service::Arbiter;
 use crate::telemetry::{serve_metrics, CallMetricsLayer};

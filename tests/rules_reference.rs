@@ -5,7 +5,7 @@
 
 mod reference;
 
-use arbiter::rules::connect_four::{self, ConnectFourError};
+use arbiter::rules::connect_four;
 use arbiter::rules::grid::Cell;
 use arbiter::rules::othello::{self, Color};
 use arbiter::rules::tic_tac_toe::{self, Game, MoveError, Verdict};
@@ -43,8 +43,7 @@ fn naive_move_error(kind: &str, row: i64, col: i64, verdict: Verdict) -> MoveErr
         "over" => MoveError::GameOver { verdict },
         "outside" => MoveError::OutOfBoard { row, col },
         "taken" => MoveError::Occupied {
-            row: row as usize,
-            col: col as usize,
+            cell: Cell::new(row as usize, col as usize),
         },
         other => panic!("the referee refused a move as {other:?}"),
     }
@@ -62,7 +61,7 @@ proptest! {
         let board = othello::Board::parse(&rows).unwrap();
         let target = Cell::new(pick.0.index(rows.len()), pick.1.index(rows[0].len()));
         let color = if black { Color::Black } else { Color::White };
-        let check = board.check_move(target, color).unwrap();
+        let check = board.check_move(target, color);
         let expected = naive_othello_flips(&rows, target, color);
         prop_assert_eq!(check.legal, !expected.is_empty());
         prop_assert_eq!(check.flips, expected.into_iter().collect::<Vec<_>>());
@@ -79,13 +78,14 @@ proptest! {
         let found = at(&rows, target.row, target.col);
         for player in [connect_four::Player::One, connect_four::Player::Two] {
             let answer = board.winning_run(target, player, run_length);
+            let owned = board.check_piece(target, player);
             if found == player.byte() {
                 let expected = naive_connect_four(&rows, target, found, run_length);
-                prop_assert_eq!(answer, Ok(expected));
+                prop_assert_eq!(owned, Ok(()));
+                prop_assert_eq!(answer, expected);
             } else {
-                let is_not_players_piece =
-                    matches!(answer, Err(ConnectFourError::NotPlayersPiece { .. }));
-                prop_assert!(is_not_players_piece);
+                prop_assert_eq!(owned.map_err(|e| e.found), Err(char::from(found)));
+                prop_assert_eq!(answer, None);
             }
         }
     }

@@ -65,29 +65,16 @@ impl Player {
     }
 }
 
-/// Why a Connect Four question cannot be answered.
+/// The asked cell does not hold the player's piece, so it cannot be the piece just placed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ConnectFourError {
-    /// The asked cell is not on the board.
-    #[error("cell {cell} is outside the {rows}x{cols} board")]
-    OutOfBoard {
-        /// The asked cell.
-        cell: Cell,
-        /// The board's row count.
-        rows: usize,
-        /// The board's column count.
-        cols: usize,
-    },
-    /// The asked cell does not hold the player's piece.
-    #[error("cell {cell} holds {found:?}, not player {expected}'s piece", expected = char::from(*.player))]
-    NotPlayersPiece {
-        /// The asked cell.
-        cell: Cell,
-        /// The player asked about, as its board character.
-        player: u8,
-        /// What the cell holds.
-        found: char,
-    },
+#[error("cell {cell} holds {found:?}, not player {expected}'s piece", expected = char::from(*.player))]
+pub struct NotPlayersPiece {
+    /// The asked cell.
+    pub cell: Cell,
+    /// The player asked about, as its board character.
+    pub player: u8,
+    /// What the cell holds.
+    pub found: char,
 }
 
 /// A Connect Four board of any rectangular size.
@@ -107,32 +94,33 @@ impl Board {
         &self.grid
     }
 
-    /// The winning run through `cell`, end to end, if `player`'s piece there is part of
-    /// an unbroken run of at least `run_length` of their pieces on one line.
+    /// Checks that `cell` (a cell this board located, see [`Grid::locate`]) holds
+    /// `player`'s piece, as the piece just placed must.
+    pub fn check_piece(&self, cell: Cell, player: Player) -> Result<(), NotPlayersPiece> {
+        match self.grid.get(cell) {
+            Some(found) if found == player.byte() => Ok(()),
+            found => Err(NotPlayersPiece {
+                cell,
+                player: player.byte(),
+                found: found.map_or(char::REPLACEMENT_CHARACTER, char::from),
+            }),
+        }
+    }
+
+    /// The winning run through `cell`, end to end, if `player`'s piece there (checked
+    /// by [`Board::check_piece`]) is part of an unbroken run of at least `run_length` of
+    /// their pieces on one line.
     ///
     /// The lines are checked horizontal, vertical, diagonal down-right, diagonal
     /// down-left, and the first that wins gives the run. Runs longer than `run_length`
-    /// win too; a `run_length` of 0 or 1 is met by the piece alone.
-    pub fn winning_run(
-        &self,
-        cell: Cell,
-        player: Player,
-        run_length: usize,
-    ) -> Result<Option<Vec<Cell>>, ConnectFourError> {
-        let found = self.grid.get(cell).ok_or(ConnectFourError::OutOfBoard {
-            cell,
-            rows: self.grid.rows(),
-            cols: self.grid.cols(),
-        })?;
+    /// win too; a `run_length` of 0 or 1 is met by the piece alone. A cell that does not
+    /// hold the player's piece is part of no run.
+    pub fn winning_run(&self, cell: Cell, player: Player, run_length: usize) -> Option<Vec<Cell>> {
         let own = player.byte();
-        if found != own {
-            return Err(ConnectFourError::NotPlayersPiece {
-                cell,
-                player: own,
-                found: char::from(found),
-            });
+        if self.grid.get(cell) != Some(own) {
+            return None;
         }
-        Ok(self.run_through(cell, own, run_length))
+        self.run_through(cell, own, run_length)
     }
 
     /// The first line's run of `own` pieces through the on-board `cell` (which holds
@@ -298,7 +286,6 @@ mod tests {
         Board::parse(rows)
             .unwrap()
             .winning_run(Cell::new(row, col), player, DEFAULT_RUN_LENGTH)
-            .unwrap()
     }
 
     #[test]
@@ -359,30 +346,26 @@ mod tests {
     }
 
     #[test]
-    fn wrong_piece_is_an_error() {
+    fn only_the_players_piece_is_checked() {
         let board = Board::parse(&["120"]).unwrap();
+        assert_eq!(board.check_piece(Cell::new(0, 0), Player::One), Ok(()));
         assert_eq!(
-            board.winning_run(Cell::new(0, 1), Player::One, 4),
-            Err(ConnectFourError::NotPlayersPiece {
+            board.check_piece(Cell::new(0, 1), Player::One),
+            Err(NotPlayersPiece {
                 cell: Cell::new(0, 1),
                 player: b'1',
                 found: '2'
             })
         );
-        assert!(matches!(
-            board.winning_run(Cell::new(0, 3), Player::One, 4),
-            Err(ConnectFourError::OutOfBoard { .. })
-        ));
+        assert_eq!(board.winning_run(Cell::new(0, 1), Player::One, 1), None);
     }
 
     #[test]
     fn run_length_longer_than_the_board_cannot_win() {
         let board = Board::parse(&["1111"]).unwrap();
-        assert_eq!(board.winning_run(Cell::new(0, 0), Player::One, 5), Ok(None));
+        assert_eq!(board.winning_run(Cell::new(0, 0), Player::One, 5), None);
         assert_eq!(
-            board
-                .winning_run(Cell::new(0, 0), Player::One, usize::MAX)
-                .unwrap(),
+            board.winning_run(Cell::new(0, 0), Player::One, usize::MAX),
             None
         );
     }

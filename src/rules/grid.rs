@@ -25,6 +25,32 @@ impl fmt::Display for Cell {
     }
 }
 
+/// Coordinates that are not a cell of a grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("({row}, {col}) is outside the {rows}x{cols} board")]
+pub struct OffBoard {
+    /// The asked row.
+    pub row: i64,
+    /// The asked column.
+    pub col: i64,
+    /// The grid's row count.
+    pub rows: usize,
+    /// The grid's column count.
+    pub cols: usize,
+}
+
+impl OffBoard {
+    /// Whether the row is off the board (negative, or past the last row).
+    pub fn row_is_off(&self) -> bool {
+        usize::try_from(self.row).map_or(true, |row| row >= self.rows)
+    }
+
+    /// Whether the column is off the board (negative, or past the last column).
+    pub fn col_is_off(&self) -> bool {
+        usize::try_from(self.col).map_or(true, |col| col >= self.cols)
+    }
+}
+
 /// Why a list of rows is not a board of a game.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GridError {
@@ -156,14 +182,19 @@ impl Grid {
         }
     }
 
-    /// The cell at (`row`, `col`) when both lie on the board: the one way to turn
-    /// untrusted coordinates into a [`Cell`] of this grid.
-    pub fn cell_at(&self, row: i64, col: i64) -> Option<Cell> {
-        let cell = Cell {
-            row: usize::try_from(row).ok()?,
-            col: usize::try_from(col).ok()?,
-        };
-        self.contains(cell).then_some(cell)
+    /// The cell at (`row`, `col`), or which of them lies off the board: the one place
+    /// where untrusted coordinates become a [`Cell`] of this grid.
+    pub fn locate(&self, row: i64, col: i64) -> Result<Cell, OffBoard> {
+        let on = |value: i64, len: usize| usize::try_from(value).ok().filter(|&i| i < len);
+        match (on(row, self.rows), on(col, self.cols)) {
+            (Some(row), Some(col)) => Ok(Cell { row, col }),
+            _ => Err(OffBoard {
+                row,
+                col,
+                rows: self.rows,
+                cols: self.cols,
+            }),
+        }
     }
 
     /// Puts `byte` at the on-board `cell`.
@@ -184,11 +215,6 @@ impl Grid {
             // Every byte is ASCII from the game's alphabet.
             .map(|row| row.iter().map(|&b| char::from(b)).collect())
             .collect()
-    }
-
-    /// One row's cells, left to right.
-    pub fn row(&self, row: usize) -> &[u8] {
-        &self.cells[row * self.cols..(row + 1) * self.cols]
     }
 }
 
@@ -217,7 +243,7 @@ mod tests {
         assert_eq!((grid.rows(), grid.cols()), (3, 2));
         assert_eq!(grid.get(Cell::new(1, 0)), Some(b'b'));
         assert_eq!(grid.get(Cell::new(3, 0)), None);
-        assert_eq!(grid.row(2), b"aa");
+        assert_eq!(grid.to_rows()[2], "aa");
     }
 
     #[test]
@@ -245,6 +271,17 @@ mod tests {
                 alphabet: "ab"
             })
         );
+    }
+
+    #[test]
+    fn locates_only_cells_on_the_board() {
+        let grid = Grid::parse(&["aaa", "aaa"], "a").unwrap();
+        assert_eq!(grid.locate(1, 2), Ok(Cell::new(1, 2)));
+        let off = grid.locate(2, -1).unwrap_err();
+        assert!(off.row_is_off() && off.col_is_off());
+        let off = grid.locate(i64::from(i32::MAX), 0).unwrap_err();
+        assert!(off.row_is_off() && !off.col_is_off());
+        assert_eq!(off.to_string(), "(2147483647, 0) is outside the 2x3 board");
     }
 
     #[test]

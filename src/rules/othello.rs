@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::grid::{Cell, Grid, GridError};
+use super::grid::{Cell, Grid, GridError, OffBoard};
 
 /// The characters of an Othello board: `.` empty, `B` black, `W` white.
 pub const ALPHABET: &str = ".BW";
@@ -71,21 +71,6 @@ impl Color {
     }
 }
 
-/// Why an Othello question cannot be answered.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OthelloError {
-    /// The asked cell is not on the board.
-    #[error("cell {cell} is outside the {rows}x{cols} board")]
-    OutOfBoard {
-        /// The asked cell.
-        cell: Cell,
-        /// The board's row count.
-        rows: usize,
-        /// The board's column count.
-        cols: usize,
-    },
-}
-
 /// An Othello board of any rectangular size (8x8 is the standard).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Board {
@@ -103,23 +88,17 @@ impl Board {
         &self.grid
     }
 
-    /// Whether a disc of `color` at `cell` is legal, and what it turns over.
+    /// Whether a disc of `color` at `cell` (a cell this board located, see
+    /// [`Grid::locate`]) is legal, and what it turns over.
     ///
     /// An occupied cell is simply not a legal move.
-    pub fn check_move(&self, cell: Cell, color: Color) -> Result<MoveCheck, OthelloError> {
-        if !self.grid.contains(cell) {
-            return Err(OthelloError::OutOfBoard {
-                cell,
-                rows: self.grid.rows(),
-                cols: self.grid.cols(),
-            });
-        }
+    pub fn check_move(&self, cell: Cell, color: Color) -> MoveCheck {
         let mut flips = Vec::new();
         self.collect_flips(cell, color, &mut flips);
-        Ok(MoveCheck {
+        MoveCheck {
             legal: !flips.is_empty(),
             flips,
-        })
+        }
     }
 
     /// Every legal move of `color`, row-major, each with the discs it turns over.
@@ -158,16 +137,17 @@ impl Board {
             .collect()
     }
 
-    /// Fills `flips` (cleared first) with the discs a `color` disc at the on-board `cell`
-    /// would turn over, row-major: empty when the move is not legal.
+    /// Fills `flips` (cleared first) with the discs a `color` disc at `cell` would turn
+    /// over, row-major: empty when the move is not legal (a cell off this board, which
+    /// only a caller mixing up boards could pass, is not legal either).
     fn collect_flips(&self, cell: Cell, color: Color, flips: &mut Vec<Cell>) {
         flips.clear();
+        if self.grid.get(cell) != Some(EMPTY) {
+            return;
+        }
         let (rows, cols) = (self.grid.rows(), self.grid.cols());
         let cells = self.grid.cells();
         let start = cell.row * cols + cell.col;
-        if cells[start] != EMPTY {
-            return;
-        }
         let (own, other) = (color.byte(), color.opponent().byte());
         for (dr, dc) in DIRECTIONS {
             // How many steps from `cell` stay on the board in this direction.
@@ -229,17 +209,8 @@ pub const STANDARD_START: [&str; 8] = [
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlayError {
     /// The cell is not on the board.
-    #[error("({row}, {col}) is outside the {rows}x{cols} board")]
-    OffBoard {
-        /// The asked row.
-        row: i64,
-        /// The asked column.
-        col: i64,
-        /// The board's row count.
-        rows: usize,
-        /// The board's column count.
-        cols: usize,
-    },
+    #[error(transparent)]
+    OffBoard(#[from] OffBoard),
     /// The cell already holds a disc.
     #[error("{cell} is already taken")]
     Occupied {
@@ -324,12 +295,7 @@ impl Game {
     /// brackets, and hands the turn on.
     pub fn play(&mut self, row: i64, col: i64) -> Result<Turn, PlayError> {
         let grid = self.board.grid();
-        let cell = grid.cell_at(row, col).ok_or(PlayError::OffBoard {
-            row,
-            col,
-            rows: grid.rows(),
-            cols: grid.cols(),
-        })?;
+        let cell = grid.locate(row, col)?;
         let color = self.to_move.ok_or(PlayError::GameOver)?;
         if grid.get(cell) != Some(EMPTY) {
             return Err(PlayError::Occupied { cell });
@@ -423,7 +389,7 @@ mod tests {
             "...B....", "...W....", "...W....", "...W....", "WBB.WWWB", "...B....", "...B....",
             "...W....",
         ]);
-        let check = b.check_move(Cell::new(4, 3), Color::Black).unwrap();
+        let check = b.check_move(Cell::new(4, 3), Color::Black);
         assert!(check.legal);
         assert_eq!(
             check.flips,
@@ -445,41 +411,32 @@ mod tests {
             "........", ".B..W...", "..W.....", "...WB...", "........", "....BW..", "......W.",
             ".......B",
         ]);
-        let check = b.check_move(Cell::new(4, 4), Color::White).unwrap();
+        let check = b.check_move(Cell::new(4, 4), Color::White);
         assert_eq!(check, MoveCheck::default());
     }
 
     #[test]
     fn occupied_cell_is_not_legal() {
         let b = board(&["BWB"]);
-        assert!(!b.check_move(Cell::new(0, 1), Color::Black).unwrap().legal);
+        assert!(!b.check_move(Cell::new(0, 1), Color::Black).legal);
     }
 
     #[test]
     fn adjacent_own_disc_is_no_line() {
         let b = board(&[".B"]);
-        assert!(!b.check_move(Cell::new(0, 0), Color::Black).unwrap().legal);
+        assert!(!b.check_move(Cell::new(0, 0), Color::Black).legal);
     }
 
     #[test]
     fn line_reaching_the_edge_does_not_close() {
         let b = board(&[".WW"]);
-        assert!(!b.check_move(Cell::new(0, 0), Color::Black).unwrap().legal);
+        assert!(!b.check_move(Cell::new(0, 0), Color::Black).legal);
     }
 
     #[test]
     fn gap_breaks_a_line() {
         let b = board(&[".W.B"]);
-        assert!(!b.check_move(Cell::new(0, 0), Color::Black).unwrap().legal);
-    }
-
-    #[test]
-    fn out_of_board_is_an_error() {
-        let b = board(&["..."]);
-        assert!(matches!(
-            b.check_move(Cell::new(1, 0), Color::White),
-            Err(OthelloError::OutOfBoard { .. })
-        ));
+        assert!(!b.check_move(Cell::new(0, 0), Color::Black).legal);
     }
 
     #[test]
@@ -524,7 +481,7 @@ mod tests {
         let before = game.board().clone();
         assert!(matches!(
             game.play(-1, 0),
-            Err(PlayError::OffBoard { row: -1, .. })
+            Err(PlayError::OffBoard(OffBoard { row: -1, .. }))
         ));
         assert!(matches!(game.play(8, 0), Err(PlayError::OffBoard { .. })));
         assert_eq!(

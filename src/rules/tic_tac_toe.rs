@@ -107,12 +107,10 @@ pub enum MoveError {
         col: i64,
     },
     /// The square already holds a mark.
-    #[error("square ({row}, {col}) is taken")]
+    #[error("square {cell} is taken")]
     Occupied {
-        /// The row.
-        row: usize,
-        /// The column.
-        col: usize,
+        /// The square.
+        cell: Cell,
     },
     /// The game was already won or drawn.
     #[error("the game is over: {verdict}")]
@@ -168,11 +166,6 @@ impl Game {
         }
     }
 
-    /// The mark at (`row`, `col`), if any; `None` off the board too.
-    pub fn mark_at(&self, row: usize, col: usize) -> Option<Player> {
-        self.squares.get(row)?.get(col).copied().flatten()
-    }
-
     /// The board as three rows of `X` (A), `O` (B) and `.` (empty).
     pub fn rows(&self) -> [String; SIZE] {
         self.squares.map(|row| {
@@ -197,7 +190,9 @@ impl Game {
             _ => return Err(MoveError::OutOfBoard { row, col }),
         };
         if self.squares[r][c].is_some() {
-            return Err(MoveError::Occupied { row: r, col: c });
+            return Err(MoveError::Occupied {
+                cell: Cell::new(r, c),
+            });
         }
         let player = self.to_move();
         self.squares[r][c] = Some(player);
@@ -351,7 +346,12 @@ mod tests {
         let mut game = Game::new();
         game.play(1, 1).unwrap();
         let before = game.clone();
-        assert_eq!(game.play(1, 1), Err(MoveError::Occupied { row: 1, col: 1 }));
+        assert_eq!(
+            game.play(1, 1),
+            Err(MoveError::Occupied {
+                cell: Cell::new(1, 1)
+            })
+        );
         assert_eq!(
             game.play(-1, 0),
             Err(MoveError::OutOfBoard { row: -1, col: 0 })

@@ -5,7 +5,7 @@ use crate::rules::grid::Cell;
 use crate::rules::tic_tac_toe::{Game, Player, Verdict};
 
 /// A board cell as a wire `Cell`.
-pub fn cell(cell: Cell) -> proto::Cell {
+pub(crate) fn cell(cell: Cell) -> proto::Cell {
     // Boards are at most 100x100 (and Tic-Tac-Toe 3x3), so coordinates fit an i32.
     proto::Cell {
         row: cell.row as i32,
@@ -14,7 +14,7 @@ pub fn cell(cell: Cell) -> proto::Cell {
 }
 
 /// Board cells as wire `Cell`s, in the same order.
-pub fn cells(cells: &[Cell]) -> Vec<proto::Cell> {
+pub(crate) fn cells(cells: &[Cell]) -> Vec<proto::Cell> {
     cells.iter().copied().map(cell).collect()
 }
 

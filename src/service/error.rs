@@ -20,22 +20,22 @@ use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
 /// The most violations one error reply lists; one more then says how many were left out.
-pub const MAX_LISTED_VIOLATIONS: usize = 10;
+pub(crate) const MAX_LISTED_VIOLATIONS: usize = 10;
 /// The most bytes of a field path in an error reply.
-pub const MAX_FIELD_BYTES: usize = 64;
+pub(crate) const MAX_FIELD_BYTES: usize = 64;
 /// The most bytes of a violation's description in an error reply.
-pub const MAX_DESCRIPTION_BYTES: usize = 200;
+pub(crate) const MAX_DESCRIPTION_BYTES: usize = 200;
 /// The most bytes of an error reply's message (`grpc-message`, before percent-encoding).
-pub const MAX_MESSAGE_BYTES: usize = 256;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 256;
 /// The most characters of request text that [`echo`] shows.
-pub const MAX_ECHOED_CHARS: usize = 32;
+pub(crate) const MAX_ECHOED_CHARS: usize = 32;
 /// The most bytes of request text that [`echo`] shows, once escaped.
-pub const MAX_ECHOED_BYTES: usize = 128;
+pub(crate) const MAX_ECHOED_BYTES: usize = 128;
 
 /// `text` from a request, for a description: quoted and escaped as Rust's `{:?}` does, and
 /// cut past [`MAX_ECHOED_CHARS`] characters or [`MAX_ECHOED_BYTES`] bytes once escaped,
 /// with its full length: `"\u{1}\u{1}..." (900000 bytes)`.
-pub fn echo(text: &str) -> String {
+pub(crate) fn echo(text: &str) -> String {
     let mut shown = String::new();
     let mut escaped_bytes = 0;
     for (count, ch) in text.chars().enumerate() {
@@ -237,26 +237,6 @@ impl ServiceError {
                 detail: status.message().to_owned(),
             })
     }
-}
-
-/// Rewrites a trailers-only error reply of the transport into Arbiter's status for it
-/// (see [`ServiceError::from_transport`]); every other reply passes unchanged.
-pub fn rewrite_transport_error<B>(
-    mut response: tonic::codegen::http::Response<B>,
-) -> tonic::codegen::http::Response<B> {
-    let rewritten = Status::from_header_map(response.headers())
-        .as_ref()
-        .and_then(ServiceError::from_transport)
-        .map(Status::from);
-    if let Some(status) = rewritten {
-        let headers = response.headers_mut();
-        headers.remove("grpc-message");
-        headers.remove("grpc-status-details-bin");
-        if let Err(error) = status.add_header(headers) {
-            tracing::warn!(%error, "cannot rewrite a transport error");
-        }
-    }
-    response
 }
 
 #[cfg(test)]

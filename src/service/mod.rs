@@ -1,12 +1,12 @@
 //! The `arbiter.v1.ArbiterService` handlers: wire requests in, rule answers out.
 //!
-//! Handlers only validate ([`validate`]), call the rule engines ([`crate::rules`]),
-//! and translate the answers ([`convert`]); errors become statuses in [`error`].
+//! Handlers only validate (`validate.rs`), call the rule engines ([`crate::rules`]),
+//! and translate the answers (`convert.rs`); errors become statuses in `error.rs`.
 
-pub mod convert;
-pub mod error;
+pub(crate) mod convert;
+pub(crate) mod error;
 pub mod play;
-pub mod validate;
+pub(crate) mod validate;
 
 use futures_util::Stream;
 use tokio_util::sync::CancellationToken;
@@ -91,13 +91,7 @@ impl ArbiterService for Arbiter {
     ) -> Result<Response<CheckOthelloMoveResponse>, Status> {
         unary(|| {
             let check = validate::othello_check(request.get_ref())?;
-            let answer = check
-                .board
-                .check_move(check.cell, check.color)
-                .map_err(|e| ServiceError::InvalidRequest {
-                    message: "CheckOthelloMoveRequest",
-                    violations: vec![validate::othello_violation(&e)],
-                })?;
+            let answer = check.board.check_move(check.cell, check.color);
             Ok(CheckOthelloMoveResponse {
                 legal: answer.legal,
                 flips: convert::cells(&answer.flips),
@@ -132,11 +126,7 @@ impl ArbiterService for Arbiter {
             let check = validate::connect_four_check(request.get_ref())?;
             let run = check
                 .board
-                .winning_run(check.cell, check.player, check.run_length)
-                .map_err(|e| ServiceError::InvalidRequest {
-                    message: "CheckConnectFourRequest",
-                    violations: vec![validate::connect_four_violation(&e)],
-                })?;
+                .winning_run(check.cell, check.player, check.run_length);
             Ok(CheckConnectFourResponse {
                 wins: run.is_some(),
                 run: run.as_deref().map(convert::cells).unwrap_or_default(),

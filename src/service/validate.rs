@@ -6,19 +6,19 @@
 use std::num::NonZeroUsize;
 
 use crate::proto;
-use crate::rules::connect_four::{self, ConnectFourError};
+use crate::rules::connect_four;
 use crate::rules::grid::{Cell, Grid, GridError};
-use crate::rules::othello::{self, Color, OthelloError};
+use crate::rules::othello::{self, Color};
 use crate::rules::tic_tac_toe::{self, Game};
 
 use super::error::{echo, ServiceError, Violation};
 
 /// The most rows, and the most columns, a board may have.
-pub const MAX_SIDE: usize = 100;
+pub(crate) const MAX_SIDE: usize = 100;
 
 /// A checked CheckOthelloMove request.
 #[derive(Debug)]
-pub struct OthelloCheck {
+pub(crate) struct OthelloCheck {
     /// The board.
     pub board: othello::Board,
     /// The target cell, on the board.
@@ -29,7 +29,7 @@ pub struct OthelloCheck {
 
 /// A checked ListOthelloMoves request.
 #[derive(Debug)]
-pub struct OthelloListing {
+pub(crate) struct OthelloListing {
     /// The board.
     pub board: othello::Board,
     /// The colour whose moves are listed.
@@ -38,7 +38,7 @@ pub struct OthelloListing {
 
 /// A checked CheckConnectFour request.
 #[derive(Debug)]
-pub struct ConnectFourCheck {
+pub(crate) struct ConnectFourCheck {
     /// The board.
     pub board: connect_four::Board,
     /// The placed piece's cell, on the board and holding `player`'s piece.
@@ -50,7 +50,7 @@ pub struct ConnectFourCheck {
 }
 
 /// Checks a CheckOthelloMove request.
-pub fn othello_check(
+pub(crate) fn othello_check(
     request: &proto::CheckOthelloMoveRequest,
 ) -> Result<OthelloCheck, ServiceError> {
     let mut violations = Vec::new();
@@ -76,7 +76,7 @@ pub fn othello_check(
 }
 
 /// Checks a ListOthelloMoves request.
-pub fn othello_listing(
+pub(crate) fn othello_listing(
     request: &proto::ListOthelloMovesRequest,
 ) -> Result<OthelloListing, ServiceError> {
     let mut violations = Vec::new();
@@ -94,7 +94,7 @@ pub fn othello_listing(
 }
 
 /// Checks a CheckConnectFour request, including that the cell holds the player's piece.
-pub fn connect_four_check(
+pub(crate) fn connect_four_check(
     request: &proto::CheckConnectFourRequest,
 ) -> Result<ConnectFourCheck, ServiceError> {
     const MESSAGE: &str = "CheckConnectFourRequest";
@@ -132,34 +132,29 @@ pub fn connect_four_check(
             ),
         ));
     }
-    let (Some(board), Some(cell), Some(player), Some(run_length)) =
-        (board, cell, player, run_length)
-    else {
-        return Err(invalid(MESSAGE, violations));
-    };
-    let owner = board.grid().get(cell);
-    if owner != Some(player.byte()) {
-        let error = ConnectFourError::NotPlayersPiece {
-            cell,
-            player: player.byte(),
-            found: owner.map_or(char::REPLACEMENT_CHARACTER, char::from),
-        };
-        violations.push(connect_four_violation(&error));
+    // Whose piece the cell holds does not depend on the run length: checked whenever
+    // the board, the cell and the player are good.
+    if let (Some(board), Some(cell), Some(player)) = (&board, cell, player) {
+        if let Err(error) = board.check_piece(cell, player) {
+            violations.push(Violation::new("player", error.to_string()));
+        }
     }
-    if !violations.is_empty() {
-        return Err(invalid(MESSAGE, violations));
+    match (board, cell, player, run_length) {
+        (Some(board), Some(cell), Some(player), Some(run_length)) if violations.is_empty() => {
+            Ok(ConnectFourCheck {
+                board,
+                cell,
+                player,
+                run_length,
+            })
+        }
+        _ => Err(invalid(MESSAGE, violations)),
     }
-    Ok(ConnectFourCheck {
-        board,
-        cell,
-        player,
-        run_length,
-    })
 }
 
 /// A checked PlayOthello setup.
 #[derive(Debug)]
-pub struct OthelloSetup {
+pub(crate) struct OthelloSetup {
     /// The starting board.
     pub board: othello::Board,
     /// The colour due to play first.
@@ -167,7 +162,7 @@ pub struct OthelloSetup {
 }
 
 /// Checks a PlayOthello setup; fields are named under `setup.`.
-pub fn othello_setup(setup: &proto::OthelloSetup) -> Result<OthelloSetup, ServiceError> {
+pub(crate) fn othello_setup(setup: &proto::OthelloSetup) -> Result<OthelloSetup, ServiceError> {
     let mut violations = Vec::new();
     let board = board(
         "setup.board",
@@ -185,14 +180,14 @@ pub fn othello_setup(setup: &proto::OthelloSetup) -> Result<OthelloSetup, Servic
 }
 
 /// The rows of a Connect Four game set up without them.
-pub const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::new(6).unwrap();
+pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::new(6).unwrap();
 
 /// The columns of a Connect Four game set up without them.
-pub const DEFAULT_COLS: NonZeroUsize = NonZeroUsize::new(7).unwrap();
+pub(crate) const DEFAULT_COLS: NonZeroUsize = NonZeroUsize::new(7).unwrap();
 
 /// A checked PlayConnectFour setup.
 #[derive(Debug)]
-pub struct ConnectFourShape {
+pub(crate) struct ConnectFourShape {
     /// The board's rows.
     pub rows: NonZeroUsize,
     /// The board's columns.
@@ -203,7 +198,7 @@ pub struct ConnectFourShape {
 
 /// Checks a PlayConnectFour setup (0 means the default for each field); fields are
 /// named under `setup.`.
-pub fn connect_four_setup(
+pub(crate) fn connect_four_setup(
     setup: &proto::ConnectFourSetup,
 ) -> Result<ConnectFourShape, ServiceError> {
     let mut violations = Vec::new();
@@ -242,7 +237,9 @@ pub fn connect_four_setup(
 
 /// Plays a JudgeTicTacToe request's moves; a move that cannot be applied is a violation
 /// on `moves[i]`.
-pub fn tic_tac_toe_game(request: &proto::JudgeTicTacToeRequest) -> Result<Game, ServiceError> {
+pub(crate) fn tic_tac_toe_game(
+    request: &proto::JudgeTicTacToeRequest,
+) -> Result<Game, ServiceError> {
     tic_tac_toe::judge(
         request
             .moves
@@ -258,21 +255,6 @@ pub fn tic_tac_toe_game(request: &proto::JudgeTicTacToeRequest) -> Result<Game, 
             )],
         )
     })
-}
-
-/// The violation for an Othello rule refusing a checked request.
-pub fn othello_violation(error: &OthelloError) -> Violation {
-    match error {
-        OthelloError::OutOfBoard { .. } => Violation::new("row", error.to_string()),
-    }
-}
-
-/// The violation for a Connect Four rule refusing a checked request.
-pub fn connect_four_violation(error: &ConnectFourError) -> Violation {
-    match error {
-        ConnectFourError::OutOfBoard { .. } => Violation::new("row", error.to_string()),
-        ConnectFourError::NotPlayersPiece { .. } => Violation::new("player", error.to_string()),
-    }
 }
 
 fn invalid(message: &'static str, violations: Vec<Violation>) -> ServiceError {
@@ -337,39 +319,44 @@ fn grid_violation(field: &str, error: &GridError) -> Violation {
 }
 
 /// Checks (`row`, `col`): never negative, and on `grid` when the board is valid.
+/// Checks (`row`, `col`): on `grid` when the board is valid (the grid decides, see
+/// [`Grid::locate`]), and never negative whatever the board.
 fn cell(row: i32, col: i32, grid: Option<&Grid>, violations: &mut Vec<Violation>) -> Option<Cell> {
-    let row = coordinate("row", row, grid.map(Grid::rows), "rows", violations);
-    let col = coordinate("col", col, grid.map(Grid::cols), "columns", violations);
-    Some(Cell::new(row?, col?))
-}
-
-fn coordinate(
-    field: &str,
-    value: i32,
-    limit: Option<usize>,
-    unit: &str,
-    violations: &mut Vec<Violation>,
-) -> Option<usize> {
-    let Ok(index) = usize::try_from(value) else {
-        violations.push(Violation::new(
-            field,
-            format!("must not be negative, got {value}"),
-        ));
+    let Some(grid) = grid else {
+        for (field, value) in [("row", row), ("col", col)] {
+            if value < 0 {
+                violations.push(Violation::new(field, negative(value)));
+            }
+        }
         return None;
     };
-    match limit {
-        Some(limit) if index >= limit => {
-            violations.push(Violation::new(
-                field,
-                format!(
-                    "{value} is outside the board, which has {limit} {unit} (0 to {})",
-                    limit - 1
-                ),
-            ));
-            None
+    let off = match grid.locate(row.into(), col.into()) {
+        Ok(cell) => return Some(cell),
+        Err(off) => off,
+    };
+    let axes = [
+        ("row", row, off.row_is_off(), off.rows, "rows"),
+        ("col", col, off.col_is_off(), off.cols, "columns"),
+    ];
+    for (field, value, is_off, len, unit) in axes {
+        if !is_off {
+            continue;
         }
-        _ => Some(index),
+        let description = if value < 0 {
+            negative(value)
+        } else {
+            format!(
+                "{value} is outside the board, which has {len} {unit} (0 to {})",
+                len - 1
+            )
+        };
+        violations.push(Violation::new(field, description));
     }
+    None
+}
+
+fn negative(value: i32) -> String {
+    format!("must not be negative, got {value}")
 }
 
 fn color(field: &str, text: &str, violations: &mut Vec<Violation>) -> Option<Color> {
@@ -381,4 +368,58 @@ fn color(field: &str, text: &str, violations: &mut Vec<Violation>) -> Option<Col
         ));
     }
     color
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(error: ServiceError) -> Vec<String> {
+        match error {
+            ServiceError::InvalidRequest { violations, .. } => {
+                violations.into_iter().map(|v| v.field).collect()
+            }
+            other => panic!("not a violation list: {other:?}"),
+        }
+    }
+
+    /// Whose piece the cell holds does not depend on the run length: a bad run length
+    /// does not hide it.
+    #[test]
+    fn the_piece_owner_is_checked_even_when_the_run_length_is_bad() {
+        let request = proto::CheckConnectFourRequest {
+            board: Some(proto::Board {
+                rows: vec!["120".into()],
+            }),
+            row: 0,
+            col: 1,
+            player: 1,
+            run_length: -1,
+        };
+        let error = connect_four_check(&request).unwrap_err();
+        assert_eq!(fields(error), ["run_length", "player"]);
+    }
+
+    /// The grid decides which coordinate is off; each is named, and negative ones are
+    /// named even without a valid board.
+    #[test]
+    fn each_coordinate_off_the_board_is_named() {
+        let mut request = proto::CheckOthelloMoveRequest {
+            board: Some(proto::Board {
+                rows: vec!["...".into()],
+            }),
+            row: 1,
+            col: 2,
+            color: "B".into(),
+        };
+        assert_eq!(fields(othello_check(&request).unwrap_err()), ["row"]);
+        request.col = 3;
+        assert_eq!(fields(othello_check(&request).unwrap_err()), ["row", "col"]);
+        request.board = None;
+        request.row = -1;
+        assert_eq!(
+            fields(othello_check(&request).unwrap_err()),
+            ["board", "row"]
+        );
+    }
 }
