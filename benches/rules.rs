@@ -48,12 +48,21 @@ fn othello(c: &mut Criterion) {
         .first()
         .map(|m| m.cell)
         .unwrap();
-    c.bench_function("othello/check_move 8x8 midgame", |b| {
-        b.iter(|| black_box(&board).check_move(black_box(legal), Color::Black))
-    });
-    c.bench_function("othello/legal_moves 8x8 midgame", |b| {
-        b.iter(|| black_box(&board).legal_moves(Color::Black))
-    });
+    // The same position on bitboards and walked cell by cell, side by side.
+    let walked = board.clone().walked();
+    for (engine, board) in [("bitboard", &board), ("walk", &walked)] {
+        c.bench_function(&format!("othello/check_move 8x8 midgame ({engine})"), |b| {
+            b.iter(|| black_box(board).check_move(black_box(legal), Color::Black))
+        });
+        c.bench_function(
+            &format!("othello/legal_moves 8x8 midgame ({engine})"),
+            |b| b.iter(|| black_box(board).legal_moves(Color::Black)),
+        );
+        c.bench_function(
+            &format!("othello/legal_cells 8x8 midgame ({engine})"),
+            |b| b.iter(|| black_box(board).legal_cells(Color::Black)),
+        );
+    }
     c.bench_function("othello/parse 8x8", |b| {
         b.iter(|| othello::Board::parse(black_box(&OTHELLO_MIDGAME)))
     });

@@ -117,6 +117,36 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Boards of at most 8x8 are answered on bitboards: every cell's check, the listing
+    /// and the legal cells must match the naive reference and the cell-by-cell walk.
+    #[test]
+    fn othello_bitboards_match_reference_and_walk(rows in board(8, b".BW"), black in any::<bool>()) {
+        let board = othello::Board::parse(&rows).unwrap();
+        let walked = board.clone().walked();
+        let color = if black { Color::Black } else { Color::White };
+        let mut legal = Vec::new();
+        for r in 0..rows.len() {
+            for c in 0..rows[0].len() {
+                let target = Cell::new(r, c);
+                let expected: Vec<Cell> =
+                    naive_othello_flips(&rows, target, color).into_iter().collect();
+                let check = board.check_move(target, color);
+                prop_assert_eq!(&check.flips, &expected, "{:?}", target);
+                prop_assert_eq!(check.legal, !expected.is_empty());
+                prop_assert_eq!(&walked.check_move(target, color), &check);
+                if check.legal {
+                    legal.push(target);
+                }
+            }
+        }
+        prop_assert_eq!(board.legal_cells(color), legal);
+        prop_assert_eq!(board.legal_moves(color), walked.legal_moves(color));
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
     #[test]

@@ -72,15 +72,53 @@ impl Color {
 }
 
 /// An Othello board of any rectangular size (8x8 is the standard).
+///
+/// Boards of at most 8x8 are also held as bitboards, on which moves, flips and legal
+/// moves are computed with shifts; larger ones are walked cell by cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Board {
     grid: Grid,
+    bits: Option<Bits>,
 }
 
 impl Board {
     /// Parses rows of `.`, `B` and `W`, row 0 at the top.
     pub fn parse<S: AsRef<str>>(rows: &[S]) -> Result<Self, GridError> {
-        Grid::parse(rows, ALPHABET).map(|grid| Self { grid })
+        Grid::parse(rows, ALPHABET).map(|grid| Self {
+            bits: Bits::of(&grid),
+            grid,
+        })
+    }
+
+    /// The same board answered by the cell-by-cell walk even when it is small enough
+    /// for bitboards: for comparing the two in tests and benchmarks.
+    #[doc(hidden)]
+    pub fn walked(mut self) -> Self {
+        self.bits = None;
+        self
+    }
+
+    /// Puts a `color` disc at `cell` and turns `flips` over.
+    fn place(&mut self, cell: Cell, color: Color, flips: &[Cell]) {
+        self.grid.set(cell, color.byte());
+        for &flip in flips {
+            self.grid.set(flip, color.byte());
+        }
+        if let Some(bits) = &mut self.bits {
+            bits.place(cell, color, flips);
+        }
+    }
+
+    /// Fills `flips` (cleared first) with the discs a `color` disc at `cell` would turn
+    /// over, row-major: empty when the move is not legal.
+    fn flips_into(&self, cell: Cell, color: Color, flips: &mut Vec<Cell>) {
+        match &self.bits {
+            Some(bits) => {
+                flips.clear();
+                flips.extend(cells_of(bits.flips(cell, color)));
+            }
+            None => self.collect_flips(cell, color, flips),
+        }
     }
 
     /// The board's cells.
@@ -94,7 +132,7 @@ impl Board {
     /// An occupied cell is simply not a legal move.
     pub fn check_move(&self, cell: Cell, color: Color) -> MoveCheck {
         let mut flips = Vec::new();
-        self.collect_flips(cell, color, &mut flips);
+        self.flips_into(cell, color, &mut flips);
         MoveCheck {
             legal: !flips.is_empty(),
             flips,
@@ -105,6 +143,14 @@ impl Board {
     ///
     /// Empty when the player must pass.
     pub fn legal_moves(&self, color: Color) -> Vec<Move> {
+        if let Some(bits) = &self.bits {
+            return cells_of(bits.legal(color))
+                .map(|cell| Move {
+                    cell,
+                    flips: cells_of(bits.flips(cell, color)).collect(),
+                })
+                .collect();
+        }
         let mut moves = Vec::new();
         // One scratch buffer for every cell; each legal move gets an exact-size copy.
         let mut scratch = Vec::new();
@@ -126,6 +172,9 @@ impl Board {
     /// Every cell where `color` may play, row-major: [`Board::legal_moves`] without the
     /// flips.
     pub fn legal_cells(&self, color: Color) -> Vec<Cell> {
+        if let Some(bits) = &self.bits {
+            return cells_of(bits.legal(color)).collect();
+        }
         let mut scratch = Vec::new();
         let cols = self.grid.cols();
         (0..self.grid.cells().len())
@@ -180,6 +229,145 @@ impl Board {
         }
         flips.sort_unstable();
     }
+}
+
+/// The side of the largest board held as bitboards.
+const BITS_SIDE: usize = 8;
+
+/// A board of at most 8x8 as bit masks: bit `row * 8 + col` stands for cell (row, col).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Bits {
+    black: u64,
+    white: u64,
+    /// The cells of the board (the rest of the 8x8 frame is off it).
+    board: u64,
+}
+
+/// Every bit but those of column 0, and every bit but those of column 7.
+const NOT_COL_0: u64 = !0x0101_0101_0101_0101;
+const NOT_COL_7: u64 = !0x8080_8080_8080_8080;
+
+/// The eight directions as bit shifts (positive: towards higher bits) and the mask that
+/// keeps a shifted disc from wrapping into the other edge's column.
+const SHIFTS: [(i32, u64); 8] = [
+    (-9, NOT_COL_7), // up-left
+    (-8, !0),        // up
+    (-7, NOT_COL_0), // up-right
+    (-1, NOT_COL_7), // left
+    (1, NOT_COL_0),  // right
+    (7, NOT_COL_7),  // down-left
+    (8, !0),         // down
+    (9, NOT_COL_0),  // down-right
+];
+
+impl Bits {
+    /// The bitboards of `grid`, if it fits in 8x8.
+    fn of(grid: &Grid) -> Option<Self> {
+        if grid.rows() > BITS_SIDE || grid.cols() > BITS_SIDE {
+            return None;
+        }
+        let mut bits = Self {
+            black: 0,
+            white: 0,
+            board: 0,
+        };
+        let cols = grid.cols();
+        for (at, &byte) in grid.cells().iter().enumerate() {
+            let bit = 1 << ((at / cols) * BITS_SIDE + at % cols);
+            bits.board |= bit;
+            match byte {
+                b'B' => bits.black |= bit,
+                b'W' => bits.white |= bit,
+                _ => {}
+            }
+        }
+        Some(bits)
+    }
+
+    /// `color`'s discs and the other colour's.
+    fn sides(&self, color: Color) -> (u64, u64) {
+        match color {
+            Color::Black => (self.black, self.white),
+            Color::White => (self.white, self.black),
+        }
+    }
+
+    /// `x` moved one step along the direction `(shift, mask)`, kept on the board.
+    fn step(&self, x: u64, (shift, mask): (i32, u64)) -> u64 {
+        let moved = if shift > 0 { x << shift } else { x >> -shift };
+        moved & mask & self.board
+    }
+
+    /// The empty cells where `color` may play: in each direction, runs of the other
+    /// colour's discs that start next to one of `color`'s are grown a step at a time
+    /// (at most six discs fit between two on an 8-cell line), and the empty cell just
+    /// past a run is a legal move.
+    fn legal(&self, color: Color) -> u64 {
+        let (own, other) = self.sides(color);
+        let empty = self.board & !(own | other);
+        let mut legal = 0;
+        for direction in SHIFTS {
+            let mut run = self.step(own, direction) & other;
+            for _ in 0..5 {
+                run |= self.step(run, direction) & other;
+            }
+            legal |= self.step(run, direction) & empty;
+        }
+        legal
+    }
+
+    /// The discs a `color` disc at `cell` turns over: in each direction, the run of the
+    /// other colour's discs closed by one of `color`'s. None unless `cell` is empty.
+    fn flips(&self, cell: Cell, color: Color) -> u64 {
+        let (own, other) = self.sides(color);
+        let Some(at) = bit_of(cell).filter(|bit| bit & self.board & !(own | other) != 0) else {
+            return 0;
+        };
+        let mut flips = 0;
+        for direction in SHIFTS {
+            let mut run = 0;
+            let mut next = self.step(at, direction);
+            while next & other != 0 {
+                run |= next;
+                next = self.step(next, direction);
+            }
+            if next & own != 0 {
+                flips |= run;
+            }
+        }
+        flips
+    }
+
+    /// Puts a `color` disc at `cell` and turns `flips` over.
+    fn place(&mut self, cell: Cell, color: Color, flips: &[Cell]) {
+        let changed = flips
+            .iter()
+            .chain(std::iter::once(&cell))
+            .filter_map(|&c| bit_of(c))
+            .fold(0, |all, bit| all | bit);
+        let (own, other) = match color {
+            Color::Black => (&mut self.black, &mut self.white),
+            Color::White => (&mut self.white, &mut self.black),
+        };
+        *own |= changed;
+        *other &= !changed;
+    }
+}
+
+/// The bit of `cell` in an 8x8 frame, if it lies in the frame.
+fn bit_of(cell: Cell) -> Option<u64> {
+    (cell.row < BITS_SIDE && cell.col < BITS_SIDE).then(|| 1 << (cell.row * BITS_SIDE + cell.col))
+}
+
+/// The cells of the set bits of `mask`, row-major.
+fn cells_of(mut mask: u64) -> impl Iterator<Item = Cell> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let at = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            Cell::new(at / BITS_SIDE, at % BITS_SIDE)
+        })
+    })
 }
 
 /// The answer to "is this move legal?".
@@ -301,15 +489,11 @@ impl Game {
             return Err(PlayError::Occupied { cell });
         }
         let mut flips = Vec::new();
-        self.board.collect_flips(cell, color, &mut flips);
+        self.board.flips_into(cell, color, &mut flips);
         if flips.is_empty() {
             return Err(PlayError::NoFlips { cell, color });
         }
-        let grid = &mut self.board.grid;
-        grid.set(cell, color.byte());
-        for &flip in &flips {
-            grid.set(flip, color.byte());
-        }
+        self.board.place(cell, color, &flips);
         let (own, other) = match color {
             Color::Black => (&mut self.black, &mut self.white),
             Color::White => (&mut self.white, &mut self.black),
