@@ -271,14 +271,12 @@ impl Bits {
             white: 0,
             board: 0,
         };
-        let cols = grid.cols();
-        for (at, &byte) in grid.cells().iter().enumerate() {
-            let bit = 1 << ((at / cols) * BITS_SIDE + at % cols);
-            bits.board |= bit;
-            match byte {
-                b'B' => bits.black |= bit,
-                b'W' => bits.white |= bit,
-                _ => {}
+        for (row, cells) in grid.cells().chunks_exact(grid.cols()).enumerate() {
+            for (col, &byte) in cells.iter().enumerate() {
+                let bit = 1 << (row * BITS_SIDE + col);
+                bits.board |= bit;
+                bits.black |= bit & (u64::from(byte == b'B')).wrapping_neg();
+                bits.white |= bit & (u64::from(byte == b'W')).wrapping_neg();
             }
         }
         Some(bits)
@@ -360,15 +358,32 @@ fn bit_of(cell: Cell) -> Option<u64> {
 }
 
 /// The cells of the set bits of `mask`, row-major.
-fn cells_of(mut mask: u64) -> impl Iterator<Item = Cell> {
-    std::iter::from_fn(move || {
-        (mask != 0).then(|| {
-            let at = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
+fn cells_of(mask: u64) -> BitCells {
+    BitCells(mask)
+}
+
+/// The cells of a bit mask's set bits, lowest bit (row-major first) first; its exact
+/// length lets a `collect` allocate once.
+struct BitCells(u64);
+
+impl Iterator for BitCells {
+    type Item = Cell;
+
+    fn next(&mut self) -> Option<Cell> {
+        (self.0 != 0).then(|| {
+            let at = self.0.trailing_zeros() as usize;
+            self.0 &= self.0 - 1;
             Cell::new(at / BITS_SIDE, at % BITS_SIDE)
         })
-    })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.0.count_ones() as usize;
+        (len, Some(len))
+    }
 }
+
+impl ExactSizeIterator for BitCells {}
 
 /// The answer to "is this move legal?".
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
