@@ -9,7 +9,7 @@ use std::hint::black_box;
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::{
     CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
-    ListOthelloMovesRequest, TicTacToeMove,
+    ListOthelloMovesRequest,
 };
 use arbiter::service::Arbiter;
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -18,7 +18,7 @@ use tonic::Request;
 
 #[path = "support/requests.rs"]
 mod requests;
-use requests::{board, dense_connect_four, OTHELLO_MIDGAME as MIDGAME};
+use requests::{board, dense_connect_four, judge_draw, OTHELLO_MIDGAME as MIDGAME};
 
 /// Benchmarks decode, handle and encode of one request type against decode alone.
 macro_rules! bench_rpc {
@@ -86,22 +86,7 @@ fn service(c: &mut Criterion) {
         "JudgeTicTacToe 9 moves",
         judge_tic_tac_toe,
         JudgeTicTacToeRequest,
-        JudgeTicTacToeRequest {
-            moves: [
-                (0, 0),
-                (1, 1),
-                (2, 0),
-                (1, 0),
-                (1, 2),
-                (2, 1),
-                (0, 1),
-                (0, 2),
-                (2, 2)
-            ]
-            .iter()
-            .map(|&(row, col)| TicTacToeMove { row, col })
-            .collect(),
-        }
+        judge_draw()
     );
 }
 
