@@ -5,30 +5,17 @@ mod common;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Board, Cell, ConnectFourSetup, OthelloSetup,
+    play_connect_four_request, play_othello_request, Board, ConnectFourSetup, OthelloSetup,
     PlayConnectFourRequest, PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse,
     Verdict,
 };
+use common::messages::{board as rows, cell, cells};
 use common::TestServer;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::Channel;
 use tonic::{Code, Status, Streaming};
 use tonic_types::StatusExt;
-
-fn cell(row: i32, col: i32) -> Cell {
-    Cell { row, col }
-}
-
-fn cells(list: &[(i32, i32)]) -> Vec<Cell> {
-    list.iter().map(|&(r, c)| cell(r, c)).collect()
-}
-
-fn rows(list: &[&str]) -> Option<Board> {
-    Some(Board {
-        rows: list.iter().map(|r| r.to_string()).collect(),
-    })
-}
 
 /// One live game as a client plays it: a message goes out, its reply is read.
 struct Live<Req, Resp> {
