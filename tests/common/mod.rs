@@ -3,6 +3,8 @@
 
 pub mod games;
 pub mod messages;
+pub mod metrics;
+pub mod process;
 
 use std::net::SocketAddr;
 use std::time::Duration;
