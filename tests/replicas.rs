@@ -206,8 +206,10 @@ async fn a_replica_stops_and_the_others_carry_on() {
         .collect();
     tokio::time::sleep(Duration::from_millis(100)).await;
     terminate(&stopping.child);
-    // The stopping replica fails its readiness at once (health NOT_SERVING), so
-    // discovery drops it; it still serves what was routed to it meanwhile.
+    // The test removes it from the balancer by hand right after the SIGTERM, without
+    // asking its health: it stands in for discovery, which would drop the replica once a
+    // readiness probe saw NOT_SERVING (the rolling restart below does wait for that
+    // probe). Calls routed to it in between must still be served.
     discovery.send(Change::Remove(1)).await.unwrap();
 
     for (_moves, mut replies) in games {
