@@ -18,7 +18,7 @@ use tonic::Request;
 
 #[path = "support/requests.rs"]
 mod requests;
-use requests::{board, dense_connect_four, judge_draw, OTHELLO_MIDGAME as MIDGAME};
+use requests::{check_midgame, dense_connect_four, judge_draw, list_midgame};
 
 /// Benchmarks decode, handle and encode of one request type against decode alone.
 macro_rules! bench_rpc {
@@ -51,12 +51,7 @@ fn service(c: &mut Criterion) {
         "CheckOthelloMove 8x8",
         check_othello_move,
         CheckOthelloMoveRequest,
-        CheckOthelloMoveRequest {
-            board: board(&MIDGAME),
-            row: 1,
-            col: 1,
-            color: "B".into(),
-        }
+        check_midgame()
     );
     bench_rpc!(
         c,
@@ -65,10 +60,7 @@ fn service(c: &mut Criterion) {
         "ListOthelloMoves 8x8",
         list_othello_moves,
         ListOthelloMovesRequest,
-        ListOthelloMovesRequest {
-            board: board(&MIDGAME),
-            color: "B".into(),
-        }
+        list_midgame()
     );
     bench_rpc!(
         c,

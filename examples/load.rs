@@ -31,8 +31,10 @@ use tonic::Status;
 
 #[path = "../benches/support/requests.rs"]
 mod requests;
-use requests::games::{CONNECT_FOUR_EXAMPLE_2, TIC_TAC_TOE_DRAW};
-use requests::{board, dense_connect_four, judge_draw, OTHELLO_MIDGAME};
+use requests::games::TIC_TAC_TOE_DRAW;
+use requests::{
+    check_connect_four_seed, check_midgame, dense_connect_four, judge_draw, list_midgame,
+};
 
 /// Load benchmark of Arbiter against an empty-handler baseline.
 #[derive(Parser, Clone)]
@@ -141,31 +143,17 @@ fn workloads() -> Vec<Workload> {
     let mut list = vec![
         Workload {
             name: "CheckOthelloMove 8x8".into(),
-            call: Call::CheckOthelloMove(CheckOthelloMoveRequest {
-                board: board(&OTHELLO_MIDGAME),
-                row: 1,
-                col: 1,
-                color: "B".into(),
-            }),
+            call: Call::CheckOthelloMove(check_midgame()),
             target: 0.95,
         },
         Workload {
             name: "ListOthelloMoves 8x8".into(),
-            call: Call::ListOthelloMoves(ListOthelloMovesRequest {
-                board: board(&OTHELLO_MIDGAME),
-                color: "B".into(),
-            }),
+            call: Call::ListOthelloMoves(list_midgame()),
             target: 0.95,
         },
         Workload {
             name: "CheckConnectFour 6x7".into(),
-            call: Call::CheckConnectFour(CheckConnectFourRequest {
-                board: board(&CONNECT_FOUR_EXAMPLE_2),
-                row: 2,
-                col: 3,
-                player: 2,
-                run_length: 0,
-            }),
+            call: Call::CheckConnectFour(check_connect_four_seed()),
             target: 0.95,
         },
         Workload {

@@ -4,7 +4,10 @@
 //! `tests/common/games.rs`, their one home.
 #![allow(dead_code)] // each includer takes what it measures
 
-use arbiter::proto::{Board, CheckConnectFourRequest, JudgeTicTacToeRequest, TicTacToeMove};
+use arbiter::proto::{
+    Board, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
+    ListOthelloMovesRequest, TicTacToeMove,
+};
 
 #[path = "../../tests/common/games.rs"]
 pub mod games;
@@ -79,5 +82,34 @@ pub fn judge_draw() -> JudgeTicTacToeRequest {
             .iter()
             .map(|&(row, col)| TicTacToeMove { row, col })
             .collect(),
+    }
+}
+
+/// Is black at (1, 1) legal in `OTHELLO_MIDGAME`?
+pub fn check_midgame() -> CheckOthelloMoveRequest {
+    CheckOthelloMoveRequest {
+        board: board(&OTHELLO_MIDGAME),
+        row: 1,
+        col: 1,
+        color: "B".into(),
+    }
+}
+
+/// Black's legal moves in `OTHELLO_MIDGAME`.
+pub fn list_midgame() -> ListOthelloMovesRequest {
+    ListOthelloMovesRequest {
+        board: board(&OTHELLO_MIDGAME),
+        color: "B".into(),
+    }
+}
+
+/// Does player 2's piece at (2, 3) win in the 6x7 seed example? (It does.)
+pub fn check_connect_four_seed() -> CheckConnectFourRequest {
+    CheckConnectFourRequest {
+        board: board(&games::CONNECT_FOUR_EXAMPLE_2),
+        row: 2,
+        col: 3,
+        player: 2,
+        run_length: 0,
     }
 }
