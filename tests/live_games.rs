@@ -9,7 +9,7 @@ use arbiter::proto::{
     PlayConnectFourRequest, PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse,
     Verdict,
 };
-use common::messages::{board as rows, cell, cells};
+use common::messages::{board as rows, cell, cells, open_stream};
 use common::TestServer;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
@@ -38,24 +38,14 @@ impl<Req, Resp> Live<Req, Resp> {
 async fn othello(
     client: &mut ArbiterServiceClient<Channel>,
 ) -> Live<PlayOthelloRequest, PlayOthelloResponse> {
-    let (sender, outgoing) = mpsc::channel(4);
-    let replies = client
-        .play_othello(ReceiverStream::new(outgoing))
-        .await
-        .unwrap()
-        .into_inner();
+    let (sender, replies) = open_stream(|stream| client.play_othello(stream)).await;
     Live { sender, replies }
 }
 
 async fn connect_four(
     client: &mut ArbiterServiceClient<Channel>,
 ) -> Live<PlayConnectFourRequest, PlayConnectFourResponse> {
-    let (sender, outgoing) = mpsc::channel(4);
-    let replies = client
-        .play_connect_four(ReceiverStream::new(outgoing))
-        .await
-        .unwrap()
-        .into_inner();
+    let (sender, replies) = open_stream(|stream| client.play_connect_four(stream)).await;
     Live { sender, replies }
 }
 

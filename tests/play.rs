@@ -10,10 +10,9 @@ use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{Board, Cell, PlayTicTacToeRequest, PlayTicTacToeResponse, Verdict};
 use arbiter::rules::tic_tac_toe;
 use common::games::TIC_TAC_TOE_DRAW;
-use common::messages::cell;
+use common::messages::{cell, open_stream};
 use common::TestServer;
 use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 use tonic::{Code, Streaming};
@@ -26,12 +25,7 @@ struct LiveGame {
 
 impl LiveGame {
     async fn open(client: &mut ArbiterServiceClient<Channel>) -> Self {
-        let (moves, outgoing) = mpsc::channel(4);
-        let replies = client
-            .play_tic_tac_toe(ReceiverStream::new(outgoing))
-            .await
-            .unwrap()
-            .into_inner();
+        let (moves, replies) = open_stream(|stream| client.play_tic_tac_toe(stream)).await;
         Self { moves, replies }
     }
 

@@ -2,6 +2,8 @@
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{Board, Cell, PlayTicTacToeRequest, PlayTicTacToeResponse, TicTacToeMove};
+use std::future::Future;
+
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::Channel;
@@ -29,6 +31,22 @@ pub fn moves(list: &[(i32, i32)]) -> Vec<TicTacToeMove> {
         .collect()
 }
 
+/// Opens a live game with `call` (a Play RPC of the client, given the stream of
+/// messages), which must answer OK: returns where to send the game's messages, and its
+/// replies.
+pub async fn open_stream<Req, Resp, F, Fut>(call: F) -> (mpsc::Sender<Req>, Streaming<Resp>)
+where
+    F: FnOnce(ReceiverStream<Req>) -> Fut,
+    Fut: Future<Output = Result<tonic::Response<Streaming<Resp>>, tonic::Status>>,
+{
+    let (sender, outgoing) = mpsc::channel(4);
+    let replies = call(ReceiverStream::new(outgoing))
+        .await
+        .unwrap()
+        .into_inner();
+    (sender, replies)
+}
+
 /// A PlayTicTacToe stream with the centre played and its reply read: a live game that
 /// stays open as long as the returned sender does.
 pub async fn live_tic_tac_toe(
@@ -37,12 +55,7 @@ pub async fn live_tic_tac_toe(
     mpsc::Sender<PlayTicTacToeRequest>,
     Streaming<PlayTicTacToeResponse>,
 ) {
-    let (moves, outgoing) = mpsc::channel(1);
-    let mut replies = client
-        .play_tic_tac_toe(ReceiverStream::new(outgoing))
-        .await
-        .unwrap()
-        .into_inner();
+    let (moves, mut replies) = open_stream(|stream| client.play_tic_tac_toe(stream)).await;
     moves
         .send(PlayTicTacToeRequest { row: 1, col: 1 })
         .await
