@@ -2,8 +2,8 @@
 //! so that `benches/support/requests.rs` (and through it `examples/load.rs`) can take
 //! them with `#[path]` as the wire tests take them through `tests/common`.
 //!
-//! The rule engines' unit tests inside `src/` keep their own literal boards: they cannot
-//! reach this file without test-only API in the library.
+//! The unit tests inside `src/rules/` still keep their own literal copies of the draw
+//! (`tic_tac_toe.rs`) and of LeetCode 1958 example 1 (`othello.rs`).
 #![allow(dead_code)]
 
 /// A Tic-Tac-Toe game that fills the board with no line: a draw on the ninth move,
