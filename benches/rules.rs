@@ -10,36 +10,10 @@ use arbiter::rules::othello::{self, Color};
 use arbiter::rules::tic_tac_toe::{self, Game};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
-/// A midgame 8x8 Othello position, with several legal moves for black.
-const OTHELLO_MIDGAME: [&str; 8] = [
-    "..W.....", "..WBW...", ".WWWWB..", "..BWWW..", "..WBBBW.", "...W.B..", "........", "........",
-];
-
-/// A dense `side`x`side` Connect Four board: player 1 owns the centre's four lines for
-/// their whole length minus one cell at each end, and every other cell is a repeating
-/// mix of both players, so each walk runs the full side of the board.
-fn dense_connect_four(side: usize) -> Vec<String> {
-    let centre = side / 2;
-    (0..side)
-        .map(|r| {
-            (0..side)
-                .map(|c| {
-                    let on_line = r == centre
-                        || c == centre
-                        || r as isize - c as isize == 0
-                        || r + c == side - 1;
-                    if on_line {
-                        '1'
-                    } else if (r * 7 + c * 3) % 5 < 2 {
-                        '2'
-                    } else {
-                        '1'
-                    }
-                })
-                .collect()
-        })
-        .collect()
-}
+#[path = "support/requests.rs"]
+mod requests;
+use requests::games::{CONNECT_FOUR_EXAMPLE_2, TIC_TAC_TOE_DRAW};
+use requests::{connect_four_long_lines, OTHELLO_MIDGAME};
 
 fn othello(c: &mut Criterion) {
     let board = othello::Board::parse(&OTHELLO_MIDGAME).unwrap();
@@ -69,16 +43,13 @@ fn othello(c: &mut Criterion) {
 }
 
 fn connect_four(c: &mut Criterion) {
-    let seed = [
-        "0000000", "0000000", "0002000", "0021000", "0211000", "2111220",
-    ];
-    let board = connect_four::Board::parse(&seed).unwrap();
+    let board = connect_four::Board::parse(&CONNECT_FOUR_EXAMPLE_2).unwrap();
     c.bench_function("connect_four/winning_run 6x7", |b| {
         b.iter(|| black_box(&board).winning_run(black_box(Cell::new(2, 3)), Player::Two, 4))
     });
     let mut group = c.benchmark_group("connect_four/winning_run dense, no win");
     for side in [10, 100, 1000] {
-        let board = connect_four::Board::parse(&dense_connect_four(side)).unwrap();
+        let board = connect_four::Board::parse(&connect_four_long_lines(side)).unwrap();
         let centre = Cell::new(side / 2, side / 2);
         // A run length just past the longest line means every walk goes to the end
         // and nothing wins: the worst case for the rule.
@@ -90,17 +61,7 @@ fn connect_four(c: &mut Criterion) {
 }
 
 fn tic_tac_toe(c: &mut Criterion) {
-    let moves = [
-        (0, 0),
-        (1, 1),
-        (2, 0),
-        (1, 0),
-        (1, 2),
-        (2, 1),
-        (0, 1),
-        (0, 2),
-        (2, 2),
-    ];
+    let moves = TIC_TAC_TOE_DRAW.map(|(row, col)| (i64::from(row), i64::from(col)));
     c.bench_function("tic_tac_toe/judge nine moves", |b| {
         b.iter(|| tic_tac_toe::judge(black_box(moves)))
     });

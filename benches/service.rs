@@ -9,7 +9,7 @@ use std::hint::black_box;
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::{
     CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
-    ListOthelloMovesRequest, TicTacToeMove,
+    ListOthelloMovesRequest,
 };
 use arbiter::service::Arbiter;
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -18,7 +18,7 @@ use tonic::Request;
 
 #[path = "support/requests.rs"]
 mod requests;
-use requests::{board, dense_connect_four, OTHELLO_MIDGAME as MIDGAME};
+use requests::{check_midgame, dense_connect_four, judge_draw, list_midgame};
 
 /// Benchmarks decode, handle and encode of one request type against decode alone.
 macro_rules! bench_rpc {
@@ -51,12 +51,7 @@ fn service(c: &mut Criterion) {
         "CheckOthelloMove 8x8",
         check_othello_move,
         CheckOthelloMoveRequest,
-        CheckOthelloMoveRequest {
-            board: board(&MIDGAME),
-            row: 1,
-            col: 1,
-            color: "B".into(),
-        }
+        check_midgame()
     );
     bench_rpc!(
         c,
@@ -65,10 +60,7 @@ fn service(c: &mut Criterion) {
         "ListOthelloMoves 8x8",
         list_othello_moves,
         ListOthelloMovesRequest,
-        ListOthelloMovesRequest {
-            board: board(&MIDGAME),
-            color: "B".into(),
-        }
+        list_midgame()
     );
     bench_rpc!(
         c,
@@ -86,22 +78,7 @@ fn service(c: &mut Criterion) {
         "JudgeTicTacToe 9 moves",
         judge_tic_tac_toe,
         JudgeTicTacToeRequest,
-        JudgeTicTacToeRequest {
-            moves: [
-                (0, 0),
-                (1, 1),
-                (2, 0),
-                (1, 0),
-                (1, 2),
-                (2, 1),
-                (0, 1),
-                (0, 2),
-                (2, 2)
-            ]
-            .iter()
-            .map(|&(row, col)| TicTacToeMove { row, col })
-            .collect(),
-        }
+        judge_draw()
     );
 }
 

@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Board, Cell, CheckConnectFourRequest,
+    play_connect_four_request, play_othello_request, Cell, CheckConnectFourRequest,
     CheckOthelloMoveRequest, JudgeTicTacToeRequest, ListOthelloMovesRequest,
-    PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove,
+    PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest,
 };
 use arbiter::rules::{connect_four, othello};
 use clap::Parser;
@@ -30,9 +30,11 @@ use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
 
 #[path = "../benches/support/requests.rs"]
-#[allow(dead_code)] // the load generator builds its own board messages
 mod requests;
-use requests::{dense_connect_four, OTHELLO_MIDGAME};
+use requests::games::TIC_TAC_TOE_DRAW;
+use requests::{
+    check_connect_four_seed, check_midgame, dense_connect_four, judge_draw, list_midgame,
+};
 
 /// Load benchmark of Arbiter against an empty-handler baseline.
 #[derive(Parser, Clone)]
@@ -137,57 +139,21 @@ struct Workload {
     target: f64,
 }
 
-const DRAW: [(i32, i32); 9] = [
-    (0, 0),
-    (1, 1),
-    (2, 0),
-    (1, 0),
-    (1, 2),
-    (2, 1),
-    (0, 1),
-    (0, 2),
-    (2, 2),
-];
-
-fn board(rows: Vec<String>) -> Option<Board> {
-    Some(Board { rows })
-}
-
 fn workloads() -> Vec<Workload> {
-    let midgame: Vec<String> = OTHELLO_MIDGAME.map(String::from).to_vec();
-    let seed_6x7: Vec<String> = [
-        "0000000", "0000000", "0002000", "0021000", "0211000", "2111220",
-    ]
-    .map(String::from)
-    .to_vec();
     let mut list = vec![
         Workload {
             name: "CheckOthelloMove 8x8".into(),
-            call: Call::CheckOthelloMove(CheckOthelloMoveRequest {
-                board: board(midgame.clone()),
-                row: 1,
-                col: 1,
-                color: "B".into(),
-            }),
+            call: Call::CheckOthelloMove(check_midgame()),
             target: 0.95,
         },
         Workload {
             name: "ListOthelloMoves 8x8".into(),
-            call: Call::ListOthelloMoves(ListOthelloMovesRequest {
-                board: board(midgame),
-                color: "B".into(),
-            }),
+            call: Call::ListOthelloMoves(list_midgame()),
             target: 0.95,
         },
         Workload {
             name: "CheckConnectFour 6x7".into(),
-            call: Call::CheckConnectFour(CheckConnectFourRequest {
-                board: board(seed_6x7),
-                row: 2,
-                col: 3,
-                player: 2,
-                run_length: 0,
-            }),
+            call: Call::CheckConnectFour(check_connect_four_seed()),
             target: 0.95,
         },
         Workload {
@@ -197,12 +163,7 @@ fn workloads() -> Vec<Workload> {
         },
         Workload {
             name: "JudgeTicTacToe 9 moves".into(),
-            call: Call::JudgeTicTacToe(JudgeTicTacToeRequest {
-                moves: DRAW
-                    .iter()
-                    .map(|&(row, col)| TicTacToeMove { row, col })
-                    .collect(),
-            }),
+            call: Call::JudgeTicTacToe(judge_draw()),
             target: 0.95,
         },
     ];
@@ -412,7 +373,7 @@ async fn play_game(
 ) {
     match game {
         LiveGame::TicTacToe => {
-            let script = DRAW.map(|(row, col)| PlayTicTacToeRequest { row, col });
+            let script = TIC_TAC_TOE_DRAW.map(|(row, col)| PlayTicTacToeRequest { row, col });
             let (moves, outgoing) = mpsc::channel(1);
             let opened = client.play_tic_tac_toe(ReceiverStream::new(outgoing)).await;
             play_script(opened, moves, script.to_vec(), tally).await;

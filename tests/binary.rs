@@ -1,12 +1,15 @@
 //! The `arbiter` binary as an operator runs it: the start-up line, JSON logs with one
 //! line per call, and a graceful stop on SIGTERM with exit status 0.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::JudgeTicTacToeRequest;
+use common::process::{terminate, wait_exit};
 
 #[tokio::test]
 async fn serves_logs_json_and_stops_cleanly_on_sigterm() {
@@ -43,22 +46,8 @@ async fn serves_logs_json_and_stops_cleanly_on_sigterm() {
         .unwrap();
     assert_eq!(reply.into_inner().moves_played, 0);
 
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no exit after SIGTERM"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    terminate(&child);
+    let status = wait_exit(&mut child, Duration::from_secs(20)).await;
     assert!(status.success(), "exit status {status:?}");
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert!(rest.iter().any(|l| l.contains("shutting down")), "{rest:?}");

@@ -7,10 +7,9 @@ mod common;
 use std::time::Duration;
 
 use arbiter::proto::{JudgeTicTacToeRequest, PlayTicTacToeRequest};
+use common::messages::live_tic_tac_toe;
 use common::{options, TestServer};
-use tokio::sync::mpsc;
 use tokio::time::Instant;
-use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::{Channel, Endpoint};
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::{health_client::HealthClient, HealthCheckRequest};
@@ -41,17 +40,7 @@ async fn new_connections_are_served_during_the_drain_and_refused_after_it() {
     // A game open before the stop keeps the server in its grace period after the drain.
     let mut client =
         arbiter::proto::arbiter_service_client::ArbiterServiceClient::new(before.clone());
-    let (moves, outgoing) = mpsc::channel(1);
-    let mut replies = client
-        .play_tic_tac_toe(ReceiverStream::new(outgoing))
-        .await
-        .unwrap()
-        .into_inner();
-    moves
-        .send(PlayTicTacToeRequest { row: 1, col: 1 })
-        .await
-        .unwrap();
-    assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 1);
+    let (moves, mut replies) = live_tic_tac_toe(&mut client).await;
 
     server.begin_shutdown();
     let stopped = Instant::now();

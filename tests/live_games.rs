@@ -5,30 +5,17 @@ mod common;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Board, Cell, ConnectFourSetup, OthelloSetup,
+    play_connect_four_request, play_othello_request, Board, ConnectFourSetup, OthelloSetup,
     PlayConnectFourRequest, PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse,
     Verdict,
 };
+use common::messages::{board as rows, cell, cells, open_stream};
 use common::TestServer;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::Channel;
 use tonic::{Code, Status, Streaming};
 use tonic_types::StatusExt;
-
-fn cell(row: i32, col: i32) -> Cell {
-    Cell { row, col }
-}
-
-fn cells(list: &[(i32, i32)]) -> Vec<Cell> {
-    list.iter().map(|&(r, c)| cell(r, c)).collect()
-}
-
-fn rows(list: &[&str]) -> Option<Board> {
-    Some(Board {
-        rows: list.iter().map(|r| r.to_string()).collect(),
-    })
-}
 
 /// One live game as a client plays it: a message goes out, its reply is read.
 struct Live<Req, Resp> {
@@ -51,24 +38,14 @@ impl<Req, Resp> Live<Req, Resp> {
 async fn othello(
     client: &mut ArbiterServiceClient<Channel>,
 ) -> Live<PlayOthelloRequest, PlayOthelloResponse> {
-    let (sender, outgoing) = mpsc::channel(4);
-    let replies = client
-        .play_othello(ReceiverStream::new(outgoing))
-        .await
-        .unwrap()
-        .into_inner();
+    let (sender, replies) = open_stream(|stream| client.play_othello(stream)).await;
     Live { sender, replies }
 }
 
 async fn connect_four(
     client: &mut ArbiterServiceClient<Channel>,
 ) -> Live<PlayConnectFourRequest, PlayConnectFourResponse> {
-    let (sender, outgoing) = mpsc::channel(4);
-    let replies = client
-        .play_connect_four(ReceiverStream::new(outgoing))
-        .await
-        .unwrap()
-        .into_inner();
+    let (sender, replies) = open_stream(|stream| client.play_connect_four(stream)).await;
     Live { sender, replies }
 }
 

@@ -5,39 +5,10 @@ mod common;
 
 use arbiter::proto::{Board, CheckConnectFourRequest, JudgeTicTacToeRequest, PlayTicTacToeRequest};
 use arbiter::server::Server;
+use common::messages::live_tic_tac_toe;
+use common::metrics::{sample, scrape};
 use common::{options, TestServer};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-
-/// GETs /metrics from `address` and returns the body.
-async fn scrape(address: &str) -> String {
-    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
-    stream
-        .write_all(
-            format!("GET /metrics HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n")
-                .as_bytes(),
-        )
-        .await
-        .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-    response
-}
-
-/// The value of the sample whose line starts with `name` and holds every one of `labels`.
-fn sample(metrics: &str, name: &str, labels: &[&str]) -> Option<f64> {
-    metrics
-        .lines()
-        .filter(|line| line.starts_with(name) && !line.starts_with('#'))
-        .filter(|line| {
-            let rest = &line[name.len()..];
-            rest.starts_with('{') || rest.starts_with(' ')
-        })
-        .find(|line| labels.iter().all(|label| line.contains(label)))
-        .and_then(|line| line.rsplit(' ').next())
-        .and_then(|value| value.parse().ok())
-}
 
 #[tokio::test]
 async fn calls_codes_latency_games_and_rejections_are_counted() {
@@ -148,17 +119,7 @@ async fn calls_codes_latency_games_and_rejections_are_counted() {
 
     // An open stream counts in arbiter_calls_in_flight until it ends, but holds no
     // --max-in-flight slot (1 here): a unary call still gets through beside it.
-    let (moves, outgoing) = tokio::sync::mpsc::channel(1);
-    let mut replies = client
-        .play_tic_tac_toe(tokio_stream::wrappers::ReceiverStream::new(outgoing))
-        .await
-        .unwrap()
-        .into_inner();
-    moves
-        .send(PlayTicTacToeRequest { row: 1, col: 1 })
-        .await
-        .unwrap();
-    assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 1);
+    let (moves, mut replies) = live_tic_tac_toe(&mut client).await;
     client
         .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
         .await

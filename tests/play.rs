@@ -9,9 +9,10 @@ use std::time::Duration;
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{Board, Cell, PlayTicTacToeRequest, PlayTicTacToeResponse, Verdict};
 use arbiter::rules::tic_tac_toe;
+use common::games::TIC_TAC_TOE_DRAW;
+use common::messages::{cell, open_stream};
 use common::TestServer;
 use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 use tonic::{Code, Streaming};
@@ -24,12 +25,7 @@ struct LiveGame {
 
 impl LiveGame {
     async fn open(client: &mut ArbiterServiceClient<Channel>) -> Self {
-        let (moves, outgoing) = mpsc::channel(4);
-        let replies = client
-            .play_tic_tac_toe(ReceiverStream::new(outgoing))
-            .await
-            .unwrap()
-            .into_inner();
+        let (moves, replies) = open_stream(|stream| client.play_tic_tac_toe(stream)).await;
         Self { moves, replies }
     }
 
@@ -52,10 +48,6 @@ impl LiveGame {
         drop(moves);
         assert_eq!(replies.message().await.unwrap(), None);
     }
-}
-
-fn cell(row: i32, col: i32) -> Cell {
-    Cell { row, col }
 }
 
 fn rows(board: &[[u8; 3]; 3]) -> Option<Board> {
@@ -130,18 +122,7 @@ async fn b_wins() {
 
 #[tokio::test]
 async fn draw() {
-    let moves = [
-        (0, 0),
-        (1, 1),
-        (2, 0),
-        (1, 0),
-        (1, 2),
-        (2, 1),
-        (0, 1),
-        (0, 2),
-        (2, 2),
-    ];
-    play_whole_game(&moves, Verdict::Draw, &[]).await;
+    play_whole_game(&TIC_TAC_TOE_DRAW, Verdict::Draw, &[]).await;
 }
 
 #[tokio::test]
@@ -208,17 +189,7 @@ async fn moves_after_the_end_are_refused() {
 
     let mut game = LiveGame::open(&mut client).await;
     let mut last = None;
-    for (row, col) in [
-        (0, 0),
-        (1, 1),
-        (2, 0),
-        (1, 0),
-        (1, 2),
-        (2, 1),
-        (0, 1),
-        (0, 2),
-        (2, 2),
-    ] {
+    for (row, col) in TIC_TAC_TOE_DRAW {
         last = Some(game.play(row, col).await);
     }
     let drawn = last.unwrap();

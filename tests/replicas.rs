@@ -6,13 +6,17 @@
 //! Each replica listens on port 0 (gRPC and metrics) and the test reads the addresses
 //! it bound from its log, so no port is freed and bound again.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
-use arbiter::proto::{JudgeTicTacToeRequest, PlayTicTacToeRequest};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use arbiter::proto::JudgeTicTacToeRequest;
+use common::messages::live_tic_tac_toe;
+use common::metrics::{samples, scrape};
+use common::process::{terminate, wait_exit};
 use tonic::transport::channel::Change;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Code;
@@ -110,41 +114,15 @@ impl Replica {
         }
     }
 
-    /// Waits for the process to exit, and returns whether it exited with status 0.
-    async fn wait_exit(&mut self) -> bool {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.success();
-            }
-            assert!(Instant::now() < deadline, "{} did not exit", self.grpc);
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
     /// How many JudgeTicTacToe calls this replica answered OK, from its metrics.
     async fn judged(&self) -> f64 {
-        let mut stream = tokio::net::TcpStream::connect(&self.metrics).await.unwrap();
-        let request = format!(
-            "GET /metrics HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-            self.metrics
-        );
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut text = String::new();
-        stream.read_to_string(&mut text).await.unwrap();
-        text.lines()
-            .filter(|l| l.starts_with("arbiter_calls_total{"))
-            .filter(|l| l.contains("JudgeTicTacToe") && l.contains("code=\"Ok\""))
-            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-            .sum()
-    }
-
-    fn terminate(&self) {
-        let sent = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success());
+        let metrics = scrape(&self.metrics).await;
+        samples(
+            &metrics,
+            "arbiter_calls_total",
+            &["JudgeTicTacToe", "code=\"Ok\""],
+        )
+        .sum()
     }
 }
 
@@ -219,18 +197,7 @@ async fn a_replica_stops_and_the_others_carry_on() {
     let mut direct = ArbiterServiceClient::new(stopping.endpoint().connect().await.unwrap());
     let mut games = Vec::new();
     for _ in 0..3 {
-        let (moves, outgoing) = tokio::sync::mpsc::channel(1);
-        let mut replies = direct
-            .play_tic_tac_toe(tokio_stream::wrappers::ReceiverStream::new(outgoing))
-            .await
-            .unwrap()
-            .into_inner();
-        moves
-            .send(PlayTicTacToeRequest { row: 1, col: 1 })
-            .await
-            .unwrap();
-        assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 1);
-        games.push((moves, replies));
+        games.push(live_tic_tac_toe(&mut direct).await);
     }
 
     // SIGTERM it while the load runs.
@@ -238,9 +205,11 @@ async fn a_replica_stops_and_the_others_carry_on() {
         .map(|_| tokio::spawn(steady_calls(client.clone(), 150)))
         .collect();
     tokio::time::sleep(Duration::from_millis(100)).await;
-    stopping.terminate();
-    // The stopping replica fails its readiness at once (health NOT_SERVING), so
-    // discovery drops it; it still serves what was routed to it meanwhile.
+    terminate(&stopping.child);
+    // The test removes it from the balancer by hand right after the SIGTERM, without
+    // asking its health: it stands in for discovery, which would drop the replica once a
+    // readiness probe saw NOT_SERVING (the rolling restart below does wait for that
+    // probe). Calls routed to it in between must still be served.
     discovery.send(Change::Remove(1)).await.unwrap();
 
     for (_moves, mut replies) in games {
@@ -260,18 +229,8 @@ async fn a_replica_stops_and_the_others_carry_on() {
     assert_eq!(retries, 0, "{retries} calls had to be retried");
 
     // The stopped replica exited cleanly; the others still answer.
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let exit = loop {
-        if let Some(status) = replicas[1].child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the stopped replica did not exit"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    assert!(exit.success(), "{exit:?}");
+    let exit = wait_exit(&mut replicas[1].child, Duration::from_secs(15)).await;
+    assert!(exit.success(), "the stopped replica exited with {exit:?}");
     assert_eq!(steady_calls(client, 20).await, 0);
     replicas.clear();
 }
@@ -345,7 +304,7 @@ async fn a_rolling_restart_under_load_loses_no_call() {
         // The oldest replica is told to stop; it leaves the balancer once a probe no
         // longer says SERVING, a probe every 100 ms.
         let (old_key, mut old) = replicas.remove(0);
-        old.terminate();
+        terminate(&old.child);
         let seen = loop {
             match old.probe().await {
                 Some(ServingStatus::Serving) => {
@@ -356,7 +315,8 @@ async fn a_rolling_restart_under_load_loses_no_call() {
         };
         discovery.send(Change::Remove(old_key)).await.unwrap();
         probes.push(seen);
-        assert!(old.wait_exit().await, "{} did not exit with 0", old.grpc);
+        let exit = wait_exit(&mut old.child, Duration::from_secs(30)).await;
+        assert!(exit.success(), "{} exited with {exit:?}", old.grpc);
         replicas.push((next_key, replacement));
     }
     let restart = started.elapsed();

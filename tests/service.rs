@@ -4,31 +4,15 @@ mod common;
 
 use arbiter::proto::{
     Board, Cell, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
-    ListOthelloMovesRequest, TicTacToeMove, Verdict,
+    ListOthelloMovesRequest, Verdict,
 };
+use common::games::{
+    CONNECT_FOUR_EXAMPLE_2, LC1958_EXAMPLE_1, TIC_TAC_TOE_DRAW, TIC_TAC_TOE_DRAW_BOARD,
+};
+use common::messages::{board, cell, cells, moves};
 use common::TestServer;
 use tonic::Code;
 use tonic_types::StatusExt;
-
-fn board(rows: &[&str]) -> Option<Board> {
-    Some(Board {
-        rows: rows.iter().map(|r| r.to_string()).collect(),
-    })
-}
-
-fn cell(row: i32, col: i32) -> Cell {
-    Cell { row, col }
-}
-
-fn moves(list: &[(i32, i32)]) -> Vec<TicTacToeMove> {
-    list.iter()
-        .map(|&(row, col)| TicTacToeMove { row, col })
-        .collect()
-}
-
-const LC1958_EXAMPLE_1: [&str; 8] = [
-    "...B....", "...W....", "...W....", "...W....", "WBB.WWWB", "...B....", "...B....", "...W....",
-];
 
 fn c4(rows: &[&str], row: i32, col: i32, player: i32) -> CheckConnectFourRequest {
     CheckConnectFourRequest {
@@ -40,6 +24,34 @@ fn c4(rows: &[&str], row: i32, col: i32, player: i32) -> CheckConnectFourRequest
     }
 }
 
+fn othello_check(rows: &[&str], row: i32, col: i32, color: &str) -> CheckOthelloMoveRequest {
+    CheckOthelloMoveRequest {
+        board: board(rows),
+        row,
+        col,
+        color: color.into(),
+    }
+}
+
+fn othello_list(rows: &[&str], color: &str) -> ListOthelloMovesRequest {
+    ListOthelloMovesRequest {
+        board: board(rows),
+        color: color.into(),
+    }
+}
+
+fn judge(list: &[(i32, i32)]) -> JudgeTicTacToeRequest {
+    JudgeTicTacToeRequest { moves: moves(list) }
+}
+
+/// Awaits `call`, which must answer OK, and returns the reply.
+async fn ok<T, F>(call: F) -> T
+where
+    F: std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>>,
+{
+    call.await.expect("the call should answer OK").into_inner()
+}
+
 #[tokio::test]
 async fn connect_four_seed_examples_over_the_wire() {
     let server = TestServer::start().await;
@@ -48,48 +60,23 @@ async fn connect_four_seed_examples_over_the_wire() {
     let example_1 = [
         "0000000", "0000000", "0000000", "0000000", "0222000", "0111100",
     ];
-    let reply = client
-        .check_connect_four(c4(&example_1, 5, 4, 1))
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = ok(client.check_connect_four(c4(&example_1, 5, 4, 1))).await;
     assert!(reply.wins);
-    assert_eq!(
-        reply.run,
-        vec![cell(5, 1), cell(5, 2), cell(5, 3), cell(5, 4)]
-    );
+    assert_eq!(reply.run, cells(&[(5, 1), (5, 2), (5, 3), (5, 4)]));
 
-    let example_2 = [
-        "0000000", "0000000", "0002000", "0021000", "0211000", "2111220",
-    ];
-    let reply = client
-        .check_connect_four(c4(&example_2, 2, 3, 2))
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = ok(client.check_connect_four(c4(&CONNECT_FOUR_EXAMPLE_2, 2, 3, 2))).await;
     assert!(reply.wins);
-    assert_eq!(
-        reply.run,
-        vec![cell(2, 3), cell(3, 2), cell(4, 1), cell(5, 0)]
-    );
+    assert_eq!(reply.run, cells(&[(2, 3), (3, 2), (4, 1), (5, 0)]));
 
     let example_3 = [
         "0000000", "0000000", "0000000", "0000001", "2220002", "1111002",
     ];
-    let reply = client
-        .check_connect_four(c4(&example_3, 3, 6, 1))
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = ok(client.check_connect_four(c4(&example_3, 3, 6, 1))).await;
     assert!(!reply.wins);
     assert!(reply.run.is_empty());
 
     for (rows, row, col, player) in [(&["1"][..], 0, 0, 1), (&["222", "222", "222"][..], 1, 1, 2)] {
-        let reply = client
-            .check_connect_four(c4(rows, row, col, player))
-            .await
-            .unwrap()
-            .into_inner();
+        let reply = ok(client.check_connect_four(c4(rows, row, col, player))).await;
         assert!(!reply.wins, "{rows:?}");
     }
 }
@@ -101,21 +88,13 @@ async fn connect_four_run_length() {
     let rows = ["111", "000"];
     let mut request = c4(&rows, 0, 1, 1);
     request.run_length = 3;
-    let reply = client
-        .check_connect_four(request.clone())
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = ok(client.check_connect_four(request.clone())).await;
     assert!(reply.wins);
-    assert_eq!(reply.run, vec![cell(0, 0), cell(0, 1), cell(0, 2)]);
+    assert_eq!(reply.run, cells(&[(0, 0), (0, 1), (0, 2)]));
 
     // Longer than the board: valid, and simply cannot win.
     request.run_length = i32::MAX;
-    let reply = client
-        .check_connect_four(request)
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = ok(client.check_connect_four(request)).await;
     assert!(!reply.wins);
 }
 
@@ -124,16 +103,7 @@ async fn othello_check_and_listing() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
 
-    let reply = client
-        .check_othello_move(CheckOthelloMoveRequest {
-            board: board(&LC1958_EXAMPLE_1),
-            row: 4,
-            col: 3,
-            color: "B".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = ok(client.check_othello_move(othello_check(&LC1958_EXAMPLE_1, 4, 3, "B"))).await;
     assert!(reply.legal);
     assert_eq!(
         reply.flips,
@@ -151,57 +121,25 @@ async fn othello_check_and_listing() {
         "........", ".B..W...", "..W.....", "...WB...", "........", "....BW..", "......W.",
         ".......B",
     ];
-    let reply = client
-        .check_othello_move(CheckOthelloMoveRequest {
-            board: board(&example_2),
-            row: 4,
-            col: 4,
-            color: "W".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = ok(client.check_othello_move(othello_check(&example_2, 4, 4, "W"))).await;
     assert!(!reply.legal);
     assert!(reply.flips.is_empty());
 
     // An occupied target is not legal, and not an error.
-    let reply = client
-        .check_othello_move(CheckOthelloMoveRequest {
-            board: board(&LC1958_EXAMPLE_1),
-            row: 0,
-            col: 3,
-            color: "W".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = ok(client.check_othello_move(othello_check(&LC1958_EXAMPLE_1, 0, 3, "W"))).await;
     assert!(!reply.legal);
 
     let opening = [
         "........", "........", "........", "...WB...", "...BW...", "........", "........",
         "........",
     ];
-    let reply = client
-        .list_othello_moves(ListOthelloMovesRequest {
-            board: board(&opening),
-            color: "W".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = ok(client.list_othello_moves(othello_list(&opening, "W"))).await;
     let cells: Vec<Cell> = reply.moves.iter().map(|m| m.cell.unwrap()).collect();
     assert_eq!(cells, vec![cell(2, 4), cell(3, 5), cell(4, 2), cell(5, 3)]);
     assert_eq!(reply.moves[0].flips, vec![cell(3, 4)]);
 
     // A full board leaves no move: the player must pass.
-    let reply = client
-        .list_othello_moves(ListOthelloMovesRequest {
-            board: board(&["BW", "WB"]),
-            color: "B".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = ok(client.list_othello_moves(othello_list(&["BW", "WB"], "B"))).await;
     assert!(reply.moves.is_empty());
 }
 
@@ -211,57 +149,26 @@ async fn tic_tac_toe_verdicts() {
     let mut client = server.client().await;
 
     // The seed's example: A wins on the main diagonal.
-    let reply = client
-        .judge_tic_tac_toe(JudgeTicTacToeRequest {
-            moves: moves(&[(0, 0), (2, 0), (1, 1), (2, 1), (2, 2)]),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let reply =
+        ok(client.judge_tic_tac_toe(judge(&[(0, 0), (2, 0), (1, 1), (2, 1), (2, 2)]))).await;
     assert_eq!(reply.verdict(), Verdict::AWins);
     assert_eq!(reply.line, vec![cell(0, 0), cell(1, 1), cell(2, 2)]);
     assert_eq!(reply.board, board(&["X..", ".X.", "OOX"]));
     assert_eq!(reply.moves_played, 5);
 
-    let reply = client
-        .judge_tic_tac_toe(JudgeTicTacToeRequest {
-            moves: moves(&[(0, 0), (1, 1), (0, 1), (0, 2), (1, 0), (2, 0)]),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let b_wins = [(0, 0), (1, 1), (0, 1), (0, 2), (1, 0), (2, 0)];
+    let reply = ok(client.judge_tic_tac_toe(judge(&b_wins))).await;
     assert_eq!(reply.verdict(), Verdict::BWins);
     assert_eq!(reply.line, vec![cell(0, 2), cell(1, 1), cell(2, 0)]);
 
-    let draw = [
-        (0, 0),
-        (1, 1),
-        (2, 0),
-        (1, 0),
-        (1, 2),
-        (2, 1),
-        (0, 1),
-        (0, 2),
-        (2, 2),
-    ];
-    let reply = client
-        .judge_tic_tac_toe(JudgeTicTacToeRequest {
-            moves: moves(&draw),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = ok(client.judge_tic_tac_toe(judge(&TIC_TAC_TOE_DRAW))).await;
     assert_eq!(reply.verdict(), Verdict::Draw);
     assert!(reply.line.is_empty());
-    assert_eq!(reply.board, board(&["XXO", "OOX", "XOX"]));
+    assert_eq!(reply.board, board(&TIC_TAC_TOE_DRAW_BOARD));
     assert_eq!(reply.moves_played, 9);
 
     // No moves: pending, with an empty board.
-    let reply = client
-        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = ok(client.judge_tic_tac_toe(judge(&[]))).await;
     assert_eq!(reply.verdict(), Verdict::Pending);
     assert_eq!(reply.board, board(&["...", "...", "..."]));
     assert_eq!(reply.moves_played, 0);
@@ -454,8 +361,9 @@ async fn bad_coordinates_and_players_name_the_field() {
 async fn bad_tic_tac_toe_moves_name_the_index() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
-    let judge = |list: &[(i32, i32)]| JudgeTicTacToeRequest { moves: moves(list) };
 
+    let mut drawn_then_one_more = TIC_TAC_TOE_DRAW.to_vec();
+    drawn_then_one_more.push((0, 0));
     /// Moves, the field of the refused one, and words its description holds.
     type Case<'a> = (&'a [(i32, i32)], &'a str, &'a str);
     let cases: [Case; 6] = [
@@ -472,18 +380,7 @@ async fn bad_tic_tac_toe_moves_name_the_index() {
             "the game is over: A won",
         ),
         (
-            &[
-                (0, 0),
-                (1, 1),
-                (2, 0),
-                (1, 0),
-                (1, 2),
-                (2, 1),
-                (0, 1),
-                (0, 2),
-                (2, 2),
-                (0, 0),
-            ],
+            &drawn_then_one_more,
             "moves[9]",
             "the game is over: it is a draw",
         ),
@@ -516,11 +413,7 @@ async fn reflection_lists_every_service_in_both_versions() {
             String::new(),
         )),
     };
-    let mut replies = client
-        .server_reflection_info(tokio_stream::once(request))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut replies = ok(client.server_reflection_info(tokio_stream::once(request))).await;
     let reply = replies.message().await.unwrap().unwrap();
     let Some(v1::server_reflection_response::MessageResponse::ListServicesResponse(list)) =
         reply.message_response
@@ -541,11 +434,7 @@ async fn reflection_lists_every_service_in_both_versions() {
             ),
         ),
     };
-    let mut replies = client
-        .server_reflection_info(tokio_stream::once(request))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut replies = ok(client.server_reflection_info(tokio_stream::once(request))).await;
     let reply = replies.message().await.unwrap().unwrap();
     assert!(
         matches!(

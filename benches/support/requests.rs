@@ -1,7 +1,16 @@
-//! Requests shared by the handler benchmarks (`benches/service.rs`) and the load
-//! generator (`examples/load.rs`), so that both measure the same work.
+//! Boards and requests shared by the rule benchmarks (`benches/rules.rs`), the handler
+//! benchmarks (`benches/service.rs`) and the load generator (`examples/load.rs`), so
+//! that all measure the same work. The games the tests play as well come from
+//! `tests/common/games.rs`, their one home.
+#![allow(dead_code)] // each includer takes what it measures
 
-use arbiter::proto::{Board, CheckConnectFourRequest};
+use arbiter::proto::{
+    Board, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
+    ListOthelloMovesRequest, TicTacToeMove,
+};
+
+#[path = "../../tests/common/games.rs"]
+pub mod games;
 
 /// A midgame 8x8 Othello position with several legal moves for black.
 pub const OTHELLO_MIDGAME: [&str; 8] = [
@@ -35,6 +44,72 @@ pub fn dense_connect_four(side: usize) -> CheckConnectFourRequest {
         row: (side / 2) as i32,
         col: (side / 2) as i32,
         player: 1,
+        run_length: 0,
+    }
+}
+
+/// A full `side`x`side` Connect Four board on which player 1 owns the whole of the
+/// centre's row and column and both main diagonals, and every other cell is a repeating
+/// mix of both players, so that a walk from the centre runs the full side of the board.
+/// The worst case of the rule alone (`benches/rules.rs`), unlike `dense_connect_four`.
+pub fn connect_four_long_lines(side: usize) -> Vec<String> {
+    let centre = side / 2;
+    (0..side)
+        .map(|r| {
+            (0..side)
+                .map(|c| {
+                    let on_line = r == centre
+                        || c == centre
+                        || r as isize - c as isize == 0
+                        || r + c == side - 1;
+                    if on_line {
+                        '1'
+                    } else if (r * 7 + c * 3) % 5 < 2 {
+                        '2'
+                    } else {
+                        '1'
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The nine-move drawn Tic-Tac-Toe game as a JudgeTicTacToe request.
+pub fn judge_draw() -> JudgeTicTacToeRequest {
+    JudgeTicTacToeRequest {
+        moves: games::TIC_TAC_TOE_DRAW
+            .iter()
+            .map(|&(row, col)| TicTacToeMove { row, col })
+            .collect(),
+    }
+}
+
+/// Is black at (1, 1) legal in `OTHELLO_MIDGAME`?
+pub fn check_midgame() -> CheckOthelloMoveRequest {
+    CheckOthelloMoveRequest {
+        board: board(&OTHELLO_MIDGAME),
+        row: 1,
+        col: 1,
+        color: "B".into(),
+    }
+}
+
+/// Black's legal moves in `OTHELLO_MIDGAME`.
+pub fn list_midgame() -> ListOthelloMovesRequest {
+    ListOthelloMovesRequest {
+        board: board(&OTHELLO_MIDGAME),
+        color: "B".into(),
+    }
+}
+
+/// Does player 2's piece at (2, 3) win in the 6x7 seed example? (It does.)
+pub fn check_connect_four_seed() -> CheckConnectFourRequest {
+    CheckConnectFourRequest {
+        board: board(&games::CONNECT_FOUR_EXAMPLE_2),
+        row: 2,
+        col: 3,
+        player: 2,
         run_length: 0,
     }
 }

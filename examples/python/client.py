@@ -12,6 +12,7 @@ the example always matches the contract; copy the `load_stubs` function or gener
 the stubs once with `python -m grpc_tools.protoc` in your own project.
 """
 
+import atexit
 import pathlib
 import sys
 import tempfile
@@ -24,23 +25,25 @@ PROTO_ROOT = pathlib.Path(__file__).resolve().parents[2] / "proto"
 
 
 def load_stubs():
-    """Generates arbiter_pb2 and arbiter_pb2_grpc from proto/ and imports them."""
+    """Generates arbiter_pb2 and arbiter_pb2_grpc from proto/ into a temporary directory,
+    removed when the program exits, and imports them."""
     from grpc_tools import protoc
 
-    out = tempfile.mkdtemp(prefix="arbiter-stubs-")
+    out = tempfile.TemporaryDirectory(prefix="arbiter-stubs-")
+    atexit.register(out.cleanup)
     proto = PROTO_ROOT / "arbiter" / "v1" / "arbiter.proto"
     code = protoc.main(
         [
             "grpc_tools.protoc",
             f"-I{PROTO_ROOT}",
-            f"--python_out={out}",
-            f"--grpc_python_out={out}",
+            f"--python_out={out.name}",
+            f"--grpc_python_out={out.name}",
             str(proto),
         ]
     )
     if code != 0:
         raise RuntimeError(f"protoc failed with exit code {code}")
-    sys.path.insert(0, out)
+    sys.path.insert(0, out.name)
     from arbiter.v1 import arbiter_pb2, arbiter_pb2_grpc
 
     return arbiter_pb2, arbiter_pb2_grpc

@@ -12,7 +12,6 @@ import random
 import socket
 import struct
 import sys
-import tempfile
 import threading
 import time
 import pathlib
@@ -23,28 +22,9 @@ import h2.connection
 import h2.events
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-
-
-def load_stubs():
-    from grpc_tools import protoc
-
-    out = tempfile.mkdtemp(prefix="arbiter-abuse-stubs-")
-    root = REPO / "proto"
-    code = protoc.main(["protoc", f"-I{root}", f"--python_out={out}", f"--grpc_python_out={out}",
-                        str(root / "arbiter" / "v1" / "arbiter.proto")])
-    assert code == 0
-    sys.path.insert(0, out)
-    from arbiter.v1 import arbiter_pb2, arbiter_pb2_grpc
-
-    return arbiter_pb2, arbiter_pb2_grpc
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return -1
+sys.path.insert(0, str(REPO / "tests" / "lib"))
+from proc import rss_kib  # noqa: E402
+from stubs import load_stubs  # noqa: E402
 
 
 class Steady(threading.Thread):

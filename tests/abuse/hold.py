@@ -16,13 +16,18 @@ Only the `h2` package is needed (tests/abuse/requirements.txt installs it).
 """
 
 import argparse
+import pathlib
 import socket
+import sys
 import threading
 import time
 
 import h2.config
 import h2.connection
 import h2.settings
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests" / "lib"))
+from proc import rss_kib  # noqa: E402
 
 
 def varint(n):
@@ -65,14 +70,6 @@ def live_games(metrics):
     text = urllib.request.urlopen(f"http://{metrics}/metrics", timeout=5).read().decode()
     return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
                if line.startswith("arbiter_live_games"))
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return -1
 
 
 def main():

@@ -1,6 +1,11 @@
 //! A real Arbiter server on a loopback port, and clients for it, for the wire tests.
 #![allow(dead_code)]
 
+pub mod games;
+pub mod messages;
+pub mod metrics;
+pub mod process;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 

@@ -11,10 +11,12 @@ import os
 import pathlib
 import subprocess
 import sys
-import tempfile
 import traceback
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "lib"))
+from stubs import load_stubs  # noqa: E402
+
 CHECKS = []
 
 
@@ -27,7 +29,6 @@ class Context:
     def __init__(self, address, grpcurl):
         self.address = address
         self.grpcurl_path = grpcurl
-        self._stubs = None
 
     def grpcurl(self, *args, data=None, expect_ok=True):
         command = [self.grpcurl_path, "-plaintext", "-emit-defaults"]
@@ -47,26 +48,7 @@ class Context:
 
     @property
     def stubs(self):
-        if self._stubs is None:
-            from grpc_tools import protoc
-
-            out = tempfile.mkdtemp(prefix="arbiter-interop-stubs-")
-            proto_root = REPO / "proto"
-            code = protoc.main(
-                [
-                    "grpc_tools.protoc",
-                    f"-I{proto_root}",
-                    f"--python_out={out}",
-                    f"--grpc_python_out={out}",
-                    str(proto_root / "arbiter" / "v1" / "arbiter.proto"),
-                ]
-            )
-            assert code == 0, f"protoc exited {code}"
-            sys.path.insert(0, out)
-            from arbiter.v1 import arbiter_pb2, arbiter_pb2_grpc
-
-            self._stubs = (arbiter_pb2, arbiter_pb2_grpc)
-        return self._stubs
+        return load_stubs()
 
 
 def json_documents(text):

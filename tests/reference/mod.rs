@@ -14,8 +14,10 @@ pub fn at(rows: &[String], r: usize, c: usize) -> u8 {
     rows[r].as_bytes()[c]
 }
 
-/// Every cell on the same line as `target` along one of the 8 Othello directions, as
-/// whole board lines: cells (r, c) that share the row, the column, r - c or r + c.
+/// The discs `color` would flip by playing the empty cell `target`, found without
+/// walking: every `color` disc on the board aligned with `target` (same row, column,
+/// r - c or r + c) closes a line when every cell strictly between them holds the
+/// opponent, and those cells are flipped. Empty when `target` is occupied.
 pub fn naive_othello_flips(rows: &[String], target: Cell, color: Color) -> BTreeSet<Cell> {
     let (h, w) = (rows.len(), rows[0].len());
     let own = color.byte();
@@ -112,7 +114,6 @@ pub struct NaiveReferee {
 }
 
 impl NaiveReferee {
-    /// Applies a move, or says why not (as the engine's error kind) and changes nothing.
     /// Applies a move and returns the verdict after it, or says why not ("over",
     /// "outside", "taken") and changes nothing.
     pub fn play(&mut self, row: i64, col: i64) -> Result<Verdict, &'static str> {

@@ -1,0 +1,65 @@
+//! Building the service's messages, and opening a live game, the same way in every test.
+
+use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+use arbiter::proto::{Board, Cell, PlayTicTacToeRequest, PlayTicTacToeResponse, TicTacToeMove};
+use std::future::Future;
+
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Channel;
+use tonic::Streaming;
+
+/// A board message of `rows`.
+pub fn board(rows: &[&str]) -> Option<Board> {
+    Some(Board {
+        rows: rows.iter().map(|r| r.to_string()).collect(),
+    })
+}
+
+pub fn cell(row: i32, col: i32) -> Cell {
+    Cell { row, col }
+}
+
+pub fn cells(list: &[(i32, i32)]) -> Vec<Cell> {
+    list.iter().map(|&(row, col)| cell(row, col)).collect()
+}
+
+/// Tic-Tac-Toe moves of (row, col) pairs.
+pub fn moves(list: &[(i32, i32)]) -> Vec<TicTacToeMove> {
+    list.iter()
+        .map(|&(row, col)| TicTacToeMove { row, col })
+        .collect()
+}
+
+/// Opens a live game with `call` (a Play RPC of the client, given the stream of
+/// messages), which must answer OK: returns where to send the game's messages, and its
+/// replies.
+pub async fn open_stream<Req, Resp, F, Fut>(call: F) -> (mpsc::Sender<Req>, Streaming<Resp>)
+where
+    F: FnOnce(ReceiverStream<Req>) -> Fut,
+    Fut: Future<Output = Result<tonic::Response<Streaming<Resp>>, tonic::Status>>,
+{
+    let (sender, outgoing) = mpsc::channel(4);
+    let replies = call(ReceiverStream::new(outgoing))
+        .await
+        .unwrap()
+        .into_inner();
+    (sender, replies)
+}
+
+/// A PlayTicTacToe stream with the centre played and its reply read: a live game that
+/// stays open as long as the returned sender does.
+pub async fn live_tic_tac_toe(
+    client: &mut ArbiterServiceClient<Channel>,
+) -> (
+    mpsc::Sender<PlayTicTacToeRequest>,
+    Streaming<PlayTicTacToeResponse>,
+) {
+    let (moves, mut replies) = open_stream(|stream| client.play_tic_tac_toe(stream)).await;
+    moves
+        .send(PlayTicTacToeRequest { row: 1, col: 1 })
+        .await
+        .unwrap();
+    assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 1);
+    (moves, replies)
+}
