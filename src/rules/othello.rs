@@ -576,6 +576,8 @@ impl Game {
 mod tests {
     use super::*;
 
+    use crate::rules::shared_games as games;
+
     fn board(rows: &[&str]) -> Board {
         Board::parse(rows).unwrap()
     }
@@ -584,10 +586,7 @@ mod tests {
     /// row 4; the move is legal.
     #[test]
     fn seed_problem_example_1_is_legal() {
-        let b = board(&[
-            "...B....", "...W....", "...W....", "...W....", "WBB.WWWB", "...B....", "...B....",
-            "...W....",
-        ]);
+        let b = board(&games::LC1958_EXAMPLE_1);
         let check = b.check_move(Cell::new(4, 3), Color::Black);
         assert!(check.legal);
         assert_eq!(

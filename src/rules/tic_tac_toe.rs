@@ -270,6 +270,8 @@ where
 mod tests {
     use super::*;
 
+    use crate::rules::shared_games as games;
+
     fn verdict_of(moves: &[(i64, i64)]) -> Verdict {
         judge(moves.iter().copied()).unwrap().verdict()
     }
@@ -300,17 +302,10 @@ mod tests {
 
     #[test]
     fn draw_and_pending() {
-        let draw = [
-            (0, 0),
-            (1, 1),
-            (2, 0),
-            (1, 0),
-            (1, 2),
-            (2, 1),
-            (0, 1),
-            (0, 2),
-            (2, 2),
-        ];
+        let draw: Vec<(i64, i64)> = games::TIC_TAC_TOE_DRAW
+            .iter()
+            .map(|&(row, col)| (row.into(), col.into()))
+            .collect();
         assert_eq!(verdict_of(&draw), Verdict::Draw);
         assert_eq!(verdict_of(&[(0, 0), (1, 1)]), Verdict::Pending);
         assert_eq!(verdict_of(&[]), Verdict::Pending);

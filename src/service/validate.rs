@@ -54,16 +54,11 @@ pub(crate) fn othello_check(
     request: &proto::CheckOthelloMoveRequest,
 ) -> Result<OthelloCheck, ServiceError> {
     let mut violations = Vec::new();
-    let board = board(
-        "board",
+    let (board, cell) = board_and_cell(
         request.board.as_ref(),
+        (request.row, request.col),
         othello::Board::parse,
-        &mut violations,
-    );
-    let cell = cell(
-        request.row,
-        request.col,
-        board.as_ref().map(othello::Board::grid),
+        othello::Board::grid,
         &mut violations,
     );
     let color = color("color", &request.color, &mut violations);
@@ -99,16 +94,11 @@ pub(crate) fn connect_four_check(
 ) -> Result<ConnectFourCheck, ServiceError> {
     const MESSAGE: &str = "CheckConnectFourRequest";
     let mut violations = Vec::new();
-    let board = board(
-        "board",
+    let (board, cell) = board_and_cell(
         request.board.as_ref(),
+        (request.row, request.col),
         connect_four::Board::parse,
-        &mut violations,
-    );
-    let cell = cell(
-        request.row,
-        request.col,
-        board.as_ref().map(connect_four::Board::grid),
+        connect_four::Board::grid,
         &mut violations,
     );
     let player = connect_four::Player::from_number(request.player.into());
@@ -319,6 +309,19 @@ fn grid_violation(field: &str, error: &GridError) -> Violation {
 }
 
 /// Checks (`row`, `col`): never negative, and on `grid` when the board is valid.
+/// Checks a request's `board` and its (`row`, `col`) on it.
+fn board_and_cell<B>(
+    request_board: Option<&proto::Board>,
+    (row, col): (i32, i32),
+    parse: impl FnOnce(&[String]) -> Result<B, GridError>,
+    grid: impl Fn(&B) -> &Grid,
+    violations: &mut Vec<Violation>,
+) -> (Option<B>, Option<Cell>) {
+    let board = board("board", request_board, parse, violations);
+    let cell = cell(row, col, board.as_ref().map(grid), violations);
+    (board, cell)
+}
+
 /// Checks (`row`, `col`): on `grid` when the board is valid (the grid decides, see
 /// [`Grid::locate`]), and never negative whatever the board.
 fn cell(row: i32, col: i32, grid: Option<&Grid>, violations: &mut Vec<Violation>) -> Option<Cell> {

@@ -1,9 +1,7 @@
 //! Games and boards that several tests and benchmarks play: plain data, no dependency,
-//! so that `benches/support/requests.rs` (and through it `examples/load.rs`) can take
-//! them with `#[path]` as the wire tests take them through `tests/common`.
-//!
-//! The unit tests inside `src/rules/` still keep their own literal copies of the draw
-//! (`tic_tac_toe.rs`) and of LeetCode 1958 example 1 (`othello.rs`).
+//! so that `benches/support/requests.rs` (and through it `examples/load.rs`) and the
+//! unit tests in `src/rules/` can take them with `#[path]` as the wire tests take them
+//! through `tests/common`.
 #![allow(dead_code)]
 
 /// A Tic-Tac-Toe game that fills the board with no line: a draw on the ninth move,

@@ -30,9 +30,8 @@ impl LiveGame for Game {
                 },
             ));
         }
-        let mut game = Game::new(DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_RUN_LENGTH);
-        let reply = game.reply(first);
-        Ok((game, reply))
+        let game = Game::new(DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_RUN_LENGTH);
+        super::first_move(game, first)
     }
 
     fn reply(&mut self, request: PlayConnectFourRequest) -> Reply<PlayConnectFourResponse> {

@@ -129,6 +129,16 @@ pub trait LiveGame: Sized + Send + 'static {
     fn reply(&mut self, request: Self::Request) -> Reply<Self::Response>;
 }
 
+/// Opens `game` as it stands with `first` as its first move: for streams that start
+/// without a setup.
+fn first_move<G: LiveGame>(
+    mut game: G,
+    first: G::Request,
+) -> Result<(G, Reply<G::Response>), ServiceError> {
+    let reply = game.reply(first);
+    Ok((game, reply))
+}
+
 /// How many live games are open right now, shared by every clone, and the watch on
 /// their idle time and lifetime.
 #[derive(Debug, Clone, Default)]

@@ -27,9 +27,7 @@ impl LiveGame for Game {
                 },
             ));
         }
-        let mut game = Game::standard();
-        let reply = game.reply(first);
-        Ok((game, reply))
+        super::first_move(Game::standard(), first)
     }
 
     fn reply(&mut self, request: PlayOthelloRequest) -> Reply<PlayOthelloResponse> {

@@ -15,9 +15,7 @@ impl LiveGame for Game {
     fn open(
         first: PlayTicTacToeRequest,
     ) -> Result<(Self, Reply<PlayTicTacToeResponse>), ServiceError> {
-        let mut game = Game::new();
-        let reply = game.reply(first);
-        Ok((game, reply))
+        super::first_move(Game::new(), first)
     }
 
     fn reply(&mut self, request: PlayTicTacToeRequest) -> Reply<PlayTicTacToeResponse> {
