@@ -8,7 +8,7 @@
 //! stream, and with it the game.
 //!
 //! A client that stops reading also stops the transport polling its reply stream, so
-//! no timer inside the stream could fire. One [`reaper`] task per server therefore
+//! no timer inside the stream could fire. One reaper task per server therefore
 //! watches every game's idle time and lifetime and ends the games past either: it
 //! frees their state and their place in the live-game count at once, and their stream
 //! answers with the reason as soon as the transport polls it again.
