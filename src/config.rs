@@ -188,16 +188,10 @@ fn parse_address(text: &str) -> Result<String, String> {
 impl Options {
     /// The server's settings these flags ask for.
     pub fn settings(&self) -> Settings {
-        Settings {
+        let mut settings = Settings {
             listen: self.listen.clone(),
             shutdown_drain: self.shutdown_drain.0,
             shutdown_grace: self.shutdown_grace.0,
-            stream_limits: crate::service::play::StreamLimits {
-                max_moves: self.max_moves_per_stream,
-                idle_timeout: self.stream_idle_timeout.0,
-                max_game_duration: self.max_game_duration.0,
-                max_live_games: self.max_live_games,
-            },
             max_request_bytes: self.max_request_bytes,
             max_in_flight: self.max_in_flight,
             max_concurrent_streams: self.max_concurrent_streams,
@@ -216,7 +210,14 @@ impl Options {
                 }),
                 _ => None,
             },
-        }
+            ..Settings::default()
+        };
+        let limits = &mut settings.stream_limits;
+        limits.max_moves = self.max_moves_per_stream;
+        limits.idle_timeout = self.stream_idle_timeout.0;
+        limits.max_game_duration = self.max_game_duration.0;
+        limits.max_live_games = self.max_live_games;
+        settings
     }
 }
 
