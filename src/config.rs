@@ -1,118 +1,135 @@
-//! The server's command-line options, each with a documented default.
+//! The command line: flags parsed into the server's [`Settings`], whose defaults (from
+//! [`Settings::default`]) are the flags' defaults.
 
-use std::net::SocketAddr;
+use std::fmt;
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::time::Duration;
 
 use clap::Parser;
 
-use crate::service::play::StreamLimits;
+use crate::server::{Settings, TlsFiles};
+
+/// What `--help` adds after the options.
+const AFTER_HELP: &str = "\
+Durations are written like 500ms, 10s, 5m or 1h (and combined: 1m30s).
+ADDR is HOST:PORT, with HOST an IP address or a host name; every address a host name
+resolves to is bound (localhost: 127.0.0.1 and ::1). Port 0 picks a free port; the log
+says the address bound (\"arbiter listening on ADDR\").
+RUST_LOG sets the log level (default info); RUST_LOG=arbiter=debug logs one line per call.";
 
 /// Arbiter: a gRPC service that rules on moves in Othello, Connect Four and Tic-Tac-Toe.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "arbiter", version, about, long_about = None)]
+#[command(name = "arbiter", version, about, long_about = None, after_help = AFTER_HELP)]
 pub struct Options {
     /// The address to serve gRPC on.
-    #[arg(long, env = "ARBITER_LISTEN", default_value = "127.0.0.1:50051")]
-    pub listen: SocketAddr,
+    #[arg(long, env = "ARBITER_LISTEN", value_name = "ADDR",
+          default_value_t = Settings::default().listen, value_parser = parse_address)]
+    pub listen: String,
 
     /// After SIGTERM or Ctrl-C, how long the server keeps accepting connections and
     /// serving calls while its health already says NOT_SERVING, so that balancers and
     /// readiness probes take it out of rotation before it stops accepting. 0s stops
     /// accepting at once.
-    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
-    pub shutdown_drain: Duration,
+    #[arg(long, value_name = "DURATION", default_value_t = Settings::default().shutdown_drain.into())]
+    pub shutdown_drain: HumanDuration,
 
     /// After the drain (--shutdown-drain), when no new connection is taken any more: how
     /// long calls in flight may take to finish before open live-game
     /// streams are ended with UNAVAILABLE.
-    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
-    pub shutdown_grace: Duration,
+    #[arg(long, value_name = "DURATION", default_value_t = Settings::default().shutdown_grace.into())]
+    pub shutdown_grace: HumanDuration,
 
     /// The most messages one live-game stream may send that are not applied moves
     /// (rejected moves, and the setup): a stream may send at most the board's cell count
     /// plus N messages, so a whole game on the largest board always fits, and is ended
     /// with RESOURCE_EXHAUSTED past it.
-    #[arg(long, value_name = "N", default_value_t = 1000)]
+    #[arg(long, value_name = "N", default_value_t = Settings::default().stream_limits.max_moves)]
     pub max_moves_per_stream: usize,
 
     /// How long a live-game stream may go without a message before it is ended with
     /// DEADLINE_EXCEEDED (whether or not the client reads its replies).
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration)]
-    pub stream_idle_timeout: Duration,
+    #[arg(long, value_name = "DURATION",
+          default_value_t = Settings::default().stream_limits.idle_timeout.into())]
+    pub stream_idle_timeout: HumanDuration,
 
     /// How long a live game may last in all, however active, before its stream is
     /// ended with DEADLINE_EXCEEDED (whether or not the client reads its replies).
-    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = humantime::parse_duration)]
-    pub max_game_duration: Duration,
+    #[arg(long, value_name = "DURATION",
+          default_value_t = Settings::default().stream_limits.max_game_duration.into())]
+    pub max_game_duration: HumanDuration,
 
     /// The largest request message accepted, in bytes (a 100x100 board is about 10 KB).
     /// A larger one is refused with RESOURCE_EXHAUSTED from its length prefix, before it
     /// is decoded.
-    #[arg(long, default_value_t = 1024 * 1024)]
+    #[arg(long, value_name = "N", default_value_t = Settings::default().max_request_bytes)]
     pub max_request_bytes: usize,
 
     /// Calls in flight across the whole server beyond which new calls are refused at once
     /// with RESOURCE_EXHAUSTED instead of queueing. A call counts until its handler
     /// returns: an open stream (a live game) holds no slot (see --max-live-games), while
     /// the arbiter_calls_in_flight metric counts it until it ends.
-    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = Settings::default().max_in_flight,
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub max_in_flight: u32,
 
     /// Live games of every kind across the whole server beyond which new Play* streams
     /// are refused with RESOURCE_EXHAUSTED.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, value_name = "N", default_value_t = Settings::default().stream_limits.max_live_games)]
     pub max_live_games: usize,
 
     /// The most concurrent HTTP/2 streams (calls) one connection may open.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, value_name = "N", default_value_t = Settings::default().max_concurrent_streams)]
     pub max_concurrent_streams: u32,
 
     /// A unary call's server-side deadline; a shorter `grpc-timeout` from the client
     /// wins.
-    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
-    pub request_timeout: Duration,
+    #[arg(long, value_name = "DURATION", default_value_t = Settings::default().request_timeout.into())]
+    pub request_timeout: HumanDuration,
 
     /// How often an HTTP/2 PING checks that an idle peer is still there.
-    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
-    pub http2_keepalive_interval: Duration,
+    #[arg(long, value_name = "DURATION",
+          default_value_t = Settings::default().http2_keepalive_interval.into())]
+    pub http2_keepalive_interval: HumanDuration,
 
     /// How long a PING may go unanswered before the connection is dropped.
-    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
-    pub http2_keepalive_timeout: Duration,
+    #[arg(long, value_name = "DURATION",
+          default_value_t = Settings::default().http2_keepalive_timeout.into())]
+    pub http2_keepalive_timeout: HumanDuration,
 
     /// TCP keepalive on accepted connections.
-    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
-    pub tcp_keepalive: Duration,
+    #[arg(long, value_name = "DURATION", default_value_t = Settings::default().tcp_keepalive.into())]
+    pub tcp_keepalive: HumanDuration,
 
     /// Close each connection gracefully after it has been open this long (HTTP/2
     /// GOAWAY), so that clients reconnect and spread over new replicas. Off when absent.
-    #[arg(long, value_parser = humantime::parse_duration)]
-    pub max_connection_age: Option<Duration>,
+    #[arg(long, value_name = "DURATION")]
+    pub max_connection_age: Option<HumanDuration>,
 
     /// How long calls in flight on a connection closed for its age may take to finish.
-    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
-    pub max_connection_age_grace: Duration,
+    #[arg(long, value_name = "DURATION",
+          default_value_t = Settings::default().max_connection_age_grace.into())]
+    pub max_connection_age_grace: HumanDuration,
 
     /// Serve Prometheus metrics over HTTP on this address (off when absent).
-    #[arg(long)]
-    pub metrics_listen: Option<SocketAddr>,
+    #[arg(long, value_name = "ADDR", value_parser = parse_address)]
+    pub metrics_listen: Option<String>,
 
     /// The log format: `text` for people, `json` for log pipelines (one object a line).
-    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 
     /// PEM certificate chain: serve over TLS (needs --tls-key).
-    #[arg(long, requires = "tls_key")]
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
 
     /// PEM private key for --tls-cert.
-    #[arg(long, requires = "tls_cert")]
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
 
     /// PEM CA certificate(s): require mutual TLS, letting in only clients whose
     /// certificate this CA signed (needs --tls-cert).
-    #[arg(long, requires = "tls_cert")]
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_client_ca: Option<PathBuf>,
 }
 
@@ -125,20 +142,122 @@ pub enum LogFormat {
     Json,
 }
 
-impl Options {
-    /// The limits on each live game stream.
-    pub fn stream_limits(&self) -> StreamLimits {
-        StreamLimits {
-            max_moves: self.max_moves_per_stream,
-            idle_timeout: self.stream_idle_timeout,
-            max_game_duration: self.max_game_duration,
-            max_live_games: self.max_live_games,
-        }
+/// A duration written and shown the human way (`500ms`, `10s`, `5m`, `1h`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HumanDuration(pub Duration);
+
+impl From<Duration> for HumanDuration {
+    fn from(duration: Duration) -> Self {
+        Self(duration)
     }
 }
 
-impl Default for Options {
-    fn default() -> Self {
-        Self::parse_from(["arbiter"])
+impl fmt::Display for HumanDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        humantime::format_duration(self.0).fmt(f)
+    }
+}
+
+impl FromStr for HumanDuration {
+    type Err = humantime::DurationError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        humantime::parse_duration(text).map(Self)
+    }
+}
+
+/// Checks that `text` is `HOST:PORT` (an IP address, a bracketed IPv6 address or a host
+/// name, then a port number); the host name is resolved only when the server binds.
+fn parse_address(text: &str) -> Result<String, String> {
+    if text.parse::<std::net::SocketAddr>().is_ok() {
+        return Ok(text.to_owned());
+    }
+    let Some((host, port)) = text.rsplit_once(':') else {
+        return Err("expected HOST:PORT, such as localhost:50051 or 0.0.0.0:50051".into());
+    };
+    if host.is_empty() || host.contains(':') {
+        return Err(format!(
+            "expected HOST:PORT, such as localhost:50051 (an IPv6 address goes in brackets: [::1]:50051), got {text:?}"
+        ));
+    }
+    port.parse::<u16>()
+        .map_err(|_| format!("the port must be a number from 0 to 65535, got {port:?}"))?;
+    Ok(text.to_owned())
+}
+
+impl Options {
+    /// The server's settings these flags ask for.
+    pub fn settings(&self) -> Settings {
+        let mut settings = Settings {
+            listen: self.listen.clone(),
+            shutdown_drain: self.shutdown_drain.0,
+            shutdown_grace: self.shutdown_grace.0,
+            max_request_bytes: self.max_request_bytes,
+            max_in_flight: self.max_in_flight,
+            max_concurrent_streams: self.max_concurrent_streams,
+            request_timeout: self.request_timeout.0,
+            http2_keepalive_interval: self.http2_keepalive_interval.0,
+            http2_keepalive_timeout: self.http2_keepalive_timeout.0,
+            tcp_keepalive: self.tcp_keepalive.0,
+            max_connection_age: self.max_connection_age.map(|age| age.0),
+            max_connection_age_grace: self.max_connection_age_grace.0,
+            metrics_listen: self.metrics_listen.clone(),
+            tls: match (&self.tls_cert, &self.tls_key) {
+                (Some(cert), Some(key)) => Some(TlsFiles {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                    client_ca: self.tls_client_ca.clone(),
+                }),
+                _ => None,
+            },
+            ..Settings::default()
+        };
+        let limits = &mut settings.stream_limits;
+        limits.max_moves = self.max_moves_per_stream;
+        limits.idle_timeout = self.stream_idle_timeout.0;
+        limits.max_game_duration = self.max_game_duration.0;
+        limits.max_live_games = self.max_live_games;
+        settings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_flags_give_the_default_settings() {
+        let options = Options::try_parse_from(["arbiter", "--listen", "127.0.0.1:50051"]).unwrap();
+        assert_eq!(options.settings(), Settings::default());
+    }
+
+    #[test]
+    fn addresses_may_name_hosts() {
+        for good in [
+            "localhost:50051",
+            "127.0.0.1:0",
+            "[::1]:50051",
+            "arbiter.example:1",
+        ] {
+            assert_eq!(parse_address(good).as_deref(), Ok(good));
+        }
+        for bad in [
+            "localhost",
+            ":50051",
+            "localhost:http",
+            "::1:50051",
+            "host:70000",
+        ] {
+            assert!(parse_address(bad).is_err(), "{bad} was accepted");
+        }
+    }
+
+    #[test]
+    fn durations_show_humanly() {
+        assert_eq!(HumanDuration(Duration::from_secs(300)).to_string(), "5m");
+        assert_eq!(
+            "1h".parse::<HumanDuration>().unwrap().0,
+            Duration::from_secs(3600)
+        );
     }
 }

@@ -3,9 +3,8 @@
 use std::process::ExitCode;
 
 use arbiter::config::{LogFormat, Options};
-use arbiter::server::Server;
+use arbiter::server::{self, Server};
 use clap::Parser;
-use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -30,18 +29,21 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let listener = match TcpListener::bind(options.listen).await {
-        Ok(listener) => listener,
+    let settings = options.settings();
+    let listeners = match server::bind(&settings.listen).await {
+        Ok(listeners) => listeners,
         Err(error) => {
-            tracing::error!(address = %options.listen, %error, "cannot listen");
+            tracing::error!(address = %settings.listen, %error, "cannot listen");
             return ExitCode::FAILURE;
         }
     };
-    match listener.local_addr() {
-        Ok(address) => tracing::info!("arbiter listening on {address}"),
-        Err(_) => tracing::info!("arbiter listening on {}", options.listen),
+    for listener in &listeners {
+        match listener.local_addr() {
+            Ok(address) => tracing::info!("arbiter listening on {address}"),
+            Err(_) => tracing::info!("arbiter listening on {}", settings.listen),
+        }
     }
-    match Server::new(options).run(listener, shutdown).await {
+    match Server::new(settings).run_on(listeners, shutdown).await {
         Ok(()) => {
             tracing::info!("stopped");
             ExitCode::SUCCESS

@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use futures_util::stream::SelectAll;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::server::TcpIncoming;
@@ -14,16 +15,146 @@ use tonic_health::server::{HealthReporter, HealthService};
 use tonic_health::ServingStatus;
 use tower::ServiceBuilder;
 
-use crate::config::Options;
 use crate::layers::rewrite_transport_error;
 use crate::proto::arbiter_service_server::ArbiterServiceServer;
 use crate::proto::FILE_DESCRIPTOR_SET;
-use crate::service::play::LiveGames;
+use crate::service::play::{LiveGames, StreamLimits};
 use crate::service::Arbiter;
 use crate::telemetry::{serve_metrics, CallMetricsLayer};
 
 /// How long the server still waits for connections to close after ending open streams.
 const FINAL_WAIT: Duration = Duration::from_secs(2);
+
+/// Everything that configures a server, each field with its default in
+/// [`Settings::default`], the one place where the defaults are defined (the command line
+/// in [`crate::config`] takes its defaults from there). Building one has no side effect:
+/// nothing reads the environment or the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// Where to serve gRPC, `HOST:PORT`: an IP address or a host name, every address of
+    /// which is bound (`localhost` is 127.0.0.1 and ::1). Bound by the caller: see [`bind`].
+    pub listen: String,
+    /// After the shutdown signal, how long connections are still accepted and calls
+    /// served while health already says NOT_SERVING.
+    pub shutdown_drain: Duration,
+    /// After the drain, how long calls in flight may take before open live-game streams
+    /// are ended with UNAVAILABLE.
+    pub shutdown_grace: Duration,
+    /// The limits on each live-game stream, and on their number.
+    pub stream_limits: StreamLimits,
+    /// The largest request message, in bytes.
+    pub max_request_bytes: usize,
+    /// Calls in flight across the server beyond which new calls are refused (at least 1).
+    pub max_in_flight: u32,
+    /// The most concurrent HTTP/2 streams one connection may open.
+    pub max_concurrent_streams: u32,
+    /// A unary call's server-side deadline.
+    pub request_timeout: Duration,
+    /// How often an HTTP/2 PING checks an idle peer.
+    pub http2_keepalive_interval: Duration,
+    /// How long a PING may go unanswered.
+    pub http2_keepalive_timeout: Duration,
+    /// TCP keepalive on accepted connections.
+    pub tcp_keepalive: Duration,
+    /// Close each connection gracefully after this long; never when `None`.
+    pub max_connection_age: Option<Duration>,
+    /// How long calls in flight on a connection closed for its age may take.
+    pub max_connection_age_grace: Duration,
+    /// Where to serve Prometheus metrics over HTTP, `HOST:PORT`; nowhere when `None`.
+    pub metrics_listen: Option<String>,
+    /// Serve TLS with these files; plaintext when `None`.
+    pub tls: Option<TlsFiles>,
+}
+
+/// The PEM files of a TLS set-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The certificate chain.
+    pub cert: PathBuf,
+    /// The private key.
+    pub key: PathBuf,
+    /// Mutual TLS: only clients with a certificate this CA signed get in.
+    pub client_ca: Option<PathBuf>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            listen: "127.0.0.1:50051".to_owned(),
+            shutdown_drain: Duration::from_secs(5),
+            shutdown_grace: Duration::from_secs(10),
+            stream_limits: StreamLimits {
+                max_moves: 1000,
+                idle_timeout: Duration::from_secs(5 * 60),
+                max_game_duration: Duration::from_secs(60 * 60),
+                max_live_games: 10_000,
+            },
+            max_request_bytes: 1024 * 1024,
+            max_in_flight: 1024,
+            max_concurrent_streams: 256,
+            request_timeout: Duration::from_secs(10),
+            http2_keepalive_interval: Duration::from_secs(30),
+            http2_keepalive_timeout: Duration::from_secs(10),
+            tcp_keepalive: Duration::from_secs(60),
+            max_connection_age: None,
+            max_connection_age_grace: Duration::from_secs(10),
+            metrics_listen: None,
+            tls: None,
+        }
+    }
+}
+
+/// Binds every address `address` (`HOST:PORT`) resolves to, IPv4 first: an IP address
+/// gives one listener, `localhost` usually two (127.0.0.1 and ::1). With port 0 the
+/// first address gets a free port and the others the same one. An address the host
+/// does not have (::1 where IPv6 is off) is skipped with a warning when another was
+/// bound; any other failure is an error.
+pub async fn bind(address: &str) -> std::io::Result<Vec<TcpListener>> {
+    let addresses = tokio::net::lookup_host(address).await?.collect();
+    bind_all(address, addresses).await
+}
+
+/// Binds each of `addresses`, IPv4 first, as [`bind`] does for those `name` resolved to.
+async fn bind_all(name: &str, mut addresses: Vec<SocketAddr>) -> std::io::Result<Vec<TcpListener>> {
+    addresses.sort_by_key(SocketAddr::is_ipv6);
+    let mut seen = Vec::new();
+    addresses.retain(|address| {
+        let new = !seen.contains(address);
+        seen.push(*address);
+        new
+    });
+    let mut listeners: Vec<TcpListener> = Vec::new();
+    let mut skipped = None;
+    for mut wanted in addresses {
+        if let Some(first) = listeners.first() {
+            if wanted.port() == 0 {
+                wanted.set_port(first.local_addr()?.port());
+            }
+        }
+        match TcpListener::bind(wanted).await {
+            Ok(listener) => listeners.push(listener),
+            Err(error) if error.kind() == std::io::ErrorKind::AddrNotAvailable => {
+                tracing::warn!(address = %wanted, %error, "cannot listen; skipped");
+                skipped = Some(error);
+            }
+            Err(error) => {
+                return Err(std::io::Error::new(
+                    error.kind(),
+                    format!("{wanted}: {error}"),
+                ))
+            }
+        }
+    }
+    if listeners.is_empty() {
+        return Err(skipped.unwrap_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("{name} resolves to no address"),
+            )
+        }));
+    }
+    Ok(listeners)
+}
 
 /// Why the server stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +172,7 @@ pub enum ServerError {
     #[error("listening for metrics on {address}: {source}")]
     MetricsListen {
         /// The address asked for.
-        address: SocketAddr,
+        address: String,
         /// Why it could not be bound.
         source: std::io::Error,
     },
@@ -59,26 +190,27 @@ pub enum ServerError {
 pub struct Server {
     arbiter: Arbiter,
     health: HealthReporter,
-    closing: CancellationToken,
+    end_streams: CancellationToken,
     metrics_listener: Option<TcpListener>,
-    options: Options,
+    settings: Settings,
 }
 
 impl Server {
-    /// A server configured by `options` (its `listen` address is the caller's to bind).
-    pub fn new(options: Options) -> Self {
-        let closing = CancellationToken::new();
+    /// A server configured by `settings` (its `listen` address is the caller's to bind:
+    /// see [`bind`]).
+    pub fn new(settings: Settings) -> Self {
+        let end_streams = CancellationToken::new();
         Self {
-            arbiter: Arbiter::new(options.stream_limits(), closing.clone()),
+            arbiter: Arbiter::new(settings.stream_limits, end_streams.clone()),
             health: HealthReporter::new(),
-            closing,
+            end_streams,
             metrics_listener: None,
-            options,
+            settings,
         }
     }
 
     /// Serve metrics on `listener` rather than on a listener bound to the
-    /// `--metrics-listen` address: for callers that bind it themselves.
+    /// `metrics_listen` address: for callers that bind it themselves.
     pub fn with_metrics_listener(mut self, listener: TcpListener) -> Self {
         self.metrics_listener = Some(listener);
         self
@@ -89,66 +221,90 @@ impl Server {
         self.arbiter.live_games().clone()
     }
 
-    /// Serves on `listener` until `shutdown` completes, then stops gracefully.
-    ///
-    /// On shutdown, health turns NOT_SERVING at once, but connections are still accepted
-    /// and calls served for the drain delay (`--shutdown-drain`), while balancers take
-    /// the server out of rotation. Then no new connection is taken (the listener is
-    /// closed, so connecting is refused, and open connections get a GOAWAY); calls in
-    /// flight get the grace period (`--shutdown-grace`) to finish, after which open
-    /// live-game streams are ended with UNAVAILABLE.
+    /// Serves on `listener` until `shutdown` completes, then stops gracefully: see
+    /// [`Server::run_on`].
     pub async fn run(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()>,
     ) -> Result<(), ServerError> {
+        self.run_on(vec![listener], shutdown).await
+    }
+
+    /// Serves on every one of `listeners` (as [`bind`] returns them) until `shutdown`
+    /// completes, then stops gracefully.
+    ///
+    /// On shutdown, health turns NOT_SERVING at once, but connections are still accepted
+    /// and calls served for the drain delay (`shutdown_drain`), while balancers take
+    /// the server out of rotation. Then no new connection is taken (the listeners are
+    /// closed, so connecting is refused, and open connections get a GOAWAY); calls in
+    /// flight get the grace period (`shutdown_grace`) to finish, after which open
+    /// live-game streams are ended with UNAVAILABLE.
+    pub async fn run_on(
+        self,
+        listeners: Vec<TcpListener>,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<(), ServerError> {
         let Self {
             arbiter,
             health,
-            closing,
+            end_streams,
             metrics_listener,
-            options,
+            settings,
         } = self;
         health.set_serving::<ArbiterServiceServer<Arbiter>>().await;
-        let metrics_listener = match (metrics_listener, options.metrics_listen) {
-            (Some(listener), _) => Some(listener),
-            (None, Some(address)) => Some(
-                TcpListener::bind(address)
+        let metrics_listeners = match (metrics_listener, &settings.metrics_listen) {
+            (Some(listener), _) => vec![listener],
+            (None, Some(address)) => {
+                bind(address)
                     .await
-                    .map_err(|source| ServerError::MetricsListen { address, source })?,
-            ),
-            (None, None) => None,
+                    .map_err(|source| ServerError::MetricsListen {
+                        address: address.clone(),
+                        source,
+                    })?
+            }
+            (None, None) => Vec::new(),
         };
-        if let Some(listener) = metrics_listener {
-            // The address actually bound: with port 0 the OS chose it.
-            let bound = listener.local_addr();
-            serve_metrics(listener)?;
-            match bound {
-                Ok(address) => tracing::info!("metrics on http://{address}/metrics"),
-                Err(error) => tracing::warn!(%error, "metrics served, address unknown"),
+        if !metrics_listeners.is_empty() {
+            // The addresses actually bound: with port 0 the OS chose them.
+            let bound: Vec<_> = metrics_listeners
+                .iter()
+                .map(TcpListener::local_addr)
+                .collect();
+            serve_metrics(metrics_listeners)?;
+            for bound in bound {
+                match bound {
+                    Ok(address) => tracing::info!("metrics on http://{address}/metrics"),
+                    Err(error) => tracing::warn!(%error, "metrics served, address unknown"),
+                }
             }
         }
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
         // `serve_with_incoming` ignores the builder's TCP settings: set them here.
-        let incoming = TcpIncoming::from(listener)
-            .with_nodelay(Some(true))
-            .with_keepalive(Some(options.tcp_keepalive));
+        let incoming: SelectAll<TcpIncoming> = listeners
+            .into_iter()
+            .map(|listener| {
+                TcpIncoming::from(listener)
+                    .with_nodelay(Some(true))
+                    .with_keepalive(Some(settings.tcp_keepalive))
+            })
+            .collect();
 
         let mut builder = tonic::transport::Server::builder()
-            .max_concurrent_streams(options.max_concurrent_streams)
-            .http2_keepalive_interval(Some(options.http2_keepalive_interval))
-            .http2_keepalive_timeout(Some(options.http2_keepalive_timeout))
-            .timeout(options.request_timeout);
-        if let Some(age) = options.max_connection_age {
+            .max_concurrent_streams(settings.max_concurrent_streams)
+            .http2_keepalive_interval(Some(settings.http2_keepalive_interval))
+            .http2_keepalive_timeout(Some(settings.http2_keepalive_timeout))
+            .timeout(settings.request_timeout);
+        if let Some(age) = settings.max_connection_age {
             builder = builder
                 .max_connection_age(age)
-                .max_connection_age_grace(options.max_connection_age_grace);
+                .max_connection_age_grace(settings.max_connection_age_grace);
         }
-        if let Some(tls) = tls_config(&options)? {
+        if let Some(tls) = tls_config(&settings)? {
             builder = builder.tls_config(tls)?;
         }
-        let limit = options.max_in_flight as usize;
+        let limit = settings.max_in_flight.max(1) as usize;
         let layers = ServiceBuilder::new()
             .layer(CallMetricsLayer)
             .map_response(rewrite_transport_error)
@@ -164,19 +320,19 @@ impl Server {
             .load_shed()
             .layer(tower::limit::GlobalConcurrencyLimitLayer::new(limit));
 
-        let stopping = CancellationToken::new();
+        let stop_accepting = CancellationToken::new();
         let serve = builder
             .layer(layers)
             .add_service(
                 ArbiterServiceServer::new(arbiter)
-                    .max_decoding_message_size(options.max_request_bytes),
+                    .max_decoding_message_size(settings.max_request_bytes),
             )
             .add_service(HealthServer::new(HealthService::from_health_reporter(
                 health.clone(),
             )))
             .add_service(reflection_v1)
             .add_service(reflection_v1alpha)
-            .serve_with_incoming_shutdown(incoming, stopping.clone().cancelled_owned());
+            .serve_with_incoming_shutdown(incoming, stop_accepting.clone().cancelled_owned());
         tokio::pin!(serve);
 
         tokio::select! {
@@ -186,8 +342,8 @@ impl Server {
         // Drain: out of rotation first, still serving, so that calls a balancer sends
         // before it learns of the stop are not refused.
         tracing::info!(
-            drain = ?options.shutdown_drain,
-            grace = ?options.shutdown_grace,
+            drain = ?settings.shutdown_drain,
+            grace = ?settings.shutdown_grace,
             "shutting down: health NOT_SERVING; still accepting connections while draining"
         );
         health
@@ -198,20 +354,20 @@ impl Server {
             .await;
         tokio::select! {
             result = &mut serve => return Ok(result?),
-            () = tokio::time::sleep(options.shutdown_drain) => {}
+            () = tokio::time::sleep(settings.shutdown_drain) => {}
         }
         tracing::info!(
-            grace = ?options.shutdown_grace,
+            grace = ?settings.shutdown_grace,
             "drain over: no new connections; calls in flight may finish"
         );
-        stopping.cancel();
+        stop_accepting.cancel();
 
         tokio::select! {
             result = &mut serve => return Ok(result?),
-            () = tokio::time::sleep(options.shutdown_grace) => {}
+            () = tokio::time::sleep(settings.shutdown_grace) => {}
         }
         tracing::info!("grace period over: ending open streams with UNAVAILABLE");
-        closing.cancel();
+        end_streams.cancel();
         match tokio::time::timeout(FINAL_WAIT, serve).await {
             Ok(result) => Ok(result?),
             Err(_) => {
@@ -235,14 +391,19 @@ fn reflection() -> tonic_reflection::server::Builder<'static> {
         .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
 }
 
-/// The TLS set-up the options ask for, if any: a server identity, and with
-/// `--tls-client-ca`, mutual TLS that lets in only clients that CA signed.
-fn tls_config(options: &Options) -> Result<Option<ServerTlsConfig>, ServerError> {
-    let (Some(cert), Some(key)) = (&options.tls_cert, &options.tls_key) else {
+/// The TLS set-up the settings ask for, if any: a server identity, and with a client
+/// CA, mutual TLS that lets in only clients that CA signed.
+fn tls_config(settings: &Settings) -> Result<Option<ServerTlsConfig>, ServerError> {
+    let Some(TlsFiles {
+        cert,
+        key,
+        client_ca,
+    }) = &settings.tls
+    else {
         return Ok(None);
     };
     let mut tls = ServerTlsConfig::new().identity(Identity::from_pem(read(cert)?, read(key)?));
-    if let Some(ca) = &options.tls_client_ca {
+    if let Some(ca) = client_ca {
         tls = tls.client_ca_root(Certificate::from_pem(read(ca)?));
     }
     Ok(Some(tls))
@@ -253,4 +414,32 @@ fn read(path: &Path) -> Result<Vec<u8>, ServerError> {
         path: path.to_owned(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn every_address_of_a_name_is_bound_on_one_port() {
+        let v6: SocketAddr = "[::1]:0".parse().unwrap();
+        let v4: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let listeners = bind_all("both", vec![v6, v4, v4]).await.unwrap();
+        let bound: Vec<SocketAddr> = listeners.iter().map(|l| l.local_addr().unwrap()).collect();
+        // IPv4 first; where the host has no ::1, only 127.0.0.1.
+        assert_eq!(bound[0].ip(), v4.ip());
+        assert!(bound.len() <= 2, "{bound:?}");
+        if let Some(second) = bound.get(1) {
+            assert_eq!(second.ip(), v6.ip());
+            assert_eq!(second.port(), bound[0].port());
+        }
+    }
+
+    #[tokio::test]
+    async fn localhost_is_bound() {
+        let listeners = bind("localhost:0").await.unwrap();
+        assert!(listeners
+            .iter()
+            .all(|l| l.local_addr().unwrap().ip().is_loopback()));
+    }
 }

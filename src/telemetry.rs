@@ -18,7 +18,7 @@ use hyper::body::Bytes;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder};
+use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder, PrometheusHandle};
 use tokio::net::TcpListener;
 use tonic::codegen::http;
 use tonic::{Code, Status};
@@ -84,9 +84,9 @@ fn register_metrics() {
 }
 
 /// Installs the metrics recorder and serves the metrics in Prometheus's text format over
-/// HTTP/1.1 on `listener` (any path) from now on. The caller binds the listener, so that
-/// it knows the address actually bound (port 0 included).
-pub fn serve_metrics(listener: TcpListener) -> Result<(), BuildError> {
+/// HTTP/1.1 on every one of `listeners` (any path) from now on. The caller binds the
+/// listeners, so that it knows the addresses actually bound (port 0 included).
+pub fn serve_metrics(listeners: Vec<TcpListener>) -> Result<(), BuildError> {
     let handle = PrometheusBuilder::new()
         .set_buckets_for_metric(
             Matcher::Full("arbiter_call_duration_seconds".into()),
@@ -102,40 +102,46 @@ pub fn serve_metrics(listener: TcpListener) -> Result<(), BuildError> {
             upkeep.run_upkeep();
         }
     });
-    tokio::spawn(async move {
-        loop {
-            let stream = match listener.accept().await {
-                Ok((stream, _)) => stream,
-                Err(error) => {
-                    // Out of file descriptors, most likely: wait rather than spin.
-                    tracing::warn!(%error, "metrics: cannot accept a connection");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            };
-            let handle = handle.clone();
-            tokio::spawn(async move {
-                let scrape = service_fn(move |_request| {
-                    let text = handle.render();
-                    async move {
-                        let mut response = hyper::Response::new(Full::<Bytes>::from(text));
-                        response.headers_mut().insert(
-                            http::header::CONTENT_TYPE,
-                            http::HeaderValue::from_static("text/plain; version=0.0.4"),
-                        );
-                        Ok::<_, Infallible>(response)
-                    }
-                });
-                if let Err(error) = http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), scrape)
-                    .await
-                {
-                    tracing::debug!(%error, "metrics: connection ended with an error");
+    for listener in listeners {
+        let handle = handle.clone();
+        tokio::spawn(accept_scrapes(listener, handle));
+    }
+    Ok(())
+}
+
+/// Answers every scrape on `listener` with the metrics `handle` renders.
+async fn accept_scrapes(listener: TcpListener, handle: PrometheusHandle) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                // Out of file descriptors, most likely: wait rather than spin.
+                tracing::warn!(%error, "metrics: cannot accept a connection");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let handle = handle.clone();
+        tokio::spawn(async move {
+            let scrape = service_fn(move |_request| {
+                let text = handle.render();
+                async move {
+                    let mut response = hyper::Response::new(Full::<Bytes>::from(text));
+                    response.headers_mut().insert(
+                        http::header::CONTENT_TYPE,
+                        http::HeaderValue::from_static("text/plain; version=0.0.4"),
+                    );
+                    Ok::<_, Infallible>(response)
                 }
             });
-        }
-    });
-    Ok(())
+            if let Err(error) = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), scrape)
+                .await
+            {
+                tracing::debug!(%error, "metrics: connection ended with an error");
+            }
+        });
+    }
 }
 
 /// The tower layer that counts every call.

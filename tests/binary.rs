@@ -61,3 +61,43 @@ async fn serves_logs_json_and_stops_cleanly_on_sigterm() {
         "{call}"
     );
 }
+
+/// `--listen localhost:PORT`, as every example writes it: the host name is resolved and
+/// each of its addresses bound, with one start-up line each, and the server answers on
+/// `localhost`. A bad address is refused before anything starts.
+#[tokio::test]
+async fn listens_on_a_host_name() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["--listen", "localhost:0", "--shutdown-drain", "0s"])
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let (_, address) = first
+        .split_once("arbiter listening on ")
+        .unwrap_or_else(|| panic!("no start-up line: {first}"));
+    let address: std::net::SocketAddr = address.trim().parse().unwrap();
+    assert!(address.ip().is_loopback(), "{address}");
+    // Drain the rest of the log, so that the server never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+
+    let mut client = ArbiterServiceClient::connect(format!("http://localhost:{}", address.port()))
+        .await
+        .unwrap();
+    client
+        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
+        .await
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let refused = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["--listen", "localhost"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("expected HOST:PORT"), "{stderr}");
+}

@@ -32,16 +32,17 @@ use self::play::{LiveGame, LiveGames, ReplyStream, StreamLimits};
 pub struct Arbiter {
     limits: StreamLimits,
     live_games: LiveGames,
-    closing: CancellationToken,
+    end_streams: CancellationToken,
 }
 
 impl Arbiter {
-    /// A service whose live games obey `limits` and end when `closing` is cancelled.
-    pub fn new(limits: StreamLimits, closing: CancellationToken) -> Self {
+    /// A service whose live games obey `limits` and end with UNAVAILABLE when
+    /// `end_streams` is cancelled (the server's shutdown grace period is over).
+    pub fn new(limits: StreamLimits, end_streams: CancellationToken) -> Self {
         Self {
             limits,
             live_games: LiveGames::default(),
-            closing,
+            end_streams,
         }
     }
 
@@ -61,7 +62,7 @@ impl Arbiter {
             messages,
             self.limits,
             &self.live_games,
-            &self.closing,
+            &self.end_streams,
         )?)
     }
 

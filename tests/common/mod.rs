@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use arbiter::config::Options;
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
-use arbiter::server::{Server, ServerError};
+use arbiter::server::{Server, ServerError, Settings};
 use arbiter::service::play::LiveGames;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -27,14 +27,15 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    /// Starts a server with the default options on 127.0.0.1, port chosen by the OS.
+    /// Starts a server with the default settings on 127.0.0.1, port chosen by the OS.
     pub async fn start() -> Self {
-        Self::start_with(Options::default()).await
+        Self::start_with(Settings::default()).await
     }
 
-    /// Starts a server with `options` on 127.0.0.1, port chosen by the OS.
-    pub async fn start_with(options: Options) -> Self {
-        Self::start_server(Server::new(options)).await
+    /// Starts a server with `settings` on 127.0.0.1, port chosen by the OS (whatever
+    /// `settings.listen` says).
+    pub async fn start_with(settings: Settings) -> Self {
+        Self::start_server(Server::new(settings)).await
     }
 
     /// Starts `server` on 127.0.0.1, port chosen by the OS.
@@ -107,8 +108,11 @@ impl Drop for TestServer {
     }
 }
 
-/// Options with a setting or two changed from the defaults.
-pub fn options(args: &[&str]) -> Options {
+/// The settings the command line `arbiter ARGS` asks for: the defaults with a setting
+/// or two changed, written as flags.
+pub fn options(args: &[&str]) -> Settings {
     use clap::Parser;
-    Options::parse_from(std::iter::once("arbiter").chain(args.iter().copied()))
+    Options::try_parse_from(std::iter::once("arbiter").chain(args.iter().copied()))
+        .unwrap_or_else(|error| panic!("bad test flags {args:?}: {error}"))
+        .settings()
 }

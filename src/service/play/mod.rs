@@ -34,7 +34,7 @@ use super::error::ServiceError;
 pub type ReplyStream<R> = Pin<Box<dyn Stream<Item = Result<R, Status>> + Send>>;
 
 /// Limits on live game streams.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamLimits {
     /// The most messages one stream may send that are not applied moves (rejected
     /// moves, and the setup); applied moves are bounded by the board's cells.
@@ -47,14 +47,10 @@ pub struct StreamLimits {
     pub max_live_games: usize,
 }
 
+/// The server's defaults, defined once in [`crate::server::Settings::default`].
 impl Default for StreamLimits {
     fn default() -> Self {
-        Self {
-            max_moves: 1000,
-            idle_timeout: Duration::from_secs(300),
-            max_game_duration: Duration::from_secs(3600),
-            max_live_games: 10_000,
-        }
+        crate::server::Settings::default().stream_limits
     }
 }
 
@@ -227,12 +223,12 @@ struct Session<G, S> {
 /// The stream ends when the client half-closes; it ends with an error status after
 /// more than `limits.max_moves` messages that were not applied moves, after
 /// `limits.idle_timeout` without a message, after `limits.max_game_duration` in all,
-/// or when `closing` is cancelled (the server's shutdown grace period is over).
+/// or when `end_streams` is cancelled (the server's shutdown grace period is over).
 pub(crate) fn open<G, S>(
     messages: S,
     limits: StreamLimits,
     live_games: &LiveGames,
-    closing: &CancellationToken,
+    end_streams: &CancellationToken,
 ) -> Result<ReplyStream<G::Response>, ServiceError>
 where
     G: LiveGame,
@@ -253,7 +249,7 @@ where
     let watch = live_games.reaper.watch(
         Arc::clone(&slot) as Arc<dyn reaper::Expire>,
         limits,
-        closing,
+        end_streams,
     );
     let session = Session::<G, S> {
         messages,

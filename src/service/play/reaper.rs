@@ -96,12 +96,13 @@ impl std::fmt::Debug for Registry {
 }
 
 impl Reaper {
-    /// Starts watching `game` under `limits`; `closing` is the server's end of grace.
+    /// Starts watching `game` under `limits`; `end_streams` is cancelled when the
+    /// server's shutdown grace period is over.
     pub(super) fn watch(
         &self,
         game: Arc<dyn Expire>,
         limits: StreamLimits,
-        closing: &CancellationToken,
+        end_streams: &CancellationToken,
     ) -> Watch {
         let watched = Arc::new(Watched {
             opened: Instant::now(),
@@ -109,7 +110,7 @@ impl Reaper {
             idle_timeout: limits.idle_timeout,
             lifetime: limits.max_game_duration,
             ending: OnceLock::new(),
-            ended: closing.child_token(),
+            ended: end_streams.child_token(),
             game,
         });
         lock(&self.registry.watched).push(Arc::downgrade(&watched));
