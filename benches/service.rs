@@ -17,6 +17,7 @@ use prost::Message;
 use tonic::Request;
 
 #[path = "support/requests.rs"]
+#[allow(dead_code)] // the load generators use the rest
 mod requests;
 use requests::{board, dense_connect_four, OTHELLO_MIDGAME as MIDGAME};
 
