@@ -85,9 +85,10 @@ struct Args {
     /// The CPU list h2load is pinned to (taskset -c).
     #[arg(long, default_value = "1")]
     client_cpus: String,
-    /// Run only the workloads whose name contains this.
-    #[arg(long)]
-    only: Option<String>,
+    /// Run only the workloads whose name contains one of these (comma-separated, or
+    /// the option repeated).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
     /// Which Arbiter configurations to run against the baseline: without the metrics
     /// endpoint, with it (`--metrics-listen 127.0.0.1:0`, as production runs), or both.
     #[arg(long, value_enum, default_value_t = Metrics::Both)]
@@ -95,6 +96,10 @@ struct Args {
     /// Where the framed bodies, the expected replies and h2load's logs are written.
     #[arg(long, default_value = "target/h2load")]
     out: PathBuf,
+    /// An argument passed to the Arbiter servers only (repeat it for several), for
+    /// example `--arbiter-arg=--max-in-flight --arbiter-arg=16`.
+    #[arg(long, allow_hyphen_values = true)]
+    arbiter_arg: Vec<String>,
     /// Post this file instead of the generated request body (to check the checks: a
     /// malformed body must fail the run).
     #[arg(long)]
@@ -498,7 +503,7 @@ fn main() {
         configs.push(Config {
             name: "arbiter",
             binary: args.arbiter.clone(),
-            extra: vec![],
+            extra: args.arbiter_arg.clone(),
             real: true,
         });
     }
@@ -506,7 +511,11 @@ fn main() {
         configs.push(Config {
             name: "arbiter+metrics",
             binary: args.arbiter.clone(),
-            extra: vec!["--metrics-listen".into(), "127.0.0.1:0".into()],
+            extra: [
+                &["--metrics-listen".into(), "127.0.0.1:0".into()],
+                &args.arbiter_arg[..],
+            ]
+            .concat(),
             real: true,
         });
     }
@@ -528,16 +537,17 @@ fn main() {
         args.streams,
         args.latency_duration
     );
+    if !args.arbiter_arg.is_empty() {
+        println!("# arbiter started with: {}", args.arbiter_arg.join(" "));
+    }
     println!();
     println!("| workload | server | request B | reply frame B | calls/s | p50 µs | p99 µs | 1 in flight calls/s | p50 µs | p99 µs | server CPU µs/call |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut failures = Vec::new();
     let mut summary = Vec::new();
     for (name, call) in unary_workloads() {
-        if let Some(only) = &args.only {
-            if !name.contains(only.as_str()) {
-                continue;
-            }
+        if !args.only.is_empty() && !args.only.iter().any(|o| name.contains(o.as_str())) {
+            continue;
         }
         let slug = name.replace(' ', "_");
         let request = args.out.join(format!("{slug}.request"));

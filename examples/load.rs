@@ -69,9 +69,10 @@ struct Args {
     /// The CPU list the servers are pinned to (taskset -c).
     #[arg(long, default_value = "0")]
     server_cpus: String,
-    /// Run only the workloads whose name contains this.
-    #[arg(long)]
-    only: Option<String>,
+    /// Run only the workloads whose name contains one of these (comma-separated, or
+    /// the option repeated).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
     /// An argument passed to the Arbiter server only (repeat it for several), for
     /// example `--arbiter-arg=--metrics-listen --arbiter-arg=127.0.0.1:0` to measure
     /// with the metrics endpoint on, as production runs.
@@ -432,16 +433,19 @@ fn main() {
     if !args.arbiter_arg.is_empty() {
         println!("# arbiter started with: {}", args.arbiter_arg.join(" "));
     }
+    let arbiter_name = match &args.arbiter_arg[..] {
+        [] => "arbiter",
+        [flag, ..] if flag.starts_with("--metrics-listen") => "arbiter+metrics",
+        _ => "arbiter+args",
+    };
     println!(
         "| workload | server | calls/s | p50 µs | p99 µs | 1-in-flight p50 µs | p99 µs | server CPU µs/call |"
     );
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     let mut summary = Vec::new();
     for workload in workloads() {
-        if let Some(only) = &args.only {
-            if !workload.name.contains(only.as_str()) {
-                continue;
-            }
+        if !args.only.is_empty() && !args.only.iter().any(|o| workload.name.contains(o.as_str())) {
+            continue;
         }
         let (mut a_runs, mut b_runs) = (Vec::new(), Vec::new());
         for _ in 0..args.rounds {
@@ -453,7 +457,7 @@ fn main() {
             )));
             b_runs.push(runtime.block_on(run_once(&args, &args.baseline, &[], &workload)));
         }
-        for (name, runs) in [("arbiter", &a_runs), ("baseline", &b_runs)] {
+        for (name, runs) in [(arbiter_name, &a_runs), ("baseline", &b_runs)] {
             let mut rate: Vec<f64> = runs.iter().map(|r| r.saturation.per_second()).collect();
             let q = |f: &dyn Fn(&Run) -> f64| {
                 let mut v: Vec<f64> = runs.iter().map(f).collect();
