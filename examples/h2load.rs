@@ -21,6 +21,9 @@
 //!    of the sum (and the baseline's empty frame is not Arbiter's). The measurements
 //!    are runs of a fixed number of calls so that this holds exactly: a run for a time
 //!    stops with calls in flight, some of whose DATA has arrived (see `Length::Time`).
+//!    With the metrics endpoint on, the server's own `arbiter_calls_total` for the RPC
+//!    must agree: at least as many `Ok` as calls answered, no code but `Ok` beyond the
+//!    calls cut off at the end of a timed warm-up.
 //! 4. Reports calls/s, p50/p99 latency (from h2load's per-request log), the server's
 //!    CPU time per call (utime + stime of `/proc/PID/stat`, the server process only,
 //!    over the saturation run), and the ratios to the baseline.
@@ -120,6 +123,52 @@ struct Config {
     extra: Vec<String>,
     /// Whether it answers as Arbiter does (else the empty reply of the baseline).
     real: bool,
+    /// Whether it serves its metrics (then its count of calls is checked too).
+    metered: bool,
+}
+
+/// The server's `arbiter_calls_total` for `method`, by status code, scraped from the
+/// metrics endpoint it logged ("metrics on http://ADDR/metrics").
+fn calls_by_code(server: &ServerProcess, method: &str) -> Result<Vec<(String, u64)>, String> {
+    use std::io::{Read, Write};
+    let line = server
+        .line_containing("metrics on http://")
+        .ok_or("the server did not log its metrics address")?;
+    let address = line
+        .split("metrics on http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .ok_or_else(|| format!("no address in {line:?}"))?;
+    let mut stream =
+        std::net::TcpStream::connect(address).map_err(|e| format!("metrics at {address}: {e}"))?;
+    stream
+        .write_all(b"GET /metrics HTTP/1.0\r\n\r\n")
+        .map_err(|e| format!("metrics at {address}: {e}"))?;
+    let mut text = String::new();
+    stream
+        .read_to_string(&mut text)
+        .map_err(|e| format!("metrics at {address}: {e}"))?;
+    // arbiter_calls_total{rpc="arbiter.v1.ArbiterService/CheckOthelloMove",code="Ok"} 123
+    let rpc = format!("rpc=\"arbiter.v1.ArbiterService/{method}\"");
+    let mut counts = Vec::new();
+    for row in text.lines() {
+        if !row.starts_with("arbiter_calls_total{") || !row.contains(&rpc) {
+            continue;
+        }
+        let code = row
+            .split("code=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or("?");
+        let value = row.rsplit(' ').next().and_then(|v| v.parse::<f64>().ok());
+        counts.push((code.to_string(), value.unwrap_or(f64::NAN) as u64));
+    }
+    if counts.is_empty() {
+        return Err(format!(
+            "no arbiter_calls_total for {method} in the metrics"
+        ));
+    }
+    Ok(counts)
 }
 
 /// A gRPC message frame: uncompressed flag, big-endian length, the message.
@@ -190,6 +239,8 @@ async fn tonic_call(addr: std::net::SocketAddr, call: &UnaryCall) -> Result<Vec<
 /// What one h2load run reported, and what its log says.
 struct H2Run {
     seconds: f64,
+    /// Calls sent, answered or not (more than `succeeded` only in a run for a time).
+    started: u64,
     succeeded: u64,
     latencies_us: Vec<u64>,
 }
@@ -369,6 +420,7 @@ fn h2load(args: &Args, target: &Target, shape: Shape) -> Result<H2Run, String> {
     latencies_us.sort_unstable();
     Ok(H2Run {
         seconds,
+        started,
         succeeded,
         latencies_us,
     })
@@ -376,15 +428,15 @@ fn h2load(args: &Args, target: &Target, shape: Shape) -> Result<H2Run, String> {
 
 /// Warms up for `warmup` at `connections` x `streams` (checked, but loosely: see
 /// `Length::Time`), then measures about `duration` of calls at the rate the warm-up
-/// reached, as a fixed number of calls, all of them checked exactly. Returns that run
-/// and the server's CPU time over it.
+/// reached, as a fixed number of calls, all of them checked exactly. Returns the
+/// warm-up, the measurement and the server's CPU time over the measurement.
 fn measure(
     args: &Args,
     target: &Target,
     connections: usize,
     streams: usize,
     duration: Duration,
-) -> Result<(H2Run, Duration), String> {
+) -> Result<(H2Run, H2Run, Duration), String> {
     let warm = h2load(
         args,
         target,
@@ -407,7 +459,7 @@ fn measure(
         },
     )?;
     let cpu = target.server.cpu_time().saturating_sub(cpu_before);
-    Ok((run, cpu))
+    Ok((warm, run, cpu))
 }
 
 /// One server's figures in one round.
@@ -465,9 +517,39 @@ fn run_once(
         log: &log,
     };
     let (c, m) = (args.connections, args.streams);
-    let (saturation, cpu) = measure(args, &target, c, m, args.duration)?;
-    let (single, _) = measure(args, &target, 1, 1, args.latency_duration)?;
+    let (warm, saturation, cpu) = measure(args, &target, c, m, args.duration)?;
+    let (warm_single, single, _) = measure(args, &target, 1, 1, args.latency_duration)?;
     check("after")?;
+    if config.metered {
+        // The server's own count of the calls, by final status, must agree: every call
+        // answered was OK, and the rest are the calls h2load left in flight when a
+        // warm-up's time was up, which the server counts OK (if it had answered),
+        // Cancelled or Unknown (as it counts a call whose client went away mid-call).
+        let runs = [&warm, &saturation, &warm_single, &single];
+        let answered = 2 + runs.iter().map(|r| r.succeeded).sum::<u64>();
+        let sent = 2 + runs.iter().map(|r| r.started).sum::<u64>();
+        let counts = calls_by_code(&server, call.method())?;
+        let count = |code: &str| {
+            counts
+                .iter()
+                .filter(|c| c.0 == code)
+                .map(|c| c.1)
+                .sum::<u64>()
+        };
+        let ok = count("Ok");
+        let cut_off = count("Cancelled") + count("Unknown");
+        let others: Vec<_> = counts
+            .iter()
+            .filter(|(code, n)| !["Ok", "Cancelled", "Unknown"].contains(&code.as_str()) && *n > 0)
+            .collect();
+        if !others.is_empty() || ok < answered || ok + cut_off > sent {
+            return Err(format!(
+                "{}: arbiter_calls_total says {counts:?}, where h2load and tonic had {answered} \
+                 calls answered of {sent} sent",
+                config.name
+            ));
+        }
+    }
     Ok(Run {
         cpu_us_per_call: cpu.as_secs_f64() * 1e6 / saturation.succeeded as f64,
         saturation,
@@ -505,6 +587,7 @@ fn main() {
             binary: args.arbiter.clone(),
             extra: args.arbiter_arg.clone(),
             real: true,
+            metered: false,
         });
     }
     if args.metrics != Metrics::Off {
@@ -517,6 +600,7 @@ fn main() {
             ]
             .concat(),
             real: true,
+            metered: true,
         });
     }
     configs.push(Config {
@@ -524,6 +608,7 @@ fn main() {
         binary: args.baseline.clone(),
         extra: vec![],
         real: false,
+        metered: false,
     });
 
     println!(
@@ -647,6 +732,6 @@ fn main() {
     }
     println!();
     println!(
-        "every call checked: h2load counted no failure, every status 200, DATA = calls x the expected reply frame; tonic calls before and after returned the expected reply"
+        "every call checked: h2load counted no failure, every status 200, DATA = calls x the expected reply frame; tonic calls before and after returned the expected reply; with metrics on, the server's arbiter_calls_total agrees"
     );
 }

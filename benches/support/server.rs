@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// One server process, pinned, on a loopback port the OS picked.
@@ -13,6 +14,8 @@ pub struct ServerProcess {
     child: Child,
     /// The gRPC address it bound.
     pub addr: SocketAddr,
+    /// Its first lines on stdout (the start-up lines; calls are not logged at info).
+    lines: Arc<Mutex<Vec<String>>>,
 }
 
 impl ServerProcess {
@@ -45,9 +48,30 @@ impl ServerProcess {
                     .unwrap_or_else(|e| panic!("not an address in {line:?}: {e}"));
             }
         };
-        // Keep reading, so that the server never blocks on a full pipe.
-        std::thread::spawn(move || lines.for_each(drop));
-        Self { child, addr }
+        // Keep reading, so that the server never blocks on a full pipe; keep the first
+        // lines.
+        let kept = Arc::new(Mutex::new(Vec::new()));
+        let keep = Arc::clone(&kept);
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                let mut keep = keep.lock().unwrap();
+                if keep.len() < 100 {
+                    keep.push(line);
+                }
+            }
+        });
+        Self {
+            child,
+            addr,
+            lines: kept,
+        }
+    }
+
+    /// The first of its lines so far that contains `text`.
+    #[allow(dead_code)] // examples/load.rs does not look
+    pub fn line_containing(&self, text: &str) -> Option<String> {
+        let lines = self.lines.lock().unwrap();
+        lines.iter().find(|l| l.contains(text)).cloned()
     }
 
     /// User plus system CPU time the server process has used so far (utime + stime of
