@@ -6,20 +6,22 @@
 //! latency point (one call in flight); and reads the server's own CPU time from /proc.
 //! Every call must return OK, or the run fails.
 //!
+//! This is the tonic-client point of view, and the only generator for the live games
+//! (PlayTicTacToe, PlayOthello, PlayConnectFour), which h2load cannot play. The unary
+//! workloads are also driven by h2load (`examples/h2load.rs`), which saturates the
+//! server with less client overhead.
+//!
 //! Run it with `bash benches/load.sh` (which builds both servers and pins the cores);
 //! `bash benches/load.sh --help` lists the knobs.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Cell, CheckConnectFourRequest,
-    CheckOthelloMoveRequest, JudgeTicTacToeRequest, ListOthelloMovesRequest,
-    PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest,
+    play_connect_four_request, play_othello_request, Cell, PlayConnectFourRequest,
+    PlayOthelloRequest, PlayTicTacToeRequest,
 };
 use arbiter::rules::{connect_four, othello};
 use clap::Parser;
@@ -31,10 +33,11 @@ use tonic::Status;
 
 #[path = "../benches/support/requests.rs"]
 mod requests;
-use requests::games::TIC_TAC_TOE_DRAW;
-use requests::{
-    check_connect_four_seed, check_midgame, dense_connect_four, judge_draw, list_midgame,
-};
+#[path = "../benches/support/server.rs"]
+mod server;
+use requests::games::TIC_TAC_TOE_DRAW as DRAW;
+use requests::{dense_connect_four, unary_workloads, UnaryCall};
+use server::ServerProcess;
 
 /// Load benchmark of Arbiter against an empty-handler baseline.
 #[derive(Parser, Clone)]
@@ -66,23 +69,24 @@ struct Args {
     /// The CPU list the servers are pinned to (taskset -c).
     #[arg(long, default_value = "0")]
     server_cpus: String,
-    /// Run only the workloads whose name contains this.
-    #[arg(long)]
-    only: Option<String>,
+    /// Run only the workloads whose name contains one of these (comma-separated, or
+    /// the option repeated).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// An argument passed to the Arbiter server only (repeat it for several), for
+    /// example `--arbiter-arg=--metrics-listen --arbiter-arg=127.0.0.1:0` to measure
+    /// with the metrics endpoint on, as production runs.
+    #[arg(long, allow_hyphen_values = true)]
+    arbiter_arg: Vec<String>,
 }
 
 /// One kind of call the load repeats.
 #[derive(Clone)]
 enum Call {
-    CheckOthelloMove(CheckOthelloMoveRequest),
-    ListOthelloMoves(ListOthelloMovesRequest),
-    CheckConnectFour(CheckConnectFourRequest),
-    JudgeTicTacToe(JudgeTicTacToeRequest),
+    /// One of the unary calls of `benches/support/requests.rs`.
+    Unary(UnaryCall),
     /// Whole games on this many concurrent streams; one sample per move.
-    Play {
-        game: LiveGame,
-        streams: usize,
-    },
+    Play { game: LiveGame, streams: usize },
 }
 
 /// A live game the load plays from start to end, the same moves every time.
@@ -140,33 +144,14 @@ struct Workload {
 }
 
 fn workloads() -> Vec<Workload> {
-    let mut list = vec![
-        Workload {
-            name: "CheckOthelloMove 8x8".into(),
-            call: Call::CheckOthelloMove(check_midgame()),
-            target: 0.95,
-        },
-        Workload {
-            name: "ListOthelloMoves 8x8".into(),
-            call: Call::ListOthelloMoves(list_midgame()),
-            target: 0.95,
-        },
-        Workload {
-            name: "CheckConnectFour 6x7".into(),
-            call: Call::CheckConnectFour(check_connect_four_seed()),
-            target: 0.95,
-        },
-        Workload {
-            name: "CheckConnectFour 100x100".into(),
-            call: Call::CheckConnectFour(dense_connect_four(100)),
-            target: 0.85,
-        },
-        Workload {
-            name: "JudgeTicTacToe 9 moves".into(),
-            call: Call::JudgeTicTacToe(judge_draw()),
-            target: 0.95,
-        },
-    ];
+    let mut list: Vec<Workload> = unary_workloads()
+        .into_iter()
+        .map(|(name, call)| Workload {
+            name: name.into(),
+            target: if name.contains("100x100") { 0.85 } else { 0.95 },
+            call: Call::Unary(call),
+        })
+        .collect();
     for (name, game) in [
         ("PlayTicTacToe", LiveGame::TicTacToe),
         ("PlayOthello", LiveGame::Othello),
@@ -186,76 +171,11 @@ fn workloads() -> Vec<Workload> {
     for side in [10, 25, 50] {
         list.push(Workload {
             name: format!("CheckConnectFour {side}x{side}"),
-            call: Call::CheckConnectFour(dense_connect_four(side)),
+            call: Call::Unary(UnaryCall::CheckConnectFour(dense_connect_four(side))),
             target: 0.85,
         });
     }
     list
-}
-
-/// One server process, pinned, on a loopback port the OS picked.
-struct ServerProcess {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl ServerProcess {
-    /// Starts `binary` on port 0 and reads the address it bound from its start-up line
-    /// ("arbiter listening on ADDR", "baseline listening on ADDR"): no port is freed and
-    /// bound again, so no other process can take it in between.
-    fn start(binary: &PathBuf, cpus: &str) -> Self {
-        let mut child = Command::new("taskset")
-            .args(["-c", cpus])
-            .arg(binary)
-            .args(["--listen", "127.0.0.1:0"])
-            .env("RUST_LOG", "warn,arbiter=info")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-        let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
-        let addr = loop {
-            let line = match lines.next() {
-                Some(Ok(line)) => line,
-                _ => panic!("{} exited before listening", binary.display()),
-            };
-            if let Some((_, rest)) = line.split_once(" listening on ") {
-                let addr = rest.split_whitespace().next().unwrap_or_default();
-                break addr
-                    .parse::<SocketAddr>()
-                    .unwrap_or_else(|e| panic!("not an address in {line:?}: {e}"));
-            }
-        };
-        // Keep reading, so that the server never blocks on a full pipe.
-        std::thread::spawn(move || lines.for_each(drop));
-        Self { child, addr }
-    }
-
-    /// User plus system CPU time the process has used so far.
-    fn cpu_time(&self) -> Duration {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
-            .expect("the server's /proc stat");
-        // Fields after the parenthesised command name; utime and stime are 14th and 15th.
-        let after = &stat[stat.rfind(')').expect("a command name") + 2..];
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-        Duration::from_secs_f64(ticks as f64 / clock_ticks_per_second())
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn clock_ticks_per_second() -> f64 {
-    let out = Command::new("getconf").arg("CLK_TCK").output();
-    out.ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(100.0)
 }
 
 async fn connect(addr: SocketAddr) -> Channel {
@@ -277,10 +197,18 @@ async fn connect(addr: SocketAddr) -> Channel {
 
 async fn unary(client: &mut ArbiterServiceClient<Channel>, call: &Call) -> Result<(), Status> {
     match call {
-        Call::CheckOthelloMove(r) => client.check_othello_move(r.clone()).await.map(drop),
-        Call::ListOthelloMoves(r) => client.list_othello_moves(r.clone()).await.map(drop),
-        Call::CheckConnectFour(r) => client.check_connect_four(r.clone()).await.map(drop),
-        Call::JudgeTicTacToe(r) => client.judge_tic_tac_toe(r.clone()).await.map(drop),
+        Call::Unary(UnaryCall::CheckOthelloMove(r)) => {
+            client.check_othello_move(r.clone()).await.map(drop)
+        }
+        Call::Unary(UnaryCall::ListOthelloMoves(r)) => {
+            client.list_othello_moves(r.clone()).await.map(drop)
+        }
+        Call::Unary(UnaryCall::CheckConnectFour(r)) => {
+            client.check_connect_four(r.clone()).await.map(drop)
+        }
+        Call::Unary(UnaryCall::JudgeTicTacToe(r)) => {
+            client.judge_tic_tac_toe(r.clone()).await.map(drop)
+        }
         Call::Play { .. } => unreachable!("streams are driven by play_game"),
     }
 }
@@ -373,7 +301,7 @@ async fn play_game(
 ) {
     match game {
         LiveGame::TicTacToe => {
-            let script = TIC_TAC_TOE_DRAW.map(|(row, col)| PlayTicTacToeRequest { row, col });
+            let script = DRAW.map(|(row, col)| PlayTicTacToeRequest { row, col });
             let (moves, outgoing) = mpsc::channel(1);
             let opened = client.play_tic_tac_toe(ReceiverStream::new(outgoing)).await;
             play_script(opened, moves, script.to_vec(), tally).await;
@@ -451,8 +379,8 @@ struct Run {
     cpu_us_per_call: f64,
 }
 
-async fn run_once(args: &Args, binary: &PathBuf, workload: &Workload) -> Run {
-    let server = ServerProcess::start(binary, &args.server_cpus);
+async fn run_once(args: &Args, binary: &Path, extra: &[String], workload: &Workload) -> Run {
+    let server = ServerProcess::start(binary, &args.server_cpus, extra);
     let mut channels = Vec::new();
     for _ in 0..args.connections {
         channels.push(connect(server.addr).await);
@@ -502,23 +430,34 @@ fn main() {
         "# servers on CPU {}, {} round(s), warm-up {:?}, saturation {:?} at {} in flight over {} connections, latency {:?} at 1 in flight",
         args.server_cpus, args.rounds, args.warmup, args.duration, args.in_flight, args.connections, args.latency_duration
     );
+    if !args.arbiter_arg.is_empty() {
+        println!("# arbiter started with: {}", args.arbiter_arg.join(" "));
+    }
+    let arbiter_name = match &args.arbiter_arg[..] {
+        [] => "arbiter",
+        [flag, ..] if flag.starts_with("--metrics-listen") => "arbiter+metrics",
+        _ => "arbiter+args",
+    };
     println!(
         "| workload | server | calls/s | p50 µs | p99 µs | 1-in-flight p50 µs | p99 µs | server CPU µs/call |"
     );
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     let mut summary = Vec::new();
     for workload in workloads() {
-        if let Some(only) = &args.only {
-            if !workload.name.contains(only.as_str()) {
-                continue;
-            }
+        if !args.only.is_empty() && !args.only.iter().any(|o| workload.name.contains(o.as_str())) {
+            continue;
         }
         let (mut a_runs, mut b_runs) = (Vec::new(), Vec::new());
         for _ in 0..args.rounds {
-            a_runs.push(runtime.block_on(run_once(&args, &args.arbiter, &workload)));
-            b_runs.push(runtime.block_on(run_once(&args, &args.baseline, &workload)));
+            a_runs.push(runtime.block_on(run_once(
+                &args,
+                &args.arbiter,
+                &args.arbiter_arg,
+                &workload,
+            )));
+            b_runs.push(runtime.block_on(run_once(&args, &args.baseline, &[], &workload)));
         }
-        for (name, runs) in [("arbiter", &a_runs), ("baseline", &b_runs)] {
+        for (name, runs) in [(arbiter_name, &a_runs), ("baseline", &b_runs)] {
             let mut rate: Vec<f64> = runs.iter().map(|r| r.saturation.per_second()).collect();
             let q = |f: &dyn Fn(&Run) -> f64| {
                 let mut v: Vec<f64> = runs.iter().map(f).collect();

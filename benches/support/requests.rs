@@ -1,6 +1,7 @@
 //! Boards and requests shared by the rule benchmarks (`benches/rules.rs`), the handler
-//! benchmarks (`benches/service.rs`) and the load generator (`examples/load.rs`), so
-//! that all measure the same work. The games the tests play as well come from
+//! benchmarks (`benches/service.rs`) and the two load generators (`examples/load.rs`, a
+//! tonic client, and `examples/h2load.rs`, which frames the same requests for h2load), so
+//! that all of them measure the same work. The games the tests play as well come from
 //! `tests/common/games.rs`, their one home.
 #![allow(dead_code)] // each includer takes what it measures
 
@@ -112,4 +113,68 @@ pub fn check_connect_four_seed() -> CheckConnectFourRequest {
         player: 2,
         run_length: 0,
     }
+}
+
+/// One unary call the load generators repeat.
+#[derive(Clone, Debug)]
+pub enum UnaryCall {
+    /// `CheckOthelloMove`.
+    CheckOthelloMove(CheckOthelloMoveRequest),
+    /// `ListOthelloMoves`.
+    ListOthelloMoves(ListOthelloMovesRequest),
+    /// `CheckConnectFour`.
+    CheckConnectFour(CheckConnectFourRequest),
+    /// `JudgeTicTacToe`.
+    JudgeTicTacToe(JudgeTicTacToeRequest),
+}
+
+impl UnaryCall {
+    /// The RPC's name in `arbiter.v1.ArbiterService`.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Self::CheckOthelloMove(_) => "CheckOthelloMove",
+            Self::ListOthelloMoves(_) => "ListOthelloMoves",
+            Self::CheckConnectFour(_) => "CheckConnectFour",
+            Self::JudgeTicTacToe(_) => "JudgeTicTacToe",
+        }
+    }
+
+    /// The request message, encoded with prost (without the gRPC frame prefix).
+    pub fn encode(&self) -> Vec<u8> {
+        use prost::Message;
+        match self {
+            Self::CheckOthelloMove(r) => r.encode_to_vec(),
+            Self::ListOthelloMoves(r) => r.encode_to_vec(),
+            Self::CheckConnectFour(r) => r.encode_to_vec(),
+            Self::JudgeTicTacToe(r) => r.encode_to_vec(),
+        }
+    }
+}
+
+/// The unary workloads of the load runs, by name: CheckOthelloMove on the 8x8 midgame,
+/// ListOthelloMoves on the same board, CheckConnectFour on 6x7 and on a dense 100x100
+/// board (10 KB), and JudgeTicTacToe of a nine-move game.
+pub fn unary_workloads() -> Vec<(&'static str, UnaryCall)> {
+    vec![
+        (
+            "CheckOthelloMove 8x8",
+            UnaryCall::CheckOthelloMove(check_midgame()),
+        ),
+        (
+            "ListOthelloMoves 8x8",
+            UnaryCall::ListOthelloMoves(list_midgame()),
+        ),
+        (
+            "CheckConnectFour 6x7",
+            UnaryCall::CheckConnectFour(check_connect_four_seed()),
+        ),
+        (
+            "CheckConnectFour 100x100",
+            UnaryCall::CheckConnectFour(dense_connect_four(100)),
+        ),
+        (
+            "JudgeTicTacToe 9 moves",
+            UnaryCall::JudgeTicTacToe(judge_draw()),
+        ),
+    ]
 }
