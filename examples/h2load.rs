@@ -49,7 +49,7 @@ mod requests;
 #[path = "../benches/support/server.rs"]
 mod server;
 use requests::{unary_workloads, UnaryCall};
-use server::ServerProcess;
+use server::{median, spread, ServerProcess};
 
 /// h2load benchmark of Arbiter against the empty-handler baseline (unary calls).
 #[derive(Parser)]
@@ -554,21 +554,6 @@ fn run_once(
         saturation,
         single,
     })
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-fn spread(values: &[f64]) -> String {
-    let mut sorted = values.to_vec();
-    let mid = median(&mut sorted);
-    format!(
-        "{mid:.3} [{:.3}..{:.3}]",
-        sorted[0],
-        sorted[sorted.len() - 1]
-    )
 }
 
 fn main() {

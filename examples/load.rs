@@ -37,7 +37,7 @@ mod requests;
 mod server;
 use requests::games::TIC_TAC_TOE_DRAW as DRAW;
 use requests::{dense_connect_four, unary_workloads, UnaryCall};
-use server::ServerProcess;
+use server::{median, spread, ServerProcess};
 
 /// Load benchmark of Arbiter against an empty-handler baseline.
 #[derive(Parser, Clone)]
@@ -399,21 +399,6 @@ async fn run_once(args: &Args, binary: &Path, extra: &[String], workload: &Workl
         saturation,
         latency,
     }
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-fn spread(values: &[f64]) -> String {
-    let mut sorted = values.to_vec();
-    let mid = median(&mut sorted);
-    format!(
-        "{mid:.3} [{:.3}..{:.3}]",
-        sorted[0],
-        sorted[sorted.len() - 1]
-    )
 }
 
 fn main() {

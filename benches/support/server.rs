@@ -1,6 +1,6 @@
 //! A server process for the load generators (`examples/load.rs`, `examples/h2load.rs`):
 //! started fresh, pinned to its cores, on a port the OS picks, and measured from
-//! `/proc`.
+//! `/proc`; and the medians and spreads their tables report over rounds.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -103,4 +103,21 @@ fn clock_ticks_per_second() -> f64 {
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(100.0)
     })
+}
+
+/// The median of `values` (sorted in place): the figure each table reports over rounds.
+pub fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// `values` as "median [min..max]", for the ratio tables.
+pub fn spread(values: &[f64]) -> String {
+    let mut sorted = values.to_vec();
+    let mid = median(&mut sorted);
+    format!(
+        "{mid:.3} [{:.3}..{:.3}]",
+        sorted[0],
+        sorted[sorted.len() - 1]
+    )
 }
