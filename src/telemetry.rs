@@ -17,7 +17,7 @@ use http_body_util::Full;
 use hyper::body::Bytes;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder, PrometheusHandle};
 use tokio::net::TcpListener;
 use tonic::codegen::http;
@@ -47,6 +47,9 @@ const BUCKETS: [f64; 13] = [
     0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.01, 0.1, 1.0, 5.0,
     10.0,
 ];
+
+/// How long a metrics connection may take to send a request's headers.
+const SCRAPE_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How often the recorder's upkeep runs (drains histogram buffers), as the exporter's
 /// own listener would.
@@ -134,7 +137,11 @@ async fn accept_scrapes(listener: TcpListener, handle: PrometheusHandle) {
                     Ok::<_, Infallible>(response)
                 }
             });
+            // A connection that sends no request headers for this long (a new one, or an
+            // idle one between scrapes) is closed, so silent connections cannot pile up.
             if let Err(error) = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(SCRAPE_HEADER_TIMEOUT)
                 .serve_connection(TokioIo::new(stream), scrape)
                 .await
             {
