@@ -49,32 +49,17 @@ mod requests;
 #[path = "../benches/support/server.rs"]
 mod server;
 use requests::{unary_workloads, UnaryCall};
-use server::{median, spread, ServerProcess};
+use server::{median, spread, Rounds, ServerProcess};
 
 /// h2load benchmark of Arbiter against the empty-handler baseline (unary calls).
 #[derive(Parser)]
 struct Args {
-    /// The Arbiter server binary.
-    #[arg(long, default_value = "target/release/arbiter")]
-    arbiter: PathBuf,
-    /// The empty-handler baseline binary.
-    #[arg(long, default_value = "target/release/examples/baseline_server")]
-    baseline: PathBuf,
+    /// The servers and the rounds.
+    #[command(flatten)]
+    runs: Rounds,
     /// The h2load binary.
     #[arg(long, default_value = "h2load")]
     h2load: PathBuf,
-    /// Rounds per workload; each round runs every server, in a fresh process each.
-    #[arg(long, default_value_t = 3)]
-    rounds: usize,
-    /// Warm-up before the measurements (an h2load run of its own, at saturation).
-    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
-    warmup: Duration,
-    /// Length of the saturation measurement.
-    #[arg(long, default_value = "3s", value_parser = humantime::parse_duration)]
-    duration: Duration,
-    /// Length of the one-call-in-flight measurement.
-    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
-    latency_duration: Duration,
     /// HTTP/2 connections at saturation (h2load -c).
     #[arg(long, default_value_t = 16)]
     connections: usize,
@@ -442,7 +427,7 @@ fn measure(
         Shape {
             connections,
             streams,
-            length: Length::Time(args.warmup),
+            length: Length::Time(args.runs.warmup),
         },
     )?;
     let calls =
@@ -516,8 +501,8 @@ fn run_once(
         log: &log,
     };
     let (c, m) = (args.connections, args.streams);
-    let (warm, saturation, cpu) = measure(args, &target, c, m, args.duration)?;
-    let (warm_single, single, _) = measure(args, &target, 1, 1, args.latency_duration)?;
+    let (warm, saturation, cpu) = measure(args, &target, c, m, args.runs.duration)?;
+    let (warm_single, single, _) = measure(args, &target, 1, 1, args.runs.latency_duration)?;
     check("after")?;
     if config.metered {
         // The server's own count of the calls, by final status, must agree: every call
@@ -568,7 +553,7 @@ fn main() {
     if args.metrics != Metrics::On {
         configs.push(Config {
             name: "arbiter",
-            binary: args.arbiter.clone(),
+            binary: args.runs.arbiter.clone(),
             extra: args.arbiter_arg.clone(),
             real: true,
             metered: false,
@@ -577,7 +562,7 @@ fn main() {
     if args.metrics != Metrics::Off {
         configs.push(Config {
             name: "arbiter+metrics",
-            binary: args.arbiter.clone(),
+            binary: args.runs.arbiter.clone(),
             extra: [
                 &["--metrics-listen".into(), "127.0.0.1:0".into()],
                 &args.arbiter_arg[..],
@@ -589,7 +574,7 @@ fn main() {
     }
     configs.push(Config {
         name: "baseline",
-        binary: args.baseline.clone(),
+        binary: args.runs.baseline.clone(),
         extra: vec![],
         real: false,
         metered: false,
@@ -599,12 +584,12 @@ fn main() {
         "# h2load: servers on CPU {}, h2load on CPU {}, {} round(s), warm-up {:?}, saturation {:?} at {} connections x {} streams, then {:?} at 1 call in flight",
         args.server_cpus,
         args.client_cpus,
-        args.rounds,
-        args.warmup,
-        args.duration,
+        args.runs.rounds,
+        args.runs.warmup,
+        args.runs.duration,
         args.connections,
         args.streams,
-        args.latency_duration
+        args.runs.latency_duration
     );
     if !args.arbiter_arg.is_empty() {
         println!("# arbiter started with: {}", args.arbiter_arg.join(" "));
@@ -639,7 +624,7 @@ fn main() {
         .expect("the reply file");
 
         let mut runs: Vec<Vec<Run>> = configs.iter().map(|_| Vec::new()).collect();
-        'rounds: for _ in 0..args.rounds {
+        'rounds: for _ in 0..args.runs.rounds {
             for (config, runs) in configs.iter().zip(&mut runs) {
                 match run_once(&args, &runtime, config, &slug, &call, &bodies) {
                     Ok(run) => runs.push(run),
@@ -651,7 +636,7 @@ fn main() {
                 }
             }
         }
-        if runs.iter().any(|r| r.len() < args.rounds) {
+        if runs.iter().any(|r| r.len() < args.runs.rounds) {
             continue;
         }
         for (config, runs) in configs.iter().zip(&runs) {

@@ -15,7 +15,7 @@
 //! `bash benches/load.sh --help` lists the knobs.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
@@ -37,29 +37,14 @@ mod requests;
 mod server;
 use requests::games::TIC_TAC_TOE_DRAW as DRAW;
 use requests::{dense_connect_four, unary_workloads, UnaryCall};
-use server::{median, spread, ServerProcess};
+use server::{median, spread, Rounds, ServerProcess};
 
 /// Load benchmark of Arbiter against an empty-handler baseline.
 #[derive(Parser, Clone)]
 struct Args {
-    /// The Arbiter server binary.
-    #[arg(long, default_value = "target/release/arbiter")]
-    arbiter: PathBuf,
-    /// The empty-handler baseline binary.
-    #[arg(long, default_value = "target/release/examples/baseline_server")]
-    baseline: PathBuf,
-    /// Rounds per workload; each round runs both servers, in a fresh process each.
-    #[arg(long, default_value_t = 3)]
-    rounds: usize,
-    /// Warm-up before each measurement.
-    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
-    warmup: Duration,
-    /// Length of the saturation measurement.
-    #[arg(long, default_value = "3s", value_parser = humantime::parse_duration)]
-    duration: Duration,
-    /// Length of the one-call-in-flight latency measurement.
-    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
-    latency_duration: Duration,
+    /// The servers and the rounds.
+    #[command(flatten)]
+    runs: Rounds,
     /// Connections the saturation load is spread over.
     #[arg(long, default_value_t = 4)]
     connections: usize,
@@ -389,11 +374,17 @@ async fn run_once(args: &Args, binary: &Path, extra: &[String], workload: &Workl
         Call::Play { streams, .. } => streams,
         _ => args.in_flight,
     };
-    drive(&channels, &workload.call, workers, args.warmup).await;
+    drive(&channels, &workload.call, workers, args.runs.warmup).await;
     let cpu_before = server.cpu_time();
-    let saturation = drive(&channels, &workload.call, workers, args.duration).await;
+    let saturation = drive(&channels, &workload.call, workers, args.runs.duration).await;
     let cpu = server.cpu_time().saturating_sub(cpu_before);
-    let latency = drive(&channels[..1], &workload.call, 1, args.latency_duration).await;
+    let latency = drive(
+        &channels[..1],
+        &workload.call,
+        1,
+        args.runs.latency_duration,
+    )
+    .await;
     Run {
         cpu_us_per_call: cpu.as_secs_f64() * 1e6 / saturation.calls.max(1) as f64,
         saturation,
@@ -413,7 +404,7 @@ fn main() {
     let mut all_met = true;
     println!(
         "# servers on CPU {}, {} round(s), warm-up {:?}, saturation {:?} at {} in flight over {} connections, latency {:?} at 1 in flight",
-        args.server_cpus, args.rounds, args.warmup, args.duration, args.in_flight, args.connections, args.latency_duration
+        args.server_cpus, args.runs.rounds, args.runs.warmup, args.runs.duration, args.in_flight, args.connections, args.runs.latency_duration
     );
     if !args.arbiter_arg.is_empty() {
         println!("# arbiter started with: {}", args.arbiter_arg.join(" "));
@@ -433,14 +424,14 @@ fn main() {
             continue;
         }
         let (mut a_runs, mut b_runs) = (Vec::new(), Vec::new());
-        for _ in 0..args.rounds {
+        for _ in 0..args.runs.rounds {
             a_runs.push(runtime.block_on(run_once(
                 &args,
-                &args.arbiter,
+                &args.runs.arbiter,
                 &args.arbiter_arg,
                 &workload,
             )));
-            b_runs.push(runtime.block_on(run_once(&args, &args.baseline, &[], &workload)));
+            b_runs.push(runtime.block_on(run_once(&args, &args.runs.baseline, &[], &workload)));
         }
         for (name, runs) in [(arbiter_name, &a_runs), ("baseline", &b_runs)] {
             let mut rate: Vec<f64> = runs.iter().map(|r| r.saturation.per_second()).collect();

@@ -121,3 +121,26 @@ pub fn spread(values: &[f64]) -> String {
         sorted[sorted.len() - 1]
     )
 }
+
+/// The servers both load generators compare and how they run them: one set of flags.
+#[derive(clap::Args, Clone)]
+pub struct Rounds {
+    /// The Arbiter server binary.
+    #[arg(long, default_value = "target/release/arbiter")]
+    pub arbiter: std::path::PathBuf,
+    /// The empty-handler baseline binary.
+    #[arg(long, default_value = "target/release/examples/baseline_server")]
+    pub baseline: std::path::PathBuf,
+    /// Rounds per workload; each round runs every server, in a fresh process each.
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// Warm-up before each measurement.
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    pub warmup: Duration,
+    /// Length of the saturation measurement.
+    #[arg(long, default_value = "3s", value_parser = humantime::parse_duration)]
+    pub duration: Duration,
+    /// Length of the one-call-in-flight measurement.
+    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
+    pub latency_duration: Duration,
+}
