@@ -1,14 +1,37 @@
 //! Tower layers of Arbiter's own around the transport (the call metrics layer lives in
 //! [`crate::telemetry`]).
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
 use tonic::codegen::http;
-use tonic::Status;
+use tonic::{Code, Status};
+use tower::{BoxError, Layer, Service};
 
 use crate::service::error::ServiceError;
+
+/// The status code a reply's headers (a trailers-only reply) or trailers carry, if any:
+/// read from `grpc-status` alone, without building a [`Status`], because every call
+/// passes here.
+pub(crate) fn grpc_code(headers: &http::HeaderMap) -> Option<Code> {
+    // A header name built once: looking up a `&str` would parse it on every call.
+    const GRPC_STATUS: http::HeaderName = http::HeaderName::from_static("grpc-status");
+    headers
+        .get(GRPC_STATUS)
+        .map(|value| Code::from_bytes(value.as_bytes()))
+}
 
 /// Rewrites a trailers-only error reply of the transport into Arbiter's status for it
 /// (see [`ServiceError::from_transport`]); every other reply passes unchanged.
 pub(crate) fn rewrite_transport_error<B>(mut response: http::Response<B>) -> http::Response<B> {
+    // A reply with no status in its headers (every answer with a message) or an OK one
+    // has nothing to rewrite: only errors pay for parsing the whole status.
+    if grpc_code(response.headers()).is_none_or(|code| code == Code::Ok) {
+        return response;
+    }
     let rewritten = Status::from_header_map(response.headers())
         .as_ref()
         .and_then(ServiceError::from_transport)
@@ -24,6 +47,117 @@ pub(crate) fn rewrite_transport_error<B>(mut response: http::Response<B>) -> htt
     response
 }
 
+/// Refuses calls beyond `limit` in flight across the server at once, at once, with
+/// RESOURCE_EXHAUSTED (the client should retry with backoff), rather than queueing them.
+/// A call holds its place until its reply headers are ready: a live-game stream only
+/// while it opens.
+#[derive(Debug, Clone)]
+pub(crate) struct InFlightLimitLayer {
+    limit: usize,
+    in_flight: Arc<AtomicUsize>,
+}
+
+impl InFlightLimitLayer {
+    /// At most `limit` calls in flight (at least 1).
+    pub(crate) fn new(limit: usize) -> Self {
+        Self {
+            limit: limit.max(1),
+            in_flight: Arc::default(),
+        }
+    }
+}
+
+impl<S> Layer<S> for InFlightLimitLayer {
+    type Service = InFlightLimit<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        InFlightLimit {
+            inner,
+            limit: self.limit,
+            in_flight: Arc::clone(&self.in_flight),
+        }
+    }
+}
+
+/// The service of [`InFlightLimitLayer`].
+#[derive(Debug, Clone)]
+pub(crate) struct InFlightLimit<S> {
+    inner: S,
+    limit: usize,
+    in_flight: Arc<AtomicUsize>,
+}
+
+impl<S, R> Service<R> for InFlightLimit<S>
+where
+    S: Service<R>,
+    S::Error: Into<BoxError>,
+{
+    type Response = S::Response;
+    type Error = BoxError;
+    type Future = InFlightFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, request: R) -> Self::Future {
+        if self.in_flight.fetch_add(1, Ordering::AcqRel) >= self.limit {
+            self.in_flight.fetch_sub(1, Ordering::AcqRel);
+            return InFlightFuture::Refused { limit: self.limit };
+        }
+        InFlightFuture::Admitted {
+            inner: self.inner.call(request),
+            place: Place(Arc::clone(&self.in_flight)),
+        }
+    }
+}
+
+/// A place among the calls in flight, given back when dropped.
+#[derive(Debug)]
+pub(crate) struct Place(Arc<AtomicUsize>);
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The reply of a call [`InFlightLimit`] admitted, holding its place, or its refusal.
+    #[project = InFlightProjection]
+    pub(crate) enum InFlightFuture<F> {
+        /// Admitted: the inner call, and the place it holds until its reply is ready.
+        Admitted {
+            #[pin]
+            inner: F,
+            place: Place,
+        },
+        /// Refused: the limit was reached.
+        Refused {
+            limit: usize,
+        },
+    }
+}
+
+impl<F, T, E> Future for InFlightFuture<F>
+where
+    F: Future<Output = Result<T, E>>,
+    E: Into<BoxError>,
+{
+    type Output = Result<T, BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            InFlightProjection::Admitted { inner, .. } => inner.poll(cx).map_err(Into::into),
+            InFlightProjection::Refused { limit } => {
+                Poll::Ready(Err(Box::new(Status::resource_exhausted(format!(
+                    "the server is at its limit of {limit} calls in flight; retry with backoff"
+                )))))
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use bytes::Bytes;
@@ -32,6 +166,42 @@ mod tests {
 
     use super::*;
     use crate::proto;
+
+    /// The limit refuses the call past it at once with RESOURCE_EXHAUSTED, and a place
+    /// freed (its reply ready, or the call dropped) admits the next one.
+    #[tokio::test]
+    async fn calls_past_the_limit_are_refused_until_a_place_is_freed() {
+        use tower::ServiceExt;
+
+        let (release, released) = tokio::sync::oneshot::channel::<()>();
+        let released = std::sync::Mutex::new(Some(released));
+        let inner = tower::service_fn(move |()| {
+            let wait = released.lock().unwrap().take();
+            async move {
+                if let Some(wait) = wait {
+                    let _ = wait.await;
+                }
+                Ok::<_, BoxError>("answered")
+            }
+        });
+        let mut limited = InFlightLimitLayer::new(1).layer(inner);
+        let first = limited.ready().await.unwrap().call(());
+        let refused = limited.ready().await.unwrap().call(()).await.unwrap_err();
+        let status = refused.downcast_ref::<Status>().expect("a Status");
+        assert_eq!(status.code(), Code::ResourceExhausted);
+        assert!(
+            status.message().contains("limit of 1 calls in flight"),
+            "{status:?}"
+        );
+
+        release.send(()).unwrap();
+        assert_eq!(first.await.unwrap(), "answered");
+        let again = limited.ready().await.unwrap().call(()).await;
+        assert_eq!(again.unwrap(), "answered");
+        // A call dropped before its reply gives its place back too.
+        drop(limited.ready().await.unwrap().call(()));
+        assert!(limited.ready().await.unwrap().call(()).await.is_ok());
+    }
 
     /// Tonic's own decoder, fed a frame longer than the limit: the status it raises must
     /// still be the one [`ServiceError::from_transport`] recognises. If tonic's wording

@@ -15,7 +15,7 @@ use tonic_health::server::{HealthReporter, HealthService};
 use tonic_health::ServingStatus;
 use tower::ServiceBuilder;
 
-use crate::layers::rewrite_transport_error;
+use crate::layers::{rewrite_transport_error, InFlightLimitLayer};
 use crate::proto::arbiter_service_server::ArbiterServiceServer;
 use crate::proto::FILE_DESCRIPTOR_SET;
 use crate::service::play::{LiveGames, StreamLimits};
@@ -304,21 +304,10 @@ impl Server {
         if let Some(tls) = tls_config(&settings)? {
             builder = builder.tls_config(tls)?;
         }
-        let limit = settings.max_in_flight.max(1) as usize;
         let layers = ServiceBuilder::new()
             .layer(CallMetricsLayer)
             .map_response(rewrite_transport_error)
-            .map_err(move |error: tower::BoxError| -> tower::BoxError {
-                if error.is::<tower::load_shed::error::Overloaded>() {
-                    Box::new(tonic::Status::resource_exhausted(format!(
-                        "the server is at its limit of {limit} calls in flight; retry with backoff"
-                    )))
-                } else {
-                    error
-                }
-            })
-            .load_shed()
-            .layer(tower::limit::GlobalConcurrencyLimitLayer::new(limit));
+            .layer(InFlightLimitLayer::new(settings.max_in_flight as usize));
 
         let stop_accepting = CancellationToken::new();
         let serve = builder

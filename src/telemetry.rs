@@ -9,6 +9,7 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::OnceLock;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -18,10 +19,13 @@ use hyper::body::Bytes;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use metrics::{Counter, Gauge, Histogram};
 use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder, PrometheusHandle};
 use tokio::net::TcpListener;
 use tonic::codegen::http;
 use tonic::{Code, Status};
+
+use crate::layers::grpc_code;
 use tower::{BoxError, Layer, Service};
 
 use crate::service::play::GameKind;
@@ -41,6 +45,12 @@ const KNOWN_RPCS: [&str; 11] = [
     "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
     "grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
+
+/// How many label values `rpc` can take: the known RPCs, then `other`.
+const RPCS: usize = KNOWN_RPCS.len() + 1;
+
+/// How many gRPC status codes there are (`Ok` = 0 to `Unauthenticated` = 16).
+const CODES: usize = 17;
 
 /// Latency buckets, in seconds: from 10 µs to 10 s.
 const BUCKETS: [f64; 13] = [
@@ -97,6 +107,7 @@ pub fn serve_metrics(listeners: Vec<TcpListener>) -> Result<(), BuildError> {
         )?
         .install_recorder()?;
     register_metrics();
+    CALL_METRICS.get_or_init(CallMetricHandles::default);
     let upkeep = handle.clone();
     tokio::spawn(async move {
         let mut every = tokio::time::interval(UPKEEP);
@@ -183,14 +194,14 @@ where
     }
 
     fn call(&mut self, request: http::Request<ReqBody>) -> Self::Future {
-        let mut call = Call::start(rpc_label(request.uri().path()));
+        let mut call = Call::start(rpc_index(request.uri().path()));
         let response = self.inner.call(request);
         Box::pin(async move {
             match response.await {
                 Ok(response) => {
                     // Errors come trailers-only: their status is in the headers.
-                    if let Some(status) = Status::from_header_map(response.headers()) {
-                        call.set_code(status.code());
+                    if let Some(code) = grpc_code(response.headers()) {
+                        call.set_code(code);
                     }
                     let (parts, body) = response.into_parts();
                     Ok(http::Response::from_parts(
@@ -214,35 +225,92 @@ where
     }
 }
 
-fn rpc_label(path: &str) -> &'static str {
+/// The index of a request path's RPC in [`KNOWN_RPCS`], or `RPCS - 1` (`other`).
+fn rpc_index(path: &str) -> usize {
     let name = path.strip_prefix('/').unwrap_or(path);
     KNOWN_RPCS
         .iter()
-        .find(|known| **known == name)
-        .copied()
-        .unwrap_or("other")
+        .position(|known| *known == name)
+        .unwrap_or(RPCS - 1)
+}
+
+/// The `rpc` label of the RPC at `index` (see [`rpc_index`]).
+fn rpc_label(index: usize) -> &'static str {
+    KNOWN_RPCS.get(index).copied().unwrap_or("other")
+}
+
+/// The per-call metrics' handles, set when the metrics recorder is installed: calls are
+/// counted only when metrics are served. Each handle is registered with the recorder
+/// once, at its first use, so that a call only updates atomics: it builds no metric key,
+/// hashes nothing and looks nothing up.
+static CALL_METRICS: OnceLock<CallMetricHandles> = OnceLock::new();
+
+/// The handles of `arbiter_calls_in_flight`, `arbiter_calls_total{rpc, code}` and
+/// `arbiter_call_duration_seconds{rpc}`.
+struct CallMetricHandles {
+    in_flight: Gauge,
+    /// By RPC index, then status code.
+    calls: [[OnceLock<Counter>; CODES]; RPCS],
+    /// By RPC index.
+    durations: [OnceLock<Histogram>; RPCS],
+}
+
+impl Default for CallMetricHandles {
+    fn default() -> Self {
+        Self {
+            in_flight: metrics::gauge!("arbiter_calls_in_flight"),
+            calls: [const { [const { OnceLock::new() }; CODES] }; RPCS],
+            durations: [const { OnceLock::new() }; RPCS],
+        }
+    }
+}
+
+impl CallMetricHandles {
+    /// Counts one call of the RPC at `rpc` that ended with `code` after `elapsed`.
+    fn count(&self, rpc: usize, code: Code, elapsed: Duration) {
+        self.in_flight.decrement(1.0);
+        // `Code` is a fieldless enum numbered 0 to 16.
+        let slot = (code as usize).min(CODES - 1);
+        self.calls[rpc][slot]
+            .get_or_init(|| {
+                metrics::counter!(
+                    "arbiter_calls_total",
+                    "rpc" => rpc_label(rpc),
+                    "code" => code_label(code)
+                )
+            })
+            .increment(1);
+        self.durations[rpc]
+            .get_or_init(
+                || metrics::histogram!("arbiter_call_duration_seconds", "rpc" => rpc_label(rpc)),
+            )
+            .record(elapsed.as_secs_f64());
+    }
 }
 
 /// One call being counted: in flight from its start until dropped, when it is counted
 /// with its final code (`Cancelled` if it never got one: the client went away).
 struct Call {
-    rpc: &'static str,
+    rpc: usize,
     started: Instant,
     code: Option<Code>,
+    metrics: Option<&'static CallMetricHandles>,
 }
 
 impl Call {
-    fn start(rpc: &'static str) -> Self {
-        metrics::gauge!("arbiter_calls_in_flight").increment(1.0);
+    fn start(rpc: usize) -> Self {
+        let metrics = CALL_METRICS.get();
+        if let Some(metrics) = metrics {
+            metrics.in_flight.increment(1.0);
+        }
         Self {
             rpc,
             started: Instant::now(),
             code: None,
+            metrics,
         }
     }
-}
 
-impl Call {
     /// The call's final status code.
     fn set_code(&mut self, code: Code) {
         self.code = Some(code);
@@ -251,18 +319,17 @@ impl Call {
 
 impl Drop for Call {
     fn drop(&mut self) {
-        let code = code_label(self.code.unwrap_or(Code::Cancelled));
+        let code = self.code.unwrap_or(Code::Cancelled);
         let elapsed = self.started.elapsed();
         tracing::debug!(
-            rpc = self.rpc,
-            code,
+            rpc = rpc_label(self.rpc),
+            code = code_label(code),
             duration_us = elapsed.as_micros() as u64,
             "call"
         );
-        metrics::gauge!("arbiter_calls_in_flight").decrement(1.0);
-        metrics::counter!("arbiter_calls_total", "rpc" => self.rpc, "code" => code).increment(1);
-        metrics::histogram!("arbiter_call_duration_seconds", "rpc" => self.rpc)
-            .record(elapsed.as_secs_f64());
+        if let Some(metrics) = self.metrics {
+            metrics.count(self.rpc, code, elapsed);
+        }
     }
 }
 
@@ -310,9 +377,9 @@ impl<B: Body> Body for MeteredBody<B> {
         let polled = this.inner.poll_frame(cx);
         match &polled {
             Poll::Ready(Some(Ok(frame))) => {
-                if let Some(status) = frame.trailers_ref().and_then(Status::from_header_map) {
+                if let Some(code) = frame.trailers_ref().and_then(grpc_code) {
                     if let Some(mut call) = this.call.take() {
-                        call.set_code(status.code());
+                        call.set_code(code);
                     }
                 }
             }

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Instructions per call: each server under valgrind's callgrind, driven by h2load with the
+# request bodies of the load benchmark. Instruction counts do not move with the machine's
+# noise (load runs here vary by about +-6% between identical servers), so they settle
+# differences that the load figures cannot.
+#
+# For every workload: the server starts fresh under callgrind on a port it picks, takes
+# WARMUP calls, its counters are zeroed (callgrind_control -z), takes CALLS calls, and
+# its counters are dumped; the figure is the dump's instructions divided by CALLS (every
+# thread of the server; the kernel's part is not counted). Every call must come back
+# with its expected reply bytes (the same check as examples/h2load.rs: DATA received
+# = calls x the reply frame), or the run stops.
+#
+# Usage: bash benches/callgrind.sh [--calls N] [--warmup N] [--only LIST] [--annotate]
+#                                   [--server NAME=BINARY[,ARG...]]...
+#   default servers: arbiter=target/release/arbiter and
+#                    baseline=target/release/examples/baseline_server; a server whose
+#                    NAME starts with "baseline" is checked against the empty reply,
+#                    any other against Arbiter's
+#   --only           workloads whose name contains one of these (comma-separated)
+#   --annotate       also print callgrind_annotate's top functions for each run
+# The request bodies and expected replies come from examples/h2load.rs (target/h2load);
+# they are generated first if missing. Needs valgrind (apt-get install valgrind).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+calls=5000
+warmup=2000
+only=""
+annotate=0
+servers=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --calls) calls="$2"; shift 2 ;;
+    --warmup) warmup="$2"; shift 2 ;;
+    --only) only="$2"; shift 2 ;;
+    --annotate) annotate=1; shift ;;
+    --server) servers+=("$2"); shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [ ${#servers[@]} -eq 0 ]; then
+  servers=("arbiter=target/release/arbiter" "baseline=target/release/examples/baseline_server")
+fi
+command -v valgrind >/dev/null || { echo "valgrind is missing (apt-get install valgrind)" >&2; exit 1; }
+command -v h2load >/dev/null || { echo "h2load is missing (apt-get install nghttp2-client)" >&2; exit 1; }
+
+out=target/callgrind
+mkdir -p "$out"
+if ! ls target/h2load/*.request >/dev/null 2>&1; then
+  cargo build --release --bins --examples
+  ./target/release/examples/h2load --rounds 1 --warmup 200ms --duration 300ms \
+    --latency-duration 100ms --metrics off >/dev/null
+fi
+
+# Starts "$@" under callgrind; sets pid and addr.
+start() {
+  local log=$1; shift
+  : >"$log"
+  valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out.%p" "$@" \
+    --listen 127.0.0.1:0 >"$log" 2>&1 &
+  pid=$!
+  addr=""
+  for _ in $(seq 1 600); do
+    addr=$(sed -n 's/.* listening on \([0-9.:]*\).*/\1/p' "$log" | head -1)
+    [ -n "$addr" ] && return 0
+    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "no listening line from $*" >&2; cat "$log" >&2; exit 1
+}
+
+# Posts $2 calls of body $1 to $3 and checks each came back with reply $4's bytes.
+drive() {
+  local body=$1 n=$2 url=$3 reply=$4 result data expected
+  result=$(h2load -c 4 -m 8 -n "$n" -d "$body" -H 'content-type: application/grpc' \
+    -H 'te: trailers' "$url")
+  data=$(sed -n 's/^traffic: .*(\([0-9]*\)) data.*/\1/p' <<<"$result")
+  expected=$(( n * $(stat -c %s "$reply") ))
+  if ! grep -q "$n succeeded, 0 failed" <<<"$result" || [ "$data" != "$expected" ]; then
+    echo "$url: expected $n calls and $expected bytes of DATA; h2load said:" >&2
+    echo "$result" >&2
+    exit 1
+  fi
+}
+
+printf '| workload | server | instructions per call |\n|---|---|---:|\n'
+for request in target/h2load/*.request; do
+  name=$(basename "$request" .request)
+  workload=${name//_/ }
+  if [ -n "$only" ]; then
+    keep=0
+    IFS=, read -ra wanted <<<"$only"
+    for w in "${wanted[@]}"; do [[ "$workload" == *"$w"* ]] && keep=1; done
+    [ $keep = 1 ] || continue
+  fi
+  rpc=${name%%_*}
+  for server in "${servers[@]}"; do
+    label=${server%%=*}
+    IFS=, read -ra argv <<<"${server#*=}"
+    # A server labelled baseline... answers as the baseline; any other as Arbiter.
+    kind=arbiter
+    [[ "$label" == baseline* ]] && kind=baseline
+    reply="target/h2load/$name.$kind.reply"
+    [ -f "$reply" ] || { echo "no expected reply $reply for $label" >&2; exit 1; }
+    start "$out/$name.$label.log" "${argv[@]}"
+    url="http://$addr/arbiter.v1.ArbiterService/$rpc"
+    drive "$request" "$warmup" "$url" "$reply"
+    callgrind_control -z "$pid" >/dev/null 2>&1
+    drive "$request" "$calls" "$url" "$reply"
+    callgrind_control -d "$pid" >/dev/null 2>&1
+    dump=$(ls "$out/callgrind.out.$pid".* | head -1)
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    total=$(sed -n 's/^summary: \([0-9]*\).*/\1/p' "$dump" | head -1)
+    [ -n "$total" ] || total=$(sed -n 's/^totals: \([0-9]*\).*/\1/p' "$dump" | head -1)
+    printf '| %s | %s | %d |\n' "$workload" "$label" $(( total / calls ))
+    if [ $annotate = 1 ]; then
+      callgrind_annotate --inclusive=no "$dump" 2>/dev/null | sed -n '1,40p' >"$out/$name.$label.top"
+      echo "(top functions: $out/$name.$label.top)" >&2
+    fi
+    mv "$dump" "$out/$name.$label.callgrind"
+    rm -f "$out/callgrind.out.$pid"*
+  done
+done
