@@ -143,30 +143,39 @@ impl Board {
     ///
     /// Empty when the player must pass.
     pub fn legal_moves(&self, color: Color) -> Vec<Move> {
-        if let Some(bits) = &self.bits {
-            return cells_of(bits.legal(color))
-                .map(|cell| Move {
-                    cell,
-                    flips: cells_of(bits.flips(cell, color)).collect(),
-                })
-                .collect();
-        }
         let mut moves = Vec::new();
-        // One scratch buffer for every cell; each legal move gets an exact-size copy.
-        let mut scratch = Vec::new();
+        self.visit_legal_moves(color, |cell, flips| {
+            moves.push(Move {
+                cell,
+                flips: flips.to_vec(),
+            });
+        });
+        moves
+    }
+
+    /// Calls `visit` with every legal move of `color`, row-major, and the discs it turns
+    /// over (row-major): [`Board::legal_moves`] for callers that keep the flips in a form
+    /// of their own, without a `Vec` per move in between.
+    pub fn visit_legal_moves(&self, color: Color, mut visit: impl FnMut(Cell, &[Cell])) {
+        // One scratch buffer for every move.
+        let mut flips = Vec::new();
+        if let Some(bits) = &self.bits {
+            for cell in cells_of(bits.legal(color)) {
+                flips.clear();
+                flips.extend(cells_of(bits.flips(cell, color)));
+                visit(cell, &flips);
+            }
+            return;
+        }
         for row in 0..self.grid.rows() {
             for col in 0..self.grid.cols() {
                 let cell = Cell { row, col };
-                self.collect_flips(cell, color, &mut scratch);
-                if !scratch.is_empty() {
-                    moves.push(Move {
-                        cell,
-                        flips: scratch.clone(),
-                    });
+                self.collect_flips(cell, color, &mut flips);
+                if !flips.is_empty() {
+                    visit(cell, &flips);
                 }
             }
         }
-        moves
     }
 
     /// Every cell where `color` may play, row-major: [`Board::legal_moves`] without the

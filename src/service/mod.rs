@@ -106,15 +106,13 @@ impl ArbiterService for Arbiter {
     ) -> Result<Response<ListOthelloMovesResponse>, Status> {
         unary(|| {
             let listing = validate::othello_listing(request.get_ref())?;
-            let moves = listing
-                .board
-                .legal_moves(listing.color)
-                .into_iter()
-                .map(|m| OthelloMove {
-                    cell: Some(convert::cell(m.cell)),
-                    flips: convert::cells(&m.flips),
-                })
-                .collect();
+            let mut moves = Vec::new();
+            listing.board.visit_legal_moves(listing.color, |cell, flips| {
+                moves.push(OthelloMove {
+                    cell: Some(convert::cell(cell)),
+                    flips: convert::cells(flips),
+                });
+            });
             Ok(ListOthelloMovesResponse { moves })
         })
     }
