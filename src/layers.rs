@@ -6,6 +6,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use tonic::codegen::http;
 use tonic::{Code, Status};
@@ -158,6 +159,98 @@ where
     }
 }
 
+/// Ends a call that has not produced its reply headers within `limit` of its start with
+/// CANCELLED "Timeout expired" (tonic's own status for its timeout), so that a client
+/// that sends a unary call's headers but never its body cannot hold a place for long.
+/// The timer is armed only when the call first has to wait: a call whose request was
+/// already in when its handler ran (nearly every unary call) never touches the timer
+/// wheel. A client's shorter `grpc-timeout` is tonic's to enforce.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DeadlineLayer {
+    limit: Duration,
+}
+
+impl DeadlineLayer {
+    /// Calls end after `limit`.
+    pub(crate) fn new(limit: Duration) -> Self {
+        Self { limit }
+    }
+}
+
+impl<S> Layer<S> for DeadlineLayer {
+    type Service = Deadline<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Deadline {
+            inner,
+            limit: self.limit,
+        }
+    }
+}
+
+/// The service of [`DeadlineLayer`].
+#[derive(Debug, Clone)]
+pub(crate) struct Deadline<S> {
+    inner: S,
+    limit: Duration,
+}
+
+impl<S, R> Service<R> for Deadline<S>
+where
+    S: Service<R>,
+    S::Error: Into<BoxError>,
+{
+    type Response = S::Response;
+    type Error = BoxError;
+    type Future = DeadlineFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, request: R) -> Self::Future {
+        DeadlineFuture {
+            inner: self.inner.call(request),
+            ends: tokio::time::Instant::now() + self.limit,
+            timer: None,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A call's reply, or CANCELLED once its deadline has passed.
+    pub(crate) struct DeadlineFuture<F> {
+        #[pin]
+        inner: F,
+        ends: tokio::time::Instant,
+        // Armed at the first wait only.
+        timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    }
+}
+
+impl<F, T, E> Future for DeadlineFuture<F>
+where
+    F: Future<Output = Result<T, E>>,
+    E: Into<BoxError>,
+{
+    type Output = Result<T, BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(result) = this.inner.poll(cx) {
+            return Poll::Ready(result.map_err(Into::into));
+        }
+        let ends = *this.ends;
+        let timer = this
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(ends)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(Box::new(Status::cancelled("Timeout expired")))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use bytes::Bytes;
@@ -201,6 +294,30 @@ mod tests {
         // A call dropped before its reply gives its place back too.
         drop(limited.ready().await.unwrap().call(()));
         assert!(limited.ready().await.unwrap().call(()).await.is_ok());
+    }
+
+    /// A call that answers at once arms no timer and is not cut; one that waits past
+    /// the deadline ends with CANCELLED "Timeout expired".
+    #[tokio::test(start_paused = true)]
+    async fn a_call_past_its_deadline_is_cancelled() {
+        use tower::ServiceExt;
+
+        let inner = tower::service_fn(|wait: Duration| async move {
+            tokio::time::sleep(wait).await;
+            Ok::<_, BoxError>("answered")
+        });
+        let mut limited = DeadlineLayer::new(Duration::from_secs(10)).layer(inner);
+        let quick = limited.ready().await.unwrap().call(Duration::ZERO);
+        assert_eq!(quick.await.unwrap(), "answered");
+        let in_time = limited.ready().await.unwrap().call(Duration::from_secs(9));
+        assert_eq!(in_time.await.unwrap(), "answered");
+        let late = limited.ready().await.unwrap().call(Duration::from_secs(11));
+        let started = tokio::time::Instant::now();
+        let error = late.await.unwrap_err();
+        assert_eq!(started.elapsed(), Duration::from_secs(10));
+        let status = error.downcast_ref::<Status>().expect("a Status");
+        assert_eq!(status.code(), Code::Cancelled);
+        assert_eq!(status.message(), "Timeout expired");
     }
 
     /// Tonic's own decoder, fed a frame longer than the limit: the status it raises must

@@ -15,7 +15,7 @@ use tonic_health::server::{HealthReporter, HealthService};
 use tonic_health::ServingStatus;
 use tower::ServiceBuilder;
 
-use crate::layers::{rewrite_transport_error, InFlightLimitLayer};
+use crate::layers::{rewrite_transport_error, DeadlineLayer, InFlightLimitLayer};
 use crate::proto::arbiter_service_server::ArbiterServiceServer;
 use crate::proto::FILE_DESCRIPTOR_SET;
 use crate::service::play::{LiveGames, StreamLimits};
@@ -294,8 +294,7 @@ impl Server {
         let mut builder = tonic::transport::Server::builder()
             .max_concurrent_streams(settings.max_concurrent_streams)
             .http2_keepalive_interval(Some(settings.http2_keepalive_interval))
-            .http2_keepalive_timeout(Some(settings.http2_keepalive_timeout))
-            .timeout(settings.request_timeout);
+            .http2_keepalive_timeout(Some(settings.http2_keepalive_timeout));
         if let Some(age) = settings.max_connection_age {
             builder = builder
                 .max_connection_age(age)
@@ -307,7 +306,9 @@ impl Server {
         let layers = ServiceBuilder::new()
             .layer(CallMetricsLayer)
             .map_response(rewrite_transport_error)
-            .layer(InFlightLimitLayer::new(settings.max_in_flight as usize));
+            .layer(InFlightLimitLayer::new(settings.max_in_flight as usize))
+            // Ours rather than tonic's `timeout`, which arms a timer for every call.
+            .layer(DeadlineLayer::new(settings.request_timeout));
 
         let stop_accepting = CancellationToken::new();
         let serve = builder

@@ -4,6 +4,7 @@ mod common;
 
 use arbiter::proto::{Board, CheckConnectFourRequest, PlayTicTacToeRequest, PlayTicTacToeResponse};
 use common::{options, TestServer};
+use tonic::codegen::http;
 use tonic::codegen::http::uri::PathAndQuery;
 use tonic::{Code, Request};
 
@@ -253,4 +254,63 @@ async fn concurrent_opens_never_pass_the_live_game_limit() {
     }
     assert_eq!(kept.len(), 5, "games opened past the limit");
     assert_eq!(server.live_games.count(), 5);
+}
+
+/// A client that sends a unary call's headers and never its body holds the server's only
+/// in-flight place until `--request-timeout`, not forever: the stalled call then ends with
+/// CANCELLED "Timeout expired" and other calls are answered again. (A server without the
+/// deadline keeps refusing them.)
+#[tokio::test]
+async fn a_unary_call_whose_body_never_comes_ends_at_the_request_timeout() {
+    let server = TestServer::start_with(options(&[
+        "--max-in-flight",
+        "1",
+        "--request-timeout",
+        "500ms",
+    ]))
+    .await;
+    let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let (sender, connection) = h2::client::handshake(tcp).await.unwrap();
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let mut sender = sender.ready().await.unwrap();
+    let request = http::Request::post(format!(
+        "http://{}/arbiter.v1.ArbiterService/CheckConnectFour",
+        server.addr
+    ))
+    .header("content-type", "application/grpc")
+    .header("te", "trailers")
+    .body(())
+    .unwrap();
+    let started = std::time::Instant::now();
+    // Headers only; the body stream stays open and empty.
+    let (stalled, _body) = sender.send_request(request, false).unwrap();
+
+    // While it waits, it holds the only place.
+    let mut client = server.client().await;
+    let refused = loop {
+        match client.check_connect_four(big_board(10)).await {
+            Err(status) => break status,
+            // The stalled call may not have reached the server yet.
+            Ok(_) => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
+        }
+    };
+    assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
+
+    let reply = tokio::time::timeout(std::time::Duration::from_secs(5), stalled)
+        .await
+        .expect("the stalled call was not ended within 5 s")
+        .unwrap();
+    let waited = started.elapsed();
+    assert!(
+        waited >= std::time::Duration::from_millis(500),
+        "{waited:?}"
+    );
+    let headers = reply.headers();
+    assert_eq!(headers["grpc-status"], "1", "{headers:?}");
+    // Percent-encoded on the wire.
+    assert_eq!(headers["grpc-message"], "Timeout%20expired", "{headers:?}");
+    let reply = client.check_connect_four(big_board(10)).await.unwrap();
+    assert!(reply.into_inner().wins);
 }

@@ -107,12 +107,14 @@ impl ArbiterService for Arbiter {
         unary(|| {
             let listing = validate::othello_listing(request.get_ref())?;
             let mut moves = Vec::new();
-            listing.board.visit_legal_moves(listing.color, |cell, flips| {
-                moves.push(OthelloMove {
-                    cell: Some(convert::cell(cell)),
-                    flips: convert::cells(flips),
+            listing
+                .board
+                .visit_legal_moves(listing.color, |cell, flips| {
+                    moves.push(OthelloMove {
+                        cell: Some(convert::cell(cell)),
+                        flips: convert::cells(flips),
+                    });
                 });
-            });
             Ok(ListOthelloMovesResponse { moves })
         })
     }
