@@ -11,7 +11,13 @@
 # with its expected reply bytes (the same check as examples/h2load.rs: DATA received
 # = calls x the reply frame), or the run stops.
 #
+# With --games, the live games instead: each server plays GAMES whole games of each kind
+# (after as many for warm-up), one move in flight (benches/callgrind_play.py, a grpcio
+# client: the moves examples/load.rs plays); the figure is per message, stream opening
+# and closing included. Arbiter's moves are recorded and replayed to the baseline.
+#
 # Usage: bash benches/callgrind.sh [--calls N] [--warmup N] [--only LIST] [--annotate]
+#                                   [--games [--game-count N]]
 #                                   [--server NAME=BINARY[,ARG...]]...
 #   default servers: arbiter=target/release/arbiter and
 #                    baseline=target/release/examples/baseline_server; a server whose
@@ -28,6 +34,8 @@ calls=5000
 warmup=2000
 only=""
 annotate=0
+games=0
+game_count=100
 servers=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -35,8 +43,10 @@ while [ $# -gt 0 ]; do
     --warmup) warmup="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --annotate) annotate=1; shift ;;
+    --games) games=1; shift ;;
+    --game-count) game_count="$2"; shift 2 ;;
     --server) servers+=("$2"); shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -84,6 +94,54 @@ drive() {
     exit 1
   fi
 }
+
+# Zeroes the counters of $pid, runs "$@", dumps them; sets dump and total.
+measure() {
+  callgrind_control -z "$pid" >/dev/null 2>&1
+  "$@"
+  callgrind_control -d "$pid" >/dev/null 2>&1
+  dump=$(ls "$out/callgrind.out.$pid".* | head -1)
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  total=$(sed -n 's/^summary: \([0-9]*\).*/\1/p' "$dump" | head -1)
+  [ -n "$total" ] || total=$(sed -n 's/^totals: \([0-9]*\).*/\1/p' "$dump" | head -1)
+}
+
+if [ $games = 1 ]; then
+  python=${PYTHON:-.tools/venv/bin/python}
+  if [ ! -x "$python" ]; then
+    python3 -m venv .tools/venv
+    "$python" -m pip install --quiet --disable-pip-version-check -r tests/interop/requirements.txt
+  fi
+  printf '| live game | server | instructions per message |\n|---|---|---:|\n'
+  for game in PlayTicTacToe PlayOthello PlayConnectFour; do
+    if [ -n "$only" ] && ! grep -q -E "$(tr , '|' <<<"$only")" <<<"$game"; then continue; fi
+    script="$out/$game.moves.json"
+    rm -f "$script"
+    # Servers that play by the rules first: they record the script the others replay.
+    for server in "${servers[@]}"; do [[ "${server%%=*}" == baseline* ]] || echo "$server"; done >"$out/order"
+    for server in "${servers[@]}"; do [[ "${server%%=*}" == baseline* ]] && echo "$server"; done >>"$out/order"
+    while read -r server; do
+      label=${server%%=*}
+      IFS=, read -ra argv <<<"${server#*=}"
+      if [[ "$label" == baseline* ]]; then
+        [ -f "$script" ] || { echo "the baseline needs an Arbiter server first (--games)" >&2; exit 1; }
+        follow=(--script "$script")
+      else
+        follow=(--record "$script")
+      fi
+      start "$out/$game.$label.log" "${argv[@]}"
+      "$python" benches/callgrind_play.py "$addr" "$game" "$game_count" "${follow[@]}" >/dev/null
+      measure "$python" benches/callgrind_play.py "$addr" "$game" "$game_count" "${follow[@]}" \
+        >"$out/$game.$label.sent"
+      sent=$(cat "$out/$game.$label.sent")
+      printf '| %s | %s | %d |\n' "$game" "$label" $(( total / sent ))
+      mv "$dump" "$out/$game.$label.callgrind"
+      rm -f "$out/callgrind.out.$pid"*
+    done <"$out/order"
+  done
+  exit 0
+fi
 
 printf '| workload | server | instructions per call |\n|---|---|---:|\n'
 for request in target/h2load/*.request; do

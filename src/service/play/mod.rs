@@ -21,6 +21,7 @@ mod tic_tac_toe;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_util::{Stream, StreamExt};
@@ -208,13 +209,15 @@ impl<G: Send> reaper::Expire for Slot<G> {
     }
 }
 
-/// One game and the stream feeding it.
+/// One game and the stream feeding it: the stream of its replies.
 struct Session<G, S> {
     messages: S,
     slot: Arc<Slot<G>>,
     watch: Watch,
     unapplied: usize,
     max_unapplied: usize,
+    /// The stream has ended (the client half-closed, or an error was sent).
+    done: bool,
 }
 
 /// Opens a game of kind `G` fed by `messages`, unless the server already holds
@@ -251,24 +254,42 @@ where
         limits,
         end_streams,
     );
-    let session = Session::<G, S> {
+    Ok(Box::pin(Session::<G, S> {
         messages,
         slot,
         watch,
         unapplied: 0,
         max_unapplied: limits.max_moves,
-    };
-    Ok(Box::pin(futures_util::stream::unfold(
-        Some(session),
-        |session| async move {
-            let mut session = session?;
-            match session.next_reply().await {
-                Some(Ok(reply)) => Some((Ok(reply), Some(session))),
-                Some(Err(status)) => Some((Err(status), None)),
-                None => None,
+        done: false,
+    }))
+}
+
+impl<G, S> Stream for Session<G, S>
+where
+    G: LiveGame,
+    S: Stream<Item = Result<G::Request, Status>> + Unpin,
+{
+    type Item = Result<G::Response, Status>;
+
+    /// The reply to the next message; `None` once the client has half-closed or after
+    /// an error, which ends the stream.
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if this.done {
+            return Poll::Ready(None);
+        }
+        // The watch first: a game it ended answers no more messages.
+        let reply = if this.watch.poll_ended(cx).is_ready() {
+            Some(Err(this.ending_error().into()))
+        } else {
+            match this.messages.poll_next_unpin(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(next) => this.reply_to(next),
             }
-        },
-    )))
+        };
+        this.done = !matches!(reply, Some(Ok(_)));
+        Poll::Ready(reply)
+    }
 }
 
 impl<G, S> Session<G, S>
@@ -276,14 +297,11 @@ where
     G: LiveGame,
     S: Stream<Item = Result<G::Request, Status>> + Unpin,
 {
-    /// The reply to the next message; `None` when the client has half-closed. An error
-    /// ends the stream.
-    async fn next_reply(&mut self) -> Option<Result<G::Response, Status>> {
-        let next = tokio::select! {
-            biased;
-            () = self.watch.ended() => return Some(Err(self.ending_error().into())),
-            next = self.messages.next() => next,
-        };
+    /// The reply to `next`, what the client sent; `None` when it has half-closed.
+    fn reply_to(
+        &mut self,
+        next: Option<Result<G::Request, Status>>,
+    ) -> Option<Result<G::Response, Status>> {
         let request = match next? {
             Ok(request) => request,
             Err(status) => {

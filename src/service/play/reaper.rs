@@ -2,10 +2,12 @@
 //! games that have been silent or open too long, whether or not anything polls their
 //! streams.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
+use futures_util::task::AtomicWaker;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -34,9 +36,10 @@ struct Watched {
     idle_timeout: Duration,
     lifetime: Duration,
     ending: OnceLock<Ending>,
-    /// Cancelled when the watch ends the game, or when the server's grace period is
-    /// over (it is a child of the server's token).
-    ended: CancellationToken,
+    /// Set when the watch ends the game, or when the server's grace period is over.
+    ended: AtomicBool,
+    /// The stream's task, woken when `ended` is set.
+    waker: AtomicWaker,
     game: Arc<dyn Expire>,
 }
 
@@ -53,6 +56,16 @@ impl Watched {
             None
         }
     }
+
+    /// Ends the game: frees it and wakes its stream, which then answers why.
+    fn end(&self, ending: Option<Ending>) {
+        if let Some(ending) = ending {
+            let _ = self.ending.set(ending);
+        }
+        self.game.expire();
+        self.ended.store(true, Ordering::Release);
+        self.waker.wake();
+    }
 }
 
 /// A game's end of the watch, held by its stream.
@@ -66,9 +79,20 @@ impl Watch {
         self.0.last_message.store(nanos, Ordering::Relaxed);
     }
 
-    /// Completes when the watch has ended the game or the server's grace period is over.
-    pub(super) async fn ended(&self) {
-        self.0.ended.cancelled().await;
+    /// Ready once the watch has ended the game or the server's grace period is over;
+    /// otherwise wakes the task of `cx` when that happens. Costs a stream no lock per
+    /// message: one atomic load, and a waker registration.
+    pub(super) fn poll_ended(&self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0.ended.load(Ordering::Acquire) {
+            return Poll::Ready(());
+        }
+        self.0.waker.register(cx.waker());
+        // Set between the first load and the registration: no wake is coming for it.
+        if self.0.ended.load(Ordering::Acquire) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
     }
 
     /// Why the watch ended the game; `None` while it lives, or when the server ended it.
@@ -87,6 +111,9 @@ pub(super) struct Reaper {
 struct Registry {
     watched: Mutex<Vec<Weak<Watched>>>,
     started: OnceLock<()>,
+    /// Set once the server's grace period is over: every game is ended, and any game
+    /// opened after that at once.
+    shut_down: AtomicBool,
 }
 
 impl std::fmt::Debug for Registry {
@@ -110,18 +137,26 @@ impl Reaper {
             idle_timeout: limits.idle_timeout,
             lifetime: limits.max_game_duration,
             ending: OnceLock::new(),
-            ended: end_streams.child_token(),
+            ended: AtomicBool::new(false),
+            waker: AtomicWaker::new(),
             game,
         });
         lock(&self.registry.watched).push(Arc::downgrade(&watched));
-        self.registry.started.get_or_init(|| self.start(limits));
+        self.registry
+            .started
+            .get_or_init(|| self.start(limits, end_streams.clone()));
+        // Checked after registering: a shutdown from now on finds this game registered.
+        if self.registry.shut_down.load(Ordering::Acquire) || end_streams.is_cancelled() {
+            watched.end(None);
+        }
         Watch(watched)
     }
 
-    /// Spawns the task that ends overdue games, looking a few times per shortest limit.
-    /// Without a Tokio runtime (a fuzz target driving the streams by hand) there is no
-    /// task, and games end only with their streams.
-    fn start(&self, limits: StreamLimits) {
+    /// Spawns the task that ends overdue games, looking a few times per shortest limit,
+    /// and every game once `end_streams` is cancelled. Without a Tokio runtime (a fuzz
+    /// target driving the streams by hand) there is no task, and games end only with
+    /// their streams.
+    fn start(&self, limits: StreamLimits, end_streams: CancellationToken) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
@@ -132,18 +167,26 @@ impl Reaper {
             let mut ticks = tokio::time::interval(period);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
-                ticks.tick().await;
+                let shutting_down = tokio::select! {
+                    _ = ticks.tick() => false,
+                    () = end_streams.cancelled(), if !end_streams.is_cancelled() => true,
+                };
                 let Some(registry) = registry.upgrade() else {
                     return;
                 };
+                if shutting_down {
+                    registry.shut_down.store(true, Ordering::Release);
+                }
                 reap(&registry, Instant::now());
             }
         });
     }
 }
 
-/// Ends every game overdue at `now`, and forgets the games that are gone.
+/// Ends every game overdue at `now` (every game, once the server has shut down), and
+/// forgets the games that are gone.
 fn reap(registry: &Registry, now: Instant) {
+    let shut_down = registry.shut_down.load(Ordering::Acquire);
     let mut overdue = Vec::new();
     lock(&registry.watched).retain(|weak| {
         let Some(watched) = weak.upgrade() else {
@@ -151,7 +194,11 @@ fn reap(registry: &Registry, now: Instant) {
         };
         match watched.due(now) {
             Some(ending) => {
-                overdue.push((watched, ending));
+                overdue.push((watched, Some(ending)));
+                false
+            }
+            None if shut_down => {
+                overdue.push((watched, None));
                 false
             }
             None => true,
@@ -159,9 +206,7 @@ fn reap(registry: &Registry, now: Instant) {
     });
     // The games are freed outside the registry's lock.
     for (watched, ending) in overdue {
-        let _ = watched.ending.set(ending);
-        watched.game.expire();
-        watched.ended.cancel();
+        watched.end(ending);
     }
 }
 
