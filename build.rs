@@ -21,8 +21,21 @@ fn main() -> Result<(), Box<dyn Error>> {
     )?;
 
     tonic_prost_build::configure()
+        // Written by hand (src/proto/board.rs): one buffer for all of a board's rows.
+        .extern_path(".arbiter.v1.Board", "crate::proto::Board")
         .build_client(true)
         .build_server(true)
+        .compile_fds(descriptors.clone())?;
+
+    // The stock stubs, every message as prost generates it: for the load benchmark's
+    // empty-handler baseline (examples/baseline_server.rs), which stands for what a
+    // typical tonic service costs.
+    let stock = out_dir.join("stock");
+    fs::create_dir_all(&stock)?;
+    tonic_prost_build::configure()
+        .build_client(false)
+        .build_server(true)
+        .out_dir(&stock)
         .compile_fds(descriptors)?;
     Ok(())
 }

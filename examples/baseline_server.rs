@@ -10,16 +10,24 @@
 
 use std::pin::Pin;
 
-use arbiter::proto::arbiter_service_server::{ArbiterService, ArbiterServiceServer};
-use arbiter::proto::{
+/// The stubs as tonic-prost-build generates them, without Arbiter's hand-written
+/// `Board` (see build.rs): the baseline decodes every row into a `String`, as a typical
+/// tonic service does.
+mod stock {
+    #![allow(dead_code, missing_docs, clippy::all, clippy::pedantic)]
+    include!(concat!(env!("OUT_DIR"), "/stock/arbiter.v1.rs"));
+}
+
+use clap::Parser;
+use futures_util::{Stream, StreamExt};
+use stock::arbiter_service_server::{ArbiterService, ArbiterServiceServer};
+use stock::{
     CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
     CheckOthelloMoveResponse, JudgeTicTacToeRequest, JudgeTicTacToeResponse,
     ListOthelloMovesRequest, ListOthelloMovesResponse, PlayConnectFourRequest,
     PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest,
     PlayTicTacToeResponse,
 };
-use clap::Parser;
-use futures_util::{Stream, StreamExt};
 use tokio::net::TcpListener;
 use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status, Streaming};

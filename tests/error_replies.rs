@@ -78,7 +78,7 @@ fn small_bad_request(what: &str, status: &Status) -> Vec<(String, String)> {
 
 fn othello(rows: Vec<String>, color: String) -> CheckOthelloMoveRequest {
     CheckOthelloMoveRequest {
-        board: Some(Board { rows }),
+        board: Some(Board::from_rows(rows)),
         row: 0,
         col: 0,
         color,
@@ -164,9 +164,7 @@ async fn every_problem_at_once_is_counted() {
     // 100 bad rows, a bad row and column, and a bad color of half a mebibyte.
     let status = client
         .check_othello_move(CheckOthelloMoveRequest {
-            board: Some(Board {
-                rows: vec![".".repeat(150); 100],
-            }),
+            board: Some(Board::from_rows(vec![".".repeat(150); 100])),
             row: -1,
             col: -1,
             color: "\u{202e}".repeat(170_000),

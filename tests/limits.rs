@@ -10,9 +10,7 @@ use tonic::{Code, Request};
 
 fn big_board(side: usize) -> CheckConnectFourRequest {
     CheckConnectFourRequest {
-        board: Some(Board {
-            rows: vec!["1".repeat(side); side],
-        }),
+        board: Some(Board::from_rows(vec!["1".repeat(side); side])),
         row: 0,
         col: 0,
         player: 1,

@@ -237,9 +237,7 @@ async fn othello_setup_errors_end_the_stream_with_each_field_named() {
         (
             PlayOthelloRequest {
                 action: Some(play_othello_request::Action::Setup(OthelloSetup {
-                    board: Some(Board {
-                        rows: vec![".".repeat(10); 101],
-                    }),
+                    board: Some(Board::from_rows(vec![".".repeat(10); 101])),
                     to_move: "W".into(),
                 })),
             },

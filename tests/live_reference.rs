@@ -124,7 +124,7 @@ proptest! {
                 let first = Expected { reply: referee.reply(Vec::new(), passed), rejected: None };
                 let request = PlayOthelloRequest {
                     action: Some(play_othello_request::Action::Setup(OthelloSetup {
-                        board: Some(Board { rows: rows.clone() }),
+                        board: Some(Board::from_rows(rows.clone())),
                         to_move: (if *black { "B" } else { "W" }).to_owned(),
                     })),
                 };

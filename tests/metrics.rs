@@ -29,9 +29,7 @@ async fn calls_codes_latency_games_and_rejections_are_counted() {
             .unwrap();
     }
     let bad = CheckConnectFourRequest {
-        board: Some(Board {
-            rows: vec!["00".into()],
-        }),
+        board: Some(Board::from_rows(["00"])),
         row: 0,
         col: 0,
         player: 1,

@@ -51,12 +51,7 @@ impl LiveGame {
 }
 
 fn rows(board: &[[u8; 3]; 3]) -> Option<Board> {
-    Some(Board {
-        rows: board
-            .iter()
-            .map(|row| row.iter().map(|&b| char::from(b)).collect())
-            .collect(),
-    })
+    Some(Board::from_rows(board))
 }
 
 /// Plays `moves` (all valid) on one stream and checks every reply: the board after each
@@ -165,7 +160,10 @@ async fn bad_moves_are_refused_and_the_game_goes_on() {
     let second = game.play(0, 0).await;
     assert_eq!(second.rejected, "");
     assert_eq!(second.moves_played, 2);
-    assert_eq!(second.board.unwrap().rows, ["O..", ".X.", "..."]);
+    assert_eq!(
+        second.board.unwrap().rows.to_strings(),
+        ["O..", ".X.", "..."]
+    );
     game.finish().await;
 }
 
@@ -236,7 +234,7 @@ async fn play_scripted_game(mut client: ArbiterServiceClient<Channel>, seed: u64
         let reply = game.play(row, col).await;
         assert_eq!(reply.rejected.is_empty(), applied.is_ok(), "game {seed}");
         assert_eq!(
-            reply.board.clone().unwrap().rows,
+            reply.board.clone().unwrap().rows.to_strings(),
             expected.rows(),
             "game {seed}"
         );

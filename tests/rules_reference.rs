@@ -212,10 +212,13 @@ proptest! {
 
     #[test]
     fn grid_errors_name_the_row(
-        rows in prop::collection::vec("[.BWx]{0,5}", 0..6),
+        rows in prop::collection::vec("[.BWxé]{0,5}|[.BW]{3}", 0..6),
     ) {
         let parsed = othello::Board::parse(&rows);
         let expected = naive_grid_problem(&rows, ".BW");
-        prop_assert_eq!(parsed.err(), expected);
+        prop_assert_eq!(parsed.err(), expected.clone());
+        // The same rows as they come off the wire, in one buffer.
+        let from_wire = othello::Board::from_rows(rows.iter().collect());
+        prop_assert_eq!(from_wire.err(), expected);
     }
 }

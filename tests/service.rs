@@ -234,19 +234,37 @@ async fn bad_boards_name_the_field() {
     assert!(found[0].1.contains("at least one row"));
 
     let tall = vec![".".to_string(); 101];
-    let found = violations(client.check_othello_move(othello(Some(Board { rows: tall })))).await;
+    let found = violations(client.check_othello_move(othello(Some(Board::from_rows(tall))))).await;
     assert_eq!(fields(&found), ["board"]);
     assert!(found[0].1.contains("101 rows"), "{found:?}");
 
     let wide = vec![".".repeat(100), ".".repeat(101)];
-    let found = violations(client.check_othello_move(othello(Some(Board { rows: wide })))).await;
+    let found = violations(client.check_othello_move(othello(Some(Board::from_rows(wide))))).await;
     assert_eq!(fields(&found), ["board.rows[1]"]);
     assert!(found[0].1.contains("101 cells"), "{found:?}");
+
+    // Rows that are not UTF-8 are refused like any other bad cell, naming the row and
+    // column of the first bad byte (prost would refuse the whole message as undecodable).
+    let not_utf8 = Board::from_rows([&b"B.W"[..], &[b'.', 0xff, b'W'][..]]);
+    let found = violations(client.check_othello_move(othello(Some(not_utf8)))).await;
+    assert_eq!(fields(&found), ["board.rows[1]"]);
+    assert!(found[0].1.contains("row 1, column 1"), "{found:?}");
+    let not_utf8 = Board::from_rows([&[0xc3][..]]);
+    let found = violations(client.check_connect_four(CheckConnectFourRequest {
+        board: Some(not_utf8),
+        row: 0,
+        col: 0,
+        player: 1,
+        run_length: 0,
+    }))
+    .await;
+    assert_eq!(fields(&found), ["board.rows[0]"]);
+    assert!(found[0].1.contains("row 0, column 0"), "{found:?}");
 
     // 100x100 is the largest board, and fine.
     let largest = vec![".".repeat(100); 100];
     let reply = client
-        .check_othello_move(othello(Some(Board { rows: largest })))
+        .check_othello_move(othello(Some(Board::from_rows(largest))))
         .await
         .unwrap();
     assert!(!reply.into_inner().legal);

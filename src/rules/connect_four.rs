@@ -7,6 +7,7 @@
 use std::num::NonZeroUsize;
 
 use super::grid::{Cell, Grid, GridError};
+use super::rows::Rows;
 
 /// The characters of a Connect Four board: `0` empty, `1` and `2` the players' pieces.
 pub const ALPHABET: &str = "012";
@@ -87,6 +88,11 @@ impl Board {
     /// Parses rows of `0`, `1` and `2`, row 0 at the top.
     pub fn parse<S: AsRef<str>>(rows: &[S]) -> Result<Self, GridError> {
         Grid::parse(rows, ALPHABET).map(|grid| Self { grid })
+    }
+
+    /// Parses `rows` as [`Board::parse`] does, keeping their buffer as the board's.
+    pub fn from_rows(rows: Rows) -> Result<Self, GridError> {
+        Grid::from_rows(rows, ALPHABET).map(|grid| Self { grid })
     }
 
     /// The board's cells.

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::num::NonZeroUsize;
 
+use super::rows::Rows;
+
 /// A cell of a board: `row` 0 is the top row, `col` 0 the leftmost column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Cell {
@@ -100,41 +102,28 @@ impl Grid {
     ///
     /// The first problem found, in row order, is the error.
     pub fn parse<S: AsRef<str>>(rows: &[S], alphabet: &'static str) -> Result<Self, GridError> {
-        let first = rows.first().ok_or(GridError::NoRows)?.as_ref();
-        let cols = first.len();
-        let mut allowed = [false; 256];
-        for &b in alphabet.as_bytes() {
-            allowed[usize::from(b)] = true;
+        let mut all = Rows::with_capacity(rows.len(), rows.iter().map(|r| r.as_ref().len()).sum());
+        for row in rows {
+            all.push(row.as_ref().as_bytes());
         }
-        let mut cells = Vec::with_capacity(cols.saturating_mul(rows.len()));
-        for (index, row) in rows.iter().enumerate() {
-            let row = row.as_ref().as_bytes();
-            // Branch-free over the whole row; the position is looked for only on failure.
-            let all_allowed = row.iter().fold(true, |ok, &b| ok & allowed[usize::from(b)]);
-            if !all_allowed {
-                let col = row
-                    .iter()
-                    .position(|&b| !allowed[usize::from(b)])
-                    .unwrap_or_default();
-                return Err(bad_cell(index, row, col, alphabet));
+        Self::from_rows(all, alphabet)
+    }
+
+    /// Parses `rows` as [`Grid::parse`] does, keeping their buffer as the grid's cells:
+    /// a board checked in one pass over its bytes and never copied.
+    pub fn from_rows(rows: Rows, alphabet: &'static str) -> Result<Self, GridError> {
+        let cols = rows.get(0).ok_or(GridError::NoRows)?.len();
+        let rectangular = cols > 0 && rows.lengths().all(|len| len == cols);
+        // One pass over every byte at once; which row is wrong is looked for only then.
+        if !(rectangular && all_in(rows.bytes(), alphabet.as_bytes())) {
+            if let Some(problem) = first_problem(&rows, cols, alphabet) {
+                return Err(problem);
             }
-            // Every byte is ASCII from here on, so the byte length is the cell count.
-            if row.is_empty() {
-                return Err(GridError::EmptyRow { row: index });
-            }
-            if row.len() != cols {
-                return Err(GridError::RaggedRow {
-                    row: index,
-                    expected: cols,
-                    found: row.len(),
-                });
-            }
-            cells.extend_from_slice(row);
         }
         Ok(Self {
             rows: rows.len(),
             cols,
-            cells,
+            cells: rows.into_bytes(),
         })
     }
 
@@ -216,6 +205,53 @@ impl Grid {
             .map(|row| row.iter().map(|&b| char::from(b)).collect())
             .collect()
     }
+
+    /// The board as [`Rows`], row 0 first, as it goes back on the wire.
+    pub fn to_row_buffer(&self) -> Rows {
+        let mut rows = Rows::with_capacity(self.rows, self.cells.len());
+        for row in self.cells.chunks_exact(self.cols) {
+            rows.push(row);
+        }
+        rows
+    }
+}
+
+/// Whether every byte of `bytes` is one of `alphabet`'s. For the games' three-letter
+/// alphabets it is three comparisons per byte folded without a branch or a lookup,
+/// which the compiler runs many bytes at a time.
+fn all_in(bytes: &[u8], alphabet: &[u8]) -> bool {
+    // Chunks bound the work done past a bad byte without a branch per byte.
+    const CHUNK: usize = 1024;
+    match *alphabet {
+        [a, b, c] => bytes.chunks(CHUNK).all(|chunk| {
+            chunk
+                .iter()
+                .fold(true, |ok, &x| ok & ((x == a) | (x == b) | (x == c)))
+        }),
+        _ => bytes.iter().all(|x| alphabet.contains(x)),
+    }
+}
+
+/// The first problem of `rows`, in row order, for a grid `cols` wide; `None` if they
+/// are a valid grid.
+fn first_problem(rows: &Rows, cols: usize, alphabet: &'static str) -> Option<GridError> {
+    for (index, row) in rows.iter().enumerate() {
+        if let Some(at) = row.iter().position(|b| !alphabet.as_bytes().contains(b)) {
+            return Some(bad_cell(index, row, at, alphabet));
+        }
+        // Every byte is ASCII from here on, so the byte length is the cell count.
+        if row.is_empty() {
+            return Some(GridError::EmptyRow { row: index });
+        }
+        if row.len() != cols {
+            return Some(GridError::RaggedRow {
+                row: index,
+                expected: cols,
+                found: row.len(),
+            });
+        }
+    }
+    None
 }
 
 /// The error for the first byte of `row` (at byte offset `at`) outside `alphabet`.

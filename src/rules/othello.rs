@@ -8,6 +8,7 @@
 use std::fmt;
 
 use super::grid::{Cell, Grid, GridError, OffBoard};
+use super::rows::Rows;
 
 /// The characters of an Othello board: `.` empty, `B` black, `W` white.
 pub const ALPHABET: &str = ".BW";
@@ -84,10 +85,19 @@ pub struct Board {
 impl Board {
     /// Parses rows of `.`, `B` and `W`, row 0 at the top.
     pub fn parse<S: AsRef<str>>(rows: &[S]) -> Result<Self, GridError> {
-        Grid::parse(rows, ALPHABET).map(|grid| Self {
+        Grid::parse(rows, ALPHABET).map(Self::from_grid)
+    }
+
+    /// Parses `rows` as [`Board::parse`] does, keeping their buffer as the board's.
+    pub fn from_rows(rows: Rows) -> Result<Self, GridError> {
+        Grid::from_rows(rows, ALPHABET).map(Self::from_grid)
+    }
+
+    fn from_grid(grid: Grid) -> Self {
+        Self {
             bits: Bits::of(&grid),
             grid,
-        })
+        }
     }
 
     /// The same board answered by the cell-by-cell walk even when it is small enough

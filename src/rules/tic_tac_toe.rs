@@ -168,11 +168,15 @@ impl Game {
 
     /// The board as three rows of `X` (A), `O` (B) and `.` (empty).
     pub fn rows(&self) -> [String; SIZE] {
-        self.squares.map(|row| {
-            row.iter()
-                .map(|square| square.map_or('.', |player| char::from(player.mark())))
-                .collect()
-        })
+        self.row_bytes()
+            .map(|row| row.iter().map(|&mark| char::from(mark)).collect())
+    }
+
+    /// The board as [`Game::rows`] draws it, as bytes: what goes on the wire, with no
+    /// allocation.
+    pub fn row_bytes(&self) -> [[u8; SIZE]; SIZE] {
+        self.squares
+            .map(|row| row.map(|square| square.map_or(b'.', |player| player.mark())))
     }
 
     /// Plays the next player's mark at (`row`, `col`) and returns the new verdict.

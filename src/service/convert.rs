@@ -46,9 +46,7 @@ impl From<&Game> for TicTacToeState {
         Self {
             verdict,
             line,
-            board: proto::Board {
-                rows: game.rows().into(),
-            },
+            board: proto::Board::from_rows(game.row_bytes()),
             // At most nine moves are ever applied.
             moves_played: game.moves_played() as i32,
         }

@@ -91,7 +91,7 @@ impl ArbiterService for Arbiter {
         request: Request<CheckOthelloMoveRequest>,
     ) -> Result<Response<CheckOthelloMoveResponse>, Status> {
         unary(|| {
-            let check = validate::othello_check(request.get_ref())?;
+            let check = validate::othello_check(request.into_inner())?;
             let answer = check.board.check_move(check.cell, check.color);
             Ok(CheckOthelloMoveResponse {
                 legal: answer.legal,
@@ -105,7 +105,7 @@ impl ArbiterService for Arbiter {
         request: Request<ListOthelloMovesRequest>,
     ) -> Result<Response<ListOthelloMovesResponse>, Status> {
         unary(|| {
-            let listing = validate::othello_listing(request.get_ref())?;
+            let listing = validate::othello_listing(request.into_inner())?;
             let mut moves = Vec::new();
             listing
                 .board
@@ -124,7 +124,7 @@ impl ArbiterService for Arbiter {
         request: Request<CheckConnectFourRequest>,
     ) -> Result<Response<CheckConnectFourResponse>, Status> {
         unary(|| {
-            let check = validate::connect_four_check(request.get_ref())?;
+            let check = validate::connect_four_check(request.into_inner())?;
             let run = check
                 .board
                 .winning_run(check.cell, check.player, check.run_length);

@@ -9,6 +9,7 @@ use crate::proto;
 use crate::rules::connect_four;
 use crate::rules::grid::{Cell, Grid, GridError};
 use crate::rules::othello::{self, Color};
+use crate::rules::rows::Rows;
 use crate::rules::tic_tac_toe::{self, Game};
 
 use super::error::{echo, ServiceError, Violation};
@@ -51,13 +52,13 @@ pub(crate) struct ConnectFourCheck {
 
 /// Checks a CheckOthelloMove request.
 pub(crate) fn othello_check(
-    request: &proto::CheckOthelloMoveRequest,
+    request: proto::CheckOthelloMoveRequest,
 ) -> Result<OthelloCheck, ServiceError> {
     let mut violations = Vec::new();
     let (board, cell) = board_and_cell(
-        request.board.as_ref(),
+        request.board,
         (request.row, request.col),
-        othello::Board::parse,
+        othello::Board::from_rows,
         othello::Board::grid,
         &mut violations,
     );
@@ -72,13 +73,13 @@ pub(crate) fn othello_check(
 
 /// Checks a ListOthelloMoves request.
 pub(crate) fn othello_listing(
-    request: &proto::ListOthelloMovesRequest,
+    request: proto::ListOthelloMovesRequest,
 ) -> Result<OthelloListing, ServiceError> {
     let mut violations = Vec::new();
     let board = board(
         "board",
-        request.board.as_ref(),
-        othello::Board::parse,
+        request.board,
+        othello::Board::from_rows,
         &mut violations,
     );
     let color = color("color", &request.color, &mut violations);
@@ -90,14 +91,14 @@ pub(crate) fn othello_listing(
 
 /// Checks a CheckConnectFour request, including that the cell holds the player's piece.
 pub(crate) fn connect_four_check(
-    request: &proto::CheckConnectFourRequest,
+    request: proto::CheckConnectFourRequest,
 ) -> Result<ConnectFourCheck, ServiceError> {
     const MESSAGE: &str = "CheckConnectFourRequest";
     let mut violations = Vec::new();
     let (board, cell) = board_and_cell(
-        request.board.as_ref(),
+        request.board,
         (request.row, request.col),
-        connect_four::Board::parse,
+        connect_four::Board::from_rows,
         connect_four::Board::grid,
         &mut violations,
     );
@@ -152,12 +153,12 @@ pub(crate) struct OthelloSetup {
 }
 
 /// Checks a PlayOthello setup; fields are named under `setup.`.
-pub(crate) fn othello_setup(setup: &proto::OthelloSetup) -> Result<OthelloSetup, ServiceError> {
+pub(crate) fn othello_setup(setup: proto::OthelloSetup) -> Result<OthelloSetup, ServiceError> {
     let mut violations = Vec::new();
     let board = board(
         "setup.board",
-        setup.board.as_ref(),
-        othello::Board::parse,
+        setup.board,
+        othello::Board::from_rows,
         &mut violations,
     );
     let to_move = color("setup.to_move", &setup.to_move, &mut violations);
@@ -257,15 +258,15 @@ fn invalid(message: &'static str, violations: Vec<Violation>) -> ServiceError {
 /// Checks the board's size, then parses it with the game's `parse`.
 fn board<B>(
     field: &str,
-    board: Option<&proto::Board>,
-    parse: impl FnOnce(&[String]) -> Result<B, GridError>,
+    board: Option<proto::Board>,
+    parse: impl FnOnce(Rows) -> Result<B, GridError>,
     violations: &mut Vec<Violation>,
 ) -> Option<B> {
     let Some(board) = board else {
         violations.push(Violation::new(field, "is required"));
         return None;
     };
-    let rows = &board.rows;
+    let rows = board.rows;
     if rows.len() > MAX_SIDE {
         violations.push(Violation::new(
             field,
@@ -278,7 +279,7 @@ fn board<B>(
         // A row of more than MAX_SIDE bytes is too long unless some of its characters
         // are wider than a byte, which parsing reports as a bad character.
         if row.len() > MAX_SIDE {
-            let cells = row.chars().count();
+            let cells = String::from_utf8_lossy(row).chars().count();
             if cells > MAX_SIDE {
                 violations.push(Violation::new(
                     format!("{field}.rows[{index}]"),
@@ -311,9 +312,9 @@ fn grid_violation(field: &str, error: &GridError) -> Violation {
 /// Checks (`row`, `col`): never negative, and on `grid` when the board is valid.
 /// Checks a request's `board` and its (`row`, `col`) on it.
 fn board_and_cell<B>(
-    request_board: Option<&proto::Board>,
+    request_board: Option<proto::Board>,
     (row, col): (i32, i32),
-    parse: impl FnOnce(&[String]) -> Result<B, GridError>,
+    parse: impl FnOnce(Rows) -> Result<B, GridError>,
     grid: impl Fn(&B) -> &Grid,
     violations: &mut Vec<Violation>,
 ) -> (Option<B>, Option<Cell>) {
@@ -391,15 +392,13 @@ mod tests {
     #[test]
     fn the_piece_owner_is_checked_even_when_the_run_length_is_bad() {
         let request = proto::CheckConnectFourRequest {
-            board: Some(proto::Board {
-                rows: vec!["120".into()],
-            }),
+            board: Some(proto::Board::from_rows(["120"])),
             row: 0,
             col: 1,
             player: 1,
             run_length: -1,
         };
-        let error = connect_four_check(&request).unwrap_err();
+        let error = connect_four_check(request).unwrap_err();
         assert_eq!(fields(error), ["run_length", "player"]);
     }
 
@@ -408,20 +407,21 @@ mod tests {
     #[test]
     fn each_coordinate_off_the_board_is_named() {
         let mut request = proto::CheckOthelloMoveRequest {
-            board: Some(proto::Board {
-                rows: vec!["...".into()],
-            }),
+            board: Some(proto::Board::from_rows(["..."])),
             row: 1,
             col: 2,
             color: "B".into(),
         };
-        assert_eq!(fields(othello_check(&request).unwrap_err()), ["row"]);
+        assert_eq!(fields(othello_check(request.clone()).unwrap_err()), ["row"]);
         request.col = 3;
-        assert_eq!(fields(othello_check(&request).unwrap_err()), ["row", "col"]);
+        assert_eq!(
+            fields(othello_check(request.clone()).unwrap_err()),
+            ["row", "col"]
+        );
         request.board = None;
         request.row = -1;
         assert_eq!(
-            fields(othello_check(&request).unwrap_err()),
+            fields(othello_check(request).unwrap_err()),
             ["board", "row"]
         );
     }

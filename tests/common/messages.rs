@@ -11,9 +11,7 @@ use tonic::Streaming;
 
 /// A board message of `rows`.
 pub fn board(rows: &[&str]) -> Option<Board> {
-    Some(Board {
-        rows: rows.iter().map(|r| r.to_string()).collect(),
-    })
+    Some(Board::from_rows(rows))
 }
 
 pub fn cell(row: i32, col: i32) -> Cell {

@@ -90,9 +90,7 @@ impl NaiveOthello {
         };
         PlayOthelloResponse {
             verdict: verdict.into(),
-            board: Some(Board {
-                rows: self.rows.clone(),
-            }),
+            board: Some(Board::from_rows(self.rows.clone())),
             flips: flips.into_iter().map(wire).collect(),
             to_move: self
                 .to_move
@@ -187,7 +185,7 @@ impl NaiveConnectFour {
     pub fn reply(&self, placed: Option<Cell>, run: Vec<Cell>) -> PlayConnectFourResponse {
         PlayConnectFourResponse {
             verdict: self.over.unwrap_or(Verdict::Pending).into(),
-            board: Some(Board { rows: self.text() }),
+            board: Some(Board::from_rows(self.text())),
             placed: placed.map(wire),
             run: run.into_iter().map(wire).collect(),
             to_move: if self.over.is_some() {

@@ -76,7 +76,7 @@ fn state(game: &Game, placed: Option<Cell>, rejected: String) -> PlayConnectFour
     PlayConnectFourResponse {
         verdict: verdict.into(),
         board: Some(proto::Board {
-            rows: game.board().grid().to_rows(),
+            rows: game.board().grid().to_row_buffer(),
         }),
         placed: placed.map(convert::cell),
         run,

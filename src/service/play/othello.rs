@@ -15,19 +15,22 @@ impl LiveGame for Game {
     const KIND: GameKind = GameKind::Othello;
 
     fn open(first: PlayOthelloRequest) -> Result<(Self, Reply<PlayOthelloResponse>), ServiceError> {
-        if let Some(Action::Setup(setup)) = &first.action {
-            let setup = validate::othello_setup(setup)?;
-            let (game, passed) = Game::from_position(setup.board, setup.to_move);
-            let response = state(&game, Vec::new(), passed, String::new());
-            return Ok((
-                game,
-                Reply {
-                    response,
-                    handled: Handled::Setup,
-                },
-            ));
-        }
-        super::first_move(Game::standard(), first)
+        let action = match first.action {
+            Some(Action::Setup(setup)) => {
+                let setup = validate::othello_setup(setup)?;
+                let (game, passed) = Game::from_position(setup.board, setup.to_move);
+                let response = state(&game, Vec::new(), passed, String::new());
+                return Ok((
+                    game,
+                    Reply {
+                        response,
+                        handled: Handled::Setup,
+                    },
+                ));
+            }
+            action => action,
+        };
+        super::first_move(Game::standard(), PlayOthelloRequest { action })
     }
 
     fn reply(&mut self, request: PlayOthelloRequest) -> Reply<PlayOthelloResponse> {
@@ -73,7 +76,7 @@ fn state(
     PlayOthelloResponse {
         verdict: verdict.into(),
         board: Some(proto::Board {
-            rows: game.board().grid().to_rows(),
+            rows: game.board().grid().to_row_buffer(),
         }),
         flips,
         to_move: game

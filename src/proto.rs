@@ -1,0 +1,13 @@
+//! The `arbiter.v1` wire types and service stubs, generated from `proto/`, but for
+//! [`Board`], which is written by hand (`proto/board.rs`) so that a board's rows arrive
+//! in one buffer, ready to be checked in one pass.
+#![allow(missing_docs, clippy::all, clippy::pedantic)]
+
+mod board;
+
+pub use self::board::Board;
+
+tonic::include_proto!("arbiter.v1");
+
+/// The encoded file descriptor set of `arbiter.v1`, for server reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("arbiter_descriptor");

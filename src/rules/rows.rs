@@ -1,0 +1,156 @@
+//! Rows of a board's text laid end to end in one buffer: how a board arrives, before it
+//! is checked against a game's alphabet and becomes a [`Grid`](super::grid::Grid)
+//! without being copied again.
+
+use std::fmt;
+use std::ops::Range;
+
+/// The rows of a board as given, row 0 first: every row's bytes in one buffer, and
+/// where each row ends. Nothing about the bytes is checked yet: not the alphabet, not
+/// the shape, not even UTF-8.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Rows {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Rows {
+    /// No rows.
+    pub const fn new() -> Self {
+        Self {
+            bytes: Vec::new(),
+            ends: Vec::new(),
+        }
+    }
+
+    /// Room for `rows` rows of `bytes` bytes in all, allocated at once.
+    pub fn with_capacity(rows: usize, bytes: usize) -> Self {
+        Self {
+            bytes: Vec::with_capacity(bytes),
+            ends: Vec::with_capacity(rows),
+        }
+    }
+
+    /// Adds `row` after the last row.
+    pub fn push(&mut self, row: &[u8]) {
+        self.bytes.extend_from_slice(row);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// Adds a row made of the bytes appended by `fill` (which receives the buffer with
+    /// every earlier row in it, and may only append): a row copied straight from where
+    /// it arrives, with no buffer in between.
+    pub fn push_with(&mut self, fill: impl FnOnce(&mut Vec<u8>)) {
+        let start = self.bytes.len();
+        fill(&mut self.bytes);
+        debug_assert!(self.bytes.len() >= start);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there is no row at all.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Row `index`'s bytes, or `None` past the last row.
+    pub fn get(&self, index: usize) -> Option<&[u8]> {
+        self.span(index).map(|span| &self.bytes[span])
+    }
+
+    /// Every row's bytes, row 0 first.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + DoubleEndedIterator + '_ {
+        (0..self.ends.len()).map(|index| &self.bytes[self.span_of(index)])
+    }
+
+    /// Every row's bytes, laid end to end.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The length of each row, in bytes, row 0 first.
+    pub fn lengths(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        (0..self.ends.len()).map(|index| self.span_of(index).len())
+    }
+
+    /// Removes every row, keeping the memory for the next ones.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
+    /// Every row as text, row 0 first; bytes that are not UTF-8 become U+FFFD.
+    pub fn to_strings(&self) -> Vec<String> {
+        self.iter()
+            .map(|row| String::from_utf8_lossy(row).into_owned())
+            .collect()
+    }
+
+    /// The buffer of every row's bytes, given up without a copy.
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+
+    fn span(&self, index: usize) -> Option<Range<usize>> {
+        (index < self.ends.len()).then(|| self.span_of(index))
+    }
+
+    fn span_of(&self, index: usize) -> Range<usize> {
+        let start = index.checked_sub(1).map_or(0, |before| self.ends[before]);
+        start..self.ends[index]
+    }
+}
+
+impl<S: AsRef<[u8]>> FromIterator<S> for Rows {
+    fn from_iter<I: IntoIterator<Item = S>>(rows: I) -> Self {
+        let rows = rows.into_iter();
+        let mut all = Self::with_capacity(rows.size_hint().0, 0);
+        for row in rows {
+            all.push(row.as_ref());
+        }
+        all
+    }
+}
+
+/// The rows as text, the way a list of strings prints.
+impl fmt::Debug for Rows {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.iter().map(String::from_utf8_lossy))
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_each_row_apart() {
+        let rows: Rows = ["ab", "", "cde"].into_iter().collect();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows.get(0), Some(&b"ab"[..]));
+        assert_eq!(rows.get(1), Some(&b""[..]));
+        assert_eq!(rows.get(2), Some(&b"cde"[..]));
+        assert_eq!(rows.get(3), None);
+        assert_eq!(rows.lengths().collect::<Vec<_>>(), [2, 0, 3]);
+        assert_eq!(rows.bytes(), b"abcde");
+        assert_eq!(rows.to_strings(), ["ab", "", "cde"]);
+        assert_eq!(format!("{rows:?}"), r#"["ab", "", "cde"]"#);
+    }
+
+    #[test]
+    fn rows_pushed_in_place_end_where_their_bytes_end() {
+        let mut rows = Rows::new();
+        rows.push_with(|bytes| bytes.extend_from_slice(b"xy"));
+        rows.push(b"z");
+        assert_eq!(rows.iter().collect::<Vec<_>>(), [&b"xy"[..], b"z"]);
+        rows.clear();
+        assert!(rows.is_empty());
+        assert_eq!(rows, Rows::new());
+    }
+}
