@@ -141,6 +141,9 @@ proptest! {
                 }
             }
         }
+        if let Some(count) = board.known_legal_move_count(color) {
+            prop_assert_eq!(count, legal.len());
+        }
         prop_assert_eq!(board.legal_cells(color), legal);
         prop_assert_eq!(board.legal_moves(color), walked.legal_moves(color));
     }

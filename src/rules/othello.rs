@@ -188,6 +188,14 @@ impl Board {
         }
     }
 
+    /// How many legal moves `color` has, when that costs no walk (boards on bitboards):
+    /// room to reserve before [`Board::visit_legal_moves`].
+    pub fn known_legal_move_count(&self, color: Color) -> Option<usize> {
+        self.bits
+            .as_ref()
+            .map(|bits| bits.legal(color).count_ones() as usize)
+    }
+
     /// Every cell where `color` may play, row-major: [`Board::legal_moves`] without the
     /// flips.
     pub fn legal_cells(&self, color: Color) -> Vec<Cell> {

@@ -106,7 +106,12 @@ impl ArbiterService for Arbiter {
     ) -> Result<Response<ListOthelloMovesResponse>, Status> {
         unary(|| {
             let listing = validate::othello_listing(request.into_inner())?;
-            let mut moves = Vec::new();
+            let mut moves = Vec::with_capacity(
+                listing
+                    .board
+                    .known_legal_move_count(listing.color)
+                    .unwrap_or_default(),
+            );
             listing
                 .board
                 .visit_legal_moves(listing.color, |cell, flips| {
