@@ -183,43 +183,66 @@ pub struct CallMetrics<S> {
 impl<S, ReqBody, ResBody> Service<http::Request<ReqBody>> for CallMetrics<S>
 where
     S: Service<http::Request<ReqBody>, Response = http::Response<ResBody>, Error = BoxError>,
-    S::Future: Send + 'static,
 {
     type Response = http::Response<MeteredBody<ResBody>>;
     type Error = BoxError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, BoxError>> + Send>>;
+    type Future = CallFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
         self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, request: http::Request<ReqBody>) -> Self::Future {
-        let mut call = Call::start(rpc_index(request.uri().path()));
-        let response = self.inner.call(request);
-        Box::pin(async move {
-            match response.await {
-                Ok(response) => {
+        CallFuture {
+            call: Call::start(request.uri().path()),
+            inner: self.inner.call(request),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The response of a call being counted (no allocation per call): dropped before it
+    /// completes, the call is counted `Cancelled`.
+    pub struct CallFuture<F> {
+        #[pin]
+        inner: F,
+        call: Option<Call>,
+    }
+}
+
+impl<F, ResBody> Future for CallFuture<F>
+where
+    F: Future<Output = Result<http::Response<ResBody>, BoxError>>,
+{
+    type Output = Result<http::Response<MeteredBody<ResBody>>, BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let result = std::task::ready!(this.inner.poll(cx));
+        let mut call = this.call.take();
+        Poll::Ready(match result {
+            Ok(response) => {
+                if let Some(call) = &mut call {
                     // Errors come trailers-only: their status is in the headers.
                     if let Some(code) = grpc_code(response.headers()) {
                         call.set_code(code);
                     }
-                    let (parts, body) = response.into_parts();
-                    Ok(http::Response::from_parts(
-                        parts,
-                        MeteredBody {
-                            inner: body,
-                            call: Some(call),
-                        },
-                    ))
                 }
-                Err(error) => {
+                let (parts, body) = response.into_parts();
+                Ok(http::Response::from_parts(
+                    parts,
+                    MeteredBody { inner: body, call },
+                ))
+            }
+            Err(error) => {
+                if let Some(call) = &mut call {
                     call.set_code(
                         error
                             .downcast_ref::<Status>()
                             .map_or(Code::Unknown, Status::code),
                     );
-                    Err(error)
                 }
+                Err(error)
             }
         })
     }
@@ -298,17 +321,23 @@ struct Call {
 }
 
 impl Call {
-    fn start(rpc: usize) -> Self {
+    /// Starts counting a call to `path`; `None` when nothing would see it (no metrics
+    /// recorder, and debug logging off), so that such a call costs no clock reads and
+    /// no lookups.
+    fn start(path: &str) -> Option<Self> {
         let metrics = CALL_METRICS.get();
+        if metrics.is_none() && !tracing::enabled!(tracing::Level::DEBUG) {
+            return None;
+        }
         if let Some(metrics) = metrics {
             metrics.in_flight.increment(1.0);
         }
-        Self {
-            rpc,
+        Some(Self {
+            rpc: rpc_index(path),
             started: Instant::now(),
             code: None,
             metrics,
-        }
+        })
     }
 
     /// The call's final status code.
@@ -375,17 +404,19 @@ impl<B: Body> Body for MeteredBody<B> {
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
         let this = self.project();
         let polled = this.inner.poll_frame(cx);
-        match &polled {
-            Poll::Ready(Some(Ok(frame))) => {
-                if let Some(code) = frame.trailers_ref().and_then(grpc_code) {
-                    if let Some(mut call) = this.call.take() {
-                        call.set_code(code);
+        if this.call.is_some() {
+            match &polled {
+                Poll::Ready(Some(Ok(frame))) => {
+                    if let Some(code) = frame.trailers_ref().and_then(grpc_code) {
+                        if let Some(mut call) = this.call.take() {
+                            call.set_code(code);
+                        }
                     }
                 }
+                // Ended without trailers: the headers' status, if any, stands.
+                Poll::Ready(None) => drop(this.call.take()),
+                _ => {}
             }
-            // Ended without trailers: the headers' status, if any, stands.
-            Poll::Ready(None) => drop(this.call.take()),
-            _ => {}
         }
         polled
     }
