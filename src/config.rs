@@ -87,7 +87,9 @@ pub struct Options {
     #[arg(long, value_name = "DURATION", default_value_t = Settings::default().request_timeout.into())]
     pub request_timeout: HumanDuration,
 
-    /// How often an HTTP/2 PING checks that an idle peer is still there.
+    /// How often an HTTP/2 PING checks that an idle peer is still there; `0s` sends
+    /// none (TCP keepalive still applies), which saves the clock reads the PINGs'
+    /// bookkeeping costs on every frame (BENCHMARKS.md).
     #[arg(long, value_name = "DURATION",
           default_value_t = Settings::default().http2_keepalive_interval.into())]
     pub http2_keepalive_interval: HumanDuration,

@@ -50,7 +50,7 @@ pub struct Settings {
     pub max_concurrent_streams: u32,
     /// A unary call's server-side deadline.
     pub request_timeout: Duration,
-    /// How often an HTTP/2 PING checks an idle peer.
+    /// How often an HTTP/2 PING checks an idle peer; zero sends none.
     pub http2_keepalive_interval: Duration,
     /// How long a PING may go unanswered.
     pub http2_keepalive_timeout: Duration,
@@ -293,7 +293,10 @@ impl Server {
 
         let mut builder = tonic::transport::Server::builder()
             .max_concurrent_streams(settings.max_concurrent_streams)
-            .http2_keepalive_interval(Some(settings.http2_keepalive_interval))
+            .http2_keepalive_interval(
+                (!settings.http2_keepalive_interval.is_zero())
+                    .then_some(settings.http2_keepalive_interval),
+            )
             .http2_keepalive_timeout(Some(settings.http2_keepalive_timeout));
         if let Some(age) = settings.max_connection_age {
             builder = builder
