@@ -1,12 +1,13 @@
 //! The h2load load benchmark: Arbiter (with and without its metrics endpoint) against
-//! the empty-handler baseline, on the unary workloads, driven by h2load at saturation
-//! and at one call in flight.
+//! the empty-handler baseline, on the unary workloads and on whole live games (each
+//! game's moves posted at once as one stream), driven by h2load at saturation and at
+//! one call in flight.
 //!
 //! 1. Frames each request of `benches/support/requests.rs` as a gRPC message (a 5-byte
-//!    prefix and the prost encoding) into a file h2load posts, and computes the exact
-//!    reply frame each server must send: Arbiter's by calling the real service
-//!    in-process (`arbiter::service::Arbiter`), the baseline's the empty message (a
-//!    5-byte frame of length 0).
+//!    prefix and the prost encoding; a game's moves one frame after the other) into a
+//!    file h2load posts, and computes the exact reply frames each server must send:
+//!    Arbiter's by calling the real service in-process (`arbiter::service::Arbiter`),
+//!    the baseline's the empty message (a 5-byte frame of length 0) per request message.
 //! 2. For each workload and round, starts fresh processes, Arbiter, Arbiter with
 //!    `--metrics-listen 127.0.0.1:0`, then the baseline, each pinned to the server CPU,
 //!    and for each: one tonic call whose whole reply must equal the expected one; then
@@ -38,8 +39,10 @@ use std::time::Duration;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::arbiter_service_server::ArbiterService;
+use arbiter::rules::{connect_four, othello, tic_tac_toe};
 use arbiter::service::Arbiter;
 use clap::Parser;
+use futures_util::{stream, TryStreamExt};
 use prost::Message;
 use tonic::transport::Endpoint;
 use tonic::Request;
@@ -48,7 +51,7 @@ use tonic::Request;
 mod requests;
 #[path = "../benches/support/server.rs"]
 mod server;
-use requests::{unary_workloads, UnaryCall};
+use requests::{game_workloads, unary_workloads, UnaryCall};
 use server::{median, spread, Rounds, ServerProcess};
 
 /// h2load benchmark of Arbiter against the empty-handler baseline (unary calls).
@@ -164,32 +167,65 @@ fn frame(message: &[u8]) -> Vec<u8> {
     framed
 }
 
-/// Arbiter's reply to `call`, encoded, from the real service called in-process.
+/// Every message of `replies` as a gRPC frame, one after the other.
+fn frames<M: Message>(replies: impl IntoIterator<Item = M>) -> Vec<u8> {
+    replies
+        .into_iter()
+        .flat_map(|reply| frame(&reply.encode_to_vec()))
+        .collect()
+}
+
+/// Arbiter's reply frames to `call`, from the real service called in-process.
 async fn expected_reply(call: &UnaryCall) -> Vec<u8> {
     let service = Arbiter::default();
     let reply = match call {
         UnaryCall::CheckOthelloMove(r) => service
             .check_othello_move(Request::new(r.clone()))
             .await
-            .map(|r| r.into_inner().encode_to_vec()),
+            .map(|r| frame(&r.into_inner().encode_to_vec())),
         UnaryCall::ListOthelloMoves(r) => service
             .list_othello_moves(Request::new(r.clone()))
             .await
-            .map(|r| r.into_inner().encode_to_vec()),
+            .map(|r| frame(&r.into_inner().encode_to_vec())),
         UnaryCall::CheckConnectFour(r) => service
             .check_connect_four(Request::new(r.clone()))
             .await
-            .map(|r| r.into_inner().encode_to_vec()),
+            .map(|r| frame(&r.into_inner().encode_to_vec())),
         UnaryCall::JudgeTicTacToe(r) => service
             .judge_tic_tac_toe(Request::new(r.clone()))
             .await
-            .map(|r| r.into_inner().encode_to_vec()),
+            .map(|r| frame(&r.into_inner().encode_to_vec())),
+        UnaryCall::PlayTicTacToe(moves) => {
+            let replies = service
+                .open_game::<tic_tac_toe::Game, _>(stream::iter(moves.clone().into_iter().map(Ok)));
+            match replies {
+                Ok(replies) => replies.try_collect::<Vec<_>>().await.map(frames),
+                Err(status) => Err(status),
+            }
+        }
+        UnaryCall::PlayOthello(moves) => {
+            let replies = service
+                .open_game::<othello::Game, _>(stream::iter(moves.clone().into_iter().map(Ok)));
+            match replies {
+                Ok(replies) => replies.try_collect::<Vec<_>>().await.map(frames),
+                Err(status) => Err(status),
+            }
+        }
+        UnaryCall::PlayConnectFour(drops) => {
+            let replies = service.open_game::<connect_four::Game, _>(stream::iter(
+                drops.clone().into_iter().map(Ok),
+            ));
+            match replies {
+                Ok(replies) => replies.try_collect::<Vec<_>>().await.map(frames),
+                Err(status) => Err(status),
+            }
+        }
     };
     reply.unwrap_or_else(|status| panic!("the workload's own request fails: {status:?}"))
 }
 
-/// One call over the wire with tonic; the reply, encoded again (prost's encoding is
-/// deterministic, so equal bytes mean an equal message).
+/// One call over the wire with tonic; its reply frames, encoded again (prost's encoding
+/// is deterministic, so equal bytes mean equal messages).
 async fn tonic_call(addr: std::net::SocketAddr, call: &UnaryCall) -> Result<Vec<u8>, String> {
     let channel = Endpoint::from_shared(format!("http://{addr}"))
         .unwrap()
@@ -203,19 +239,49 @@ async fn tonic_call(addr: std::net::SocketAddr, call: &UnaryCall) -> Result<Vec<
         UnaryCall::CheckOthelloMove(r) => client
             .check_othello_move(r.clone())
             .await
-            .map(|r| r.into_inner().encode_to_vec()),
+            .map(|r| frame(&r.into_inner().encode_to_vec())),
         UnaryCall::ListOthelloMoves(r) => client
             .list_othello_moves(r.clone())
             .await
-            .map(|r| r.into_inner().encode_to_vec()),
+            .map(|r| frame(&r.into_inner().encode_to_vec())),
         UnaryCall::CheckConnectFour(r) => client
             .check_connect_four(r.clone())
             .await
-            .map(|r| r.into_inner().encode_to_vec()),
+            .map(|r| frame(&r.into_inner().encode_to_vec())),
         UnaryCall::JudgeTicTacToe(r) => client
             .judge_tic_tac_toe(r.clone())
             .await
-            .map(|r| r.into_inner().encode_to_vec()),
+            .map(|r| frame(&r.into_inner().encode_to_vec())),
+        UnaryCall::PlayTicTacToe(moves) => {
+            match client.play_tic_tac_toe(stream::iter(moves.clone())).await {
+                Ok(replies) => replies
+                    .into_inner()
+                    .try_collect::<Vec<_>>()
+                    .await
+                    .map(frames),
+                Err(status) => Err(status),
+            }
+        }
+        UnaryCall::PlayOthello(moves) => {
+            match client.play_othello(stream::iter(moves.clone())).await {
+                Ok(replies) => replies
+                    .into_inner()
+                    .try_collect::<Vec<_>>()
+                    .await
+                    .map(frames),
+                Err(status) => Err(status),
+            }
+        }
+        UnaryCall::PlayConnectFour(drops) => {
+            match client.play_connect_four(stream::iter(drops.clone())).await {
+                Ok(replies) => replies
+                    .into_inner()
+                    .try_collect::<Vec<_>>()
+                    .await
+                    .map(frames),
+                Err(status) => Err(status),
+            }
+        }
     };
     reply.map_err(|status| format!("the call failed: {status:?}"))
 }
@@ -481,12 +547,10 @@ fn run_once(
     };
     let check = |when: &str| -> Result<(), String> {
         let got = runtime.block_on(tonic_call(server.addr, call))?;
-        if frame(&got) != *reply {
+        if got != *reply {
             return Err(format!(
                 "{} {when} the load: the reply is {:02x?}, expected {:02x?}",
-                config.name,
-                frame(&got),
-                reply
+                config.name, got, reply
             ));
         }
         Ok(())
@@ -599,18 +663,19 @@ fn main() {
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut failures = Vec::new();
     let mut summary = Vec::new();
-    for (name, call) in unary_workloads() {
+    for (name, call) in unary_workloads().into_iter().chain(game_workloads()) {
         if !args.only.is_empty() && !args.only.iter().any(|o| name.contains(o.as_str())) {
             continue;
         }
         let slug = name.replace(' ', "_");
         let request = args.out.join(format!("{slug}.request"));
-        let request_frame = frame(&call.encode());
+        let messages = call.messages();
+        let request_frame: Vec<u8> = messages.iter().flat_map(|m| frame(m)).collect();
         fs::write(&request, &request_frame).expect("the request body file");
         let bodies = Bodies {
             request: args.request_body.clone().unwrap_or(request),
-            arbiter_reply: frame(&runtime.block_on(expected_reply(&call))),
-            baseline_reply: frame(&[]),
+            arbiter_reply: runtime.block_on(expected_reply(&call)),
+            baseline_reply: messages.iter().flat_map(|_| frame(&[])).collect(),
         };
         fs::write(
             args.out.join(format!("{slug}.arbiter.reply")),

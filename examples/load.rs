@@ -194,7 +194,12 @@ async fn unary(client: &mut ArbiterServiceClient<Channel>, call: &Call) -> Resul
         Call::Unary(UnaryCall::JudgeTicTacToe(r)) => {
             client.judge_tic_tac_toe(r.clone()).await.map(drop)
         }
-        Call::Play { .. } => unreachable!("streams are driven by play_game"),
+        // Games are played move by move by play_game; whole scripted games sent at once
+        // are h2load's workloads (unary_workloads has none).
+        Call::Play { .. }
+        | Call::Unary(
+            UnaryCall::PlayTicTacToe(_) | UnaryCall::PlayOthello(_) | UnaryCall::PlayConnectFour(_),
+        ) => unreachable!("streams are driven by play_game"),
     }
 }
 

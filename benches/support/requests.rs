@@ -5,10 +5,14 @@
 //! `tests/common/games.rs`, their one home.
 #![allow(dead_code)] // each includer takes what it measures
 
+use std::num::NonZeroUsize;
+
 use arbiter::proto::{
-    Board, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
-    ListOthelloMovesRequest, TicTacToeMove,
+    play_connect_four_request, play_othello_request, Board, Cell, CheckConnectFourRequest,
+    CheckOthelloMoveRequest, JudgeTicTacToeRequest, ListOthelloMovesRequest,
+    PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove,
 };
+use arbiter::rules::{connect_four, othello};
 
 #[path = "../../tests/common/games.rs"]
 pub mod games;
@@ -111,7 +115,9 @@ pub fn check_connect_four_seed() -> CheckConnectFourRequest {
     }
 }
 
-/// One unary call the load generators repeat.
+/// One call the load generators repeat: a unary request, or a whole live game whose
+/// moves are all sent at once (what h2load can play: the moves are a script, not
+/// answers to the replies).
 #[derive(Clone, Debug)]
 pub enum UnaryCall {
     /// `CheckOthelloMove`.
@@ -122,6 +128,12 @@ pub enum UnaryCall {
     CheckConnectFour(CheckConnectFourRequest),
     /// `JudgeTicTacToe`.
     JudgeTicTacToe(JudgeTicTacToeRequest),
+    /// `PlayTicTacToe`, one stream of these moves.
+    PlayTicTacToe(Vec<PlayTicTacToeRequest>),
+    /// `PlayOthello`, one stream of these moves.
+    PlayOthello(Vec<PlayOthelloRequest>),
+    /// `PlayConnectFour`, one stream of these drops.
+    PlayConnectFour(Vec<PlayConnectFourRequest>),
 }
 
 impl UnaryCall {
@@ -132,17 +144,24 @@ impl UnaryCall {
             Self::ListOthelloMoves(_) => "ListOthelloMoves",
             Self::CheckConnectFour(_) => "CheckConnectFour",
             Self::JudgeTicTacToe(_) => "JudgeTicTacToe",
+            Self::PlayTicTacToe(_) => "PlayTicTacToe",
+            Self::PlayOthello(_) => "PlayOthello",
+            Self::PlayConnectFour(_) => "PlayConnectFour",
         }
     }
 
-    /// The request message, encoded with prost (without the gRPC frame prefix).
-    pub fn encode(&self) -> Vec<u8> {
+    /// The request messages, each encoded with prost (without the gRPC frame prefix):
+    /// one for a unary call, one per move for a game.
+    pub fn messages(&self) -> Vec<Vec<u8>> {
         use prost::Message;
         match self {
-            Self::CheckOthelloMove(r) => r.encode_to_vec(),
-            Self::ListOthelloMoves(r) => r.encode_to_vec(),
-            Self::CheckConnectFour(r) => r.encode_to_vec(),
-            Self::JudgeTicTacToe(r) => r.encode_to_vec(),
+            Self::CheckOthelloMove(r) => vec![r.encode_to_vec()],
+            Self::ListOthelloMoves(r) => vec![r.encode_to_vec()],
+            Self::CheckConnectFour(r) => vec![r.encode_to_vec()],
+            Self::JudgeTicTacToe(r) => vec![r.encode_to_vec()],
+            Self::PlayTicTacToe(moves) => moves.iter().map(Message::encode_to_vec).collect(),
+            Self::PlayOthello(moves) => moves.iter().map(Message::encode_to_vec).collect(),
+            Self::PlayConnectFour(drops) => drops.iter().map(Message::encode_to_vec).collect(),
         }
     }
 }
@@ -173,4 +192,68 @@ pub fn unary_workloads() -> Vec<(&'static str, UnaryCall)> {
             UnaryCall::JudgeTicTacToe(judge_draw()),
         ),
     ]
+}
+
+/// The live games of the h2load runs, each a whole game sent as one stream: the same
+/// games the tonic load generator plays (`examples/load.rs`), where each move waits for
+/// the reply to the one before.
+pub fn game_workloads() -> Vec<(&'static str, UnaryCall)> {
+    vec![
+        (
+            "PlayTicTacToe game of 9 moves",
+            UnaryCall::PlayTicTacToe(tic_tac_toe_script()),
+        ),
+        (
+            "PlayOthello whole game",
+            UnaryCall::PlayOthello(othello_script()),
+        ),
+        (
+            "PlayConnectFour game on 6x7",
+            UnaryCall::PlayConnectFour(connect_four_script()),
+        ),
+    ]
+}
+
+/// The nine-move Tic-Tac-Toe draw, as PlayTicTacToe messages.
+pub fn tic_tac_toe_script() -> Vec<PlayTicTacToeRequest> {
+    games::TIC_TAC_TOE_DRAW
+        .iter()
+        .map(|&(row, col)| PlayTicTacToeRequest { row, col })
+        .collect()
+}
+
+/// A whole Othello game from the standard start, each side playing its first legal
+/// move (row-major) until the game ends.
+pub fn othello_script() -> Vec<PlayOthelloRequest> {
+    let mut game = othello::Game::standard();
+    let mut moves = Vec::new();
+    while let Some(&cell) = game.legal_moves().first() {
+        let (row, col) = (cell.row as i64, cell.col as i64);
+        game.play(row, col).expect("a legal move");
+        moves.push(PlayOthelloRequest {
+            action: Some(play_othello_request::Action::Move(Cell {
+                row: row as i32,
+                col: col as i32,
+            })),
+        });
+    }
+    moves
+}
+
+/// A whole Connect Four game on the default 6x7 board: drops into every third column,
+/// skipping full ones, until it is won or drawn.
+pub fn connect_four_script() -> Vec<PlayConnectFourRequest> {
+    let side = |n| NonZeroUsize::new(n).expect("a board side");
+    let mut game = connect_four::Game::new(side(6), side(7), connect_four::DEFAULT_RUN_LENGTH);
+    let mut drops = Vec::new();
+    let mut col = 0;
+    while matches!(game.outcome(), connect_four::Outcome::Pending) {
+        if game.drop_piece(col % 7).is_ok() {
+            drops.push(PlayConnectFourRequest {
+                action: Some(play_connect_four_request::Action::Drop((col % 7) as i32)),
+            });
+        }
+        col += 3;
+    }
+    drops
 }
