@@ -36,7 +36,7 @@ mod requests;
 #[path = "../benches/support/server.rs"]
 mod server;
 use requests::games::TIC_TAC_TOE_DRAW as DRAW;
-use requests::{dense_connect_four, unary_workloads, UnaryCall};
+use requests::{dense_connect_four, unary_workloads, LoadCall};
 use server::{median, spread, Rounds, ServerProcess};
 
 /// Load benchmark of Arbiter against an empty-handler baseline.
@@ -69,7 +69,7 @@ struct Args {
 #[derive(Clone)]
 enum Call {
     /// One of the unary calls of `benches/support/requests.rs`.
-    Unary(UnaryCall),
+    Unary(LoadCall),
     /// Whole games on this many concurrent streams; one sample per move.
     Play { game: LiveGame, streams: usize },
 }
@@ -156,7 +156,7 @@ fn workloads() -> Vec<Workload> {
     for side in [10, 25, 50] {
         list.push(Workload {
             name: format!("CheckConnectFour {side}x{side}"),
-            call: Call::Unary(UnaryCall::CheckConnectFour(dense_connect_four(side))),
+            call: Call::Unary(LoadCall::CheckConnectFour(dense_connect_four(side))),
             target: 0.85,
         });
     }
@@ -182,24 +182,24 @@ async fn connect(addr: SocketAddr) -> Channel {
 
 async fn unary(client: &mut ArbiterServiceClient<Channel>, call: &Call) -> Result<(), Status> {
     match call {
-        Call::Unary(UnaryCall::CheckOthelloMove(r)) => {
+        Call::Unary(LoadCall::CheckOthelloMove(r)) => {
             client.check_othello_move(r.clone()).await.map(drop)
         }
-        Call::Unary(UnaryCall::ListOthelloMoves(r)) => {
+        Call::Unary(LoadCall::ListOthelloMoves(r)) => {
             client.list_othello_moves(r.clone()).await.map(drop)
         }
-        Call::Unary(UnaryCall::CheckConnectFour(r)) => {
+        Call::Unary(LoadCall::CheckConnectFour(r)) => {
             client.check_connect_four(r.clone()).await.map(drop)
         }
-        Call::Unary(UnaryCall::JudgeTicTacToe(r)) => {
+        Call::Unary(LoadCall::JudgeTicTacToe(r)) => {
             client.judge_tic_tac_toe(r.clone()).await.map(drop)
         }
         // Games are played move by move by play_game; whole scripted games sent at once
         // are h2load's workloads (unary_workloads has none).
         Call::Play { .. }
         | Call::Unary(
-            UnaryCall::PlayTicTacToe(_) | UnaryCall::PlayOthello(_) | UnaryCall::PlayConnectFour(_),
-        ) => unreachable!("streams are driven by play_game"),
+            LoadCall::PlayTicTacToe(_) | LoadCall::PlayOthello(_) | LoadCall::PlayConnectFour(_),
+        ) => unreachable!("a game is played by play_game, not as a unary call"),
     }
 }
 

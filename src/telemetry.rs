@@ -24,10 +24,9 @@ use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder, Promet
 use tokio::net::TcpListener;
 use tonic::codegen::http;
 use tonic::{Code, Status};
-
-use crate::layers::grpc_code;
 use tower::{BoxError, Layer, Service};
 
+use crate::layers::grpc_code;
 use crate::service::play::GameKind;
 
 /// The RPCs counted under their own name; any other path counts as `other`, so that

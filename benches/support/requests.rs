@@ -119,7 +119,7 @@ pub fn check_connect_four_seed() -> CheckConnectFourRequest {
 /// moves are all sent at once (what h2load can play: the moves are a script, not
 /// answers to the replies).
 #[derive(Clone, Debug)]
-pub enum UnaryCall {
+pub enum LoadCall {
     /// `CheckOthelloMove`.
     CheckOthelloMove(CheckOthelloMoveRequest),
     /// `ListOthelloMoves`.
@@ -136,7 +136,7 @@ pub enum UnaryCall {
     PlayConnectFour(Vec<PlayConnectFourRequest>),
 }
 
-impl UnaryCall {
+impl LoadCall {
     /// The RPC's name in `arbiter.v1.ArbiterService`.
     pub fn method(&self) -> &'static str {
         match self {
@@ -169,27 +169,27 @@ impl UnaryCall {
 /// The unary workloads of the load runs, by name: CheckOthelloMove on the 8x8 midgame,
 /// ListOthelloMoves on the same board, CheckConnectFour on 6x7 and on a dense 100x100
 /// board (10 KB), and JudgeTicTacToe of a nine-move game.
-pub fn unary_workloads() -> Vec<(&'static str, UnaryCall)> {
+pub fn unary_workloads() -> Vec<(&'static str, LoadCall)> {
     vec![
         (
             "CheckOthelloMove 8x8",
-            UnaryCall::CheckOthelloMove(check_midgame()),
+            LoadCall::CheckOthelloMove(check_midgame()),
         ),
         (
             "ListOthelloMoves 8x8",
-            UnaryCall::ListOthelloMoves(list_midgame()),
+            LoadCall::ListOthelloMoves(list_midgame()),
         ),
         (
             "CheckConnectFour 6x7",
-            UnaryCall::CheckConnectFour(check_connect_four_seed()),
+            LoadCall::CheckConnectFour(check_connect_four_seed()),
         ),
         (
             "CheckConnectFour 100x100",
-            UnaryCall::CheckConnectFour(dense_connect_four(100)),
+            LoadCall::CheckConnectFour(dense_connect_four(100)),
         ),
         (
             "JudgeTicTacToe 9 moves",
-            UnaryCall::JudgeTicTacToe(judge_draw()),
+            LoadCall::JudgeTicTacToe(judge_draw()),
         ),
     ]
 }
@@ -197,19 +197,19 @@ pub fn unary_workloads() -> Vec<(&'static str, UnaryCall)> {
 /// The live games of the h2load runs, each a whole game sent as one stream: the same
 /// games the tonic load generator plays (`examples/load.rs`), where each move waits for
 /// the reply to the one before.
-pub fn game_workloads() -> Vec<(&'static str, UnaryCall)> {
+pub fn game_workloads() -> Vec<(&'static str, LoadCall)> {
     vec![
         (
             "PlayTicTacToe game of 9 moves",
-            UnaryCall::PlayTicTacToe(tic_tac_toe_script()),
+            LoadCall::PlayTicTacToe(tic_tac_toe_script()),
         ),
         (
             "PlayOthello whole game",
-            UnaryCall::PlayOthello(othello_script()),
+            LoadCall::PlayOthello(othello_script()),
         ),
         (
             "PlayConnectFour game on 6x7",
-            UnaryCall::PlayConnectFour(connect_four_script()),
+            LoadCall::PlayConnectFour(connect_four_script()),
         ),
     ]
 }

@@ -86,9 +86,9 @@ fn merge_row(rows: &mut Rows, wire_type: WireType, buf: &mut impl Buf) -> Result
     else {
         return Err(buffer_underflow());
     };
+    let mut left = len;
     rows.push_with(|bytes| {
         bytes.reserve(len);
-        let mut left = len;
         while left > 0 {
             let chunk = buf.chunk();
             let take = chunk.len().min(left);
@@ -100,6 +100,10 @@ fn merge_row(rows: &mut Rows, wire_type: WireType, buf: &mut impl Buf) -> Result
             left -= take;
         }
     });
+    // Only a `Buf` that claims bytes it cannot show leaves some: refuse the short row.
+    if left > 0 {
+        return Err(buffer_underflow());
+    }
     Ok(())
 }
 
@@ -147,6 +151,20 @@ mod tests {
         assert_eq!(board.encoded_len(), generated.encoded_len());
         let decoded = Board::decode(&generated.encode_to_vec()[..]).unwrap();
         assert_eq!(decoded.rows.to_strings(), rows);
+    }
+
+    #[test]
+    fn a_row_split_across_buffers_is_whole() {
+        let bytes = Board::from_rows(["B.W.", "WWBB"]).encode_to_vec();
+        for split in 0..bytes.len() {
+            let (front, back) = bytes.split_at(split);
+            let decoded = Board::decode(front.chain(back)).unwrap();
+            assert_eq!(
+                decoded.rows.to_strings(),
+                ["B.W.", "WWBB"],
+                "split at {split}"
+            );
+        }
     }
 
     #[test]

@@ -257,9 +257,11 @@ fn first_problem(rows: &Rows, cols: usize, alphabet: &'static str) -> Option<Gri
 /// The error for the first byte of `row` (at byte offset `at`) outside `alphabet`.
 fn bad_cell(row_index: usize, row: &[u8], at: usize, alphabet: &'static str) -> GridError {
     // All bytes before `at` are ASCII, so `at` is both a character boundary and the column.
-    let found = std::str::from_utf8(&row[at..])
-        .ok()
-        .and_then(|rest| rest.chars().next())
+    // The character there, whatever follows it; U+FFFD if its bytes are not UTF-8.
+    let found = row[at..]
+        .utf8_chunks()
+        .next()
+        .and_then(|chunk| chunk.valid().chars().next())
         .unwrap_or(char::REPLACEMENT_CHARACTER);
     GridError::BadCell {
         row: row_index,
@@ -307,6 +309,29 @@ mod tests {
                 alphabet: "ab"
             })
         );
+        // The bad character is named even when bytes after it are not UTF-8.
+        let rows: Rows = [&b"ab"[..], &[b'a', 0xc3, 0xa9, 0xff][..]]
+            .into_iter()
+            .collect();
+        assert_eq!(
+            Grid::from_rows(rows, "ab"),
+            Err(GridError::BadCell {
+                row: 1,
+                col: 1,
+                found: 'é',
+                alphabet: "ab"
+            })
+        );
+        let rows: Rows = [&[0xff, b'a'][..]].into_iter().collect();
+        assert!(matches!(
+            Grid::from_rows(rows, "ab"),
+            Err(GridError::BadCell {
+                row: 0,
+                col: 0,
+                found: char::REPLACEMENT_CHARACTER,
+                ..
+            })
+        ));
     }
 
     #[test]

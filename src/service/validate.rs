@@ -279,7 +279,11 @@ fn board<B>(
         // A row of more than MAX_SIDE bytes is too long unless some of its characters
         // are wider than a byte, which parsing reports as a bad character.
         if row.len() > MAX_SIDE {
-            let cells = String::from_utf8_lossy(row).chars().count();
+            // Characters, each byte that is not UTF-8 counted as one, without a copy.
+            let cells: usize = row
+                .utf8_chunks()
+                .map(|chunk| chunk.valid().chars().count() + chunk.invalid().len())
+                .sum();
             if cells > MAX_SIDE {
                 violations.push(Violation::new(
                     format!("{field}.rows[{index}]"),
@@ -309,7 +313,6 @@ fn grid_violation(field: &str, error: &GridError) -> Violation {
     }
 }
 
-/// Checks (`row`, `col`): never negative, and on `grid` when the board is valid.
 /// Checks a request's `board` and its (`row`, `col`) on it.
 fn board_and_cell<B>(
     request_board: Option<proto::Board>,
