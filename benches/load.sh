@@ -4,10 +4,10 @@
 #
 # Two generators, both run by default:
 #
-#   h2load    examples/h2load.rs drives the unary workloads with h2load (Debian's
-#             nghttp2-client, installed here if missing) from gRPC request bodies framed
-#             from the proto, at saturation (16 connections x 32 streams) and at one call
-#             in flight. Rounds alternate Arbiter, Arbiter with --metrics-listen (as
+#   h2load    examples/h2load.rs drives the unary workloads, and whole live games posted
+#             at once, with h2load (Debian's nghttp2-client, installed here if missing)
+#             from gRPC request bodies framed from the proto, at saturation (16
+#             connections x 32 streams) and at one call in flight. Rounds alternate Arbiter, Arbiter with --metrics-listen (as
 #             production runs) and the baseline. Every measured call is checked: h2load
 #             must count no failure, log HTTP 200 for each call, and receive exactly
 #             calls x the expected reply frame in DATA bytes (a gRPC error is a
