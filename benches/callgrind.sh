@@ -165,14 +165,7 @@ for request in target/h2load/*.request; do
     start "$out/$name.$label.log" "${argv[@]}"
     url="http://$addr/arbiter.v1.ArbiterService/$rpc"
     drive "$request" "$warmup" "$url" "$reply"
-    callgrind_control -z "$pid" >/dev/null 2>&1
-    drive "$request" "$calls" "$url" "$reply"
-    callgrind_control -d "$pid" >/dev/null 2>&1
-    dump=$(ls "$out/callgrind.out.$pid".* | head -1)
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    total=$(sed -n 's/^summary: \([0-9]*\).*/\1/p' "$dump" | head -1)
-    [ -n "$total" ] || total=$(sed -n 's/^totals: \([0-9]*\).*/\1/p' "$dump" | head -1)
+    measure drive "$request" "$calls" "$url" "$reply"
     printf '| %s | %s | %d |\n' "$workload" "$label" $(( total / calls ))
     if [ $annotate = 1 ]; then
       callgrind_annotate --inclusive=no "$dump" 2>/dev/null | sed -n '1,40p' >"$out/$name.$label.top"

@@ -40,12 +40,13 @@ use std::time::Duration;
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::rules::{connect_four, othello, tic_tac_toe};
+use arbiter::service::play::LiveGame;
 use arbiter::service::Arbiter;
 use clap::Parser;
-use futures_util::{stream, TryStreamExt};
+use futures_util::{stream, StreamExt, TryStreamExt};
 use prost::Message;
 use tonic::transport::Endpoint;
-use tonic::Request;
+use tonic::{Request, Status};
 
 #[path = "../benches/support/requests.rs"]
 mod requests;
@@ -176,6 +177,26 @@ fn frames<M: Message>(replies: impl IntoIterator<Item = M>) -> Vec<u8> {
         .collect()
 }
 
+/// The reply frames of a game played in-process: `moves` fed to a live game of kind `G`.
+async fn play_in_process<G: LiveGame>(
+    service: &Arbiter,
+    moves: &[G::Request],
+) -> Result<Vec<u8>, Status>
+where
+    G::Request: Clone,
+    G::Response: Message,
+{
+    let replies = service.open_game::<G, _>(stream::iter(moves.to_vec()).map(Ok))?;
+    replies.try_collect::<Vec<_>>().await.map(frames)
+}
+
+/// The reply frames of a game played over the wire, or the status that refused it.
+async fn reply_frames<M: Message + Default>(
+    call: Result<tonic::Response<tonic::Streaming<M>>, Status>,
+) -> Result<Vec<u8>, Status> {
+    call?.into_inner().try_collect::<Vec<_>>().await.map(frames)
+}
+
 /// Arbiter's reply frames to `call`, from the real service called in-process.
 async fn expected_reply(call: &LoadCall) -> Vec<u8> {
     let service = Arbiter::default();
@@ -197,29 +218,11 @@ async fn expected_reply(call: &LoadCall) -> Vec<u8> {
             .await
             .map(|r| frame(&r.into_inner().encode_to_vec())),
         LoadCall::PlayTicTacToe(moves) => {
-            let replies = service
-                .open_game::<tic_tac_toe::Game, _>(stream::iter(moves.clone().into_iter().map(Ok)));
-            match replies {
-                Ok(replies) => replies.try_collect::<Vec<_>>().await.map(frames),
-                Err(status) => Err(status),
-            }
+            play_in_process::<tic_tac_toe::Game>(&service, moves).await
         }
-        LoadCall::PlayOthello(moves) => {
-            let replies = service
-                .open_game::<othello::Game, _>(stream::iter(moves.clone().into_iter().map(Ok)));
-            match replies {
-                Ok(replies) => replies.try_collect::<Vec<_>>().await.map(frames),
-                Err(status) => Err(status),
-            }
-        }
+        LoadCall::PlayOthello(moves) => play_in_process::<othello::Game>(&service, moves).await,
         LoadCall::PlayConnectFour(drops) => {
-            let replies = service.open_game::<connect_four::Game, _>(stream::iter(
-                drops.clone().into_iter().map(Ok),
-            ));
-            match replies {
-                Ok(replies) => replies.try_collect::<Vec<_>>().await.map(frames),
-                Err(status) => Err(status),
-            }
+            play_in_process::<connect_four::Game>(&service, drops).await
         }
     };
     reply.unwrap_or_else(|status| panic!("the workload's own request fails: {status:?}"))
@@ -254,34 +257,13 @@ async fn tonic_call(addr: std::net::SocketAddr, call: &LoadCall) -> Result<Vec<u
             .await
             .map(|r| frame(&r.into_inner().encode_to_vec())),
         LoadCall::PlayTicTacToe(moves) => {
-            match client.play_tic_tac_toe(stream::iter(moves.clone())).await {
-                Ok(replies) => replies
-                    .into_inner()
-                    .try_collect::<Vec<_>>()
-                    .await
-                    .map(frames),
-                Err(status) => Err(status),
-            }
+            reply_frames(client.play_tic_tac_toe(stream::iter(moves.clone())).await).await
         }
         LoadCall::PlayOthello(moves) => {
-            match client.play_othello(stream::iter(moves.clone())).await {
-                Ok(replies) => replies
-                    .into_inner()
-                    .try_collect::<Vec<_>>()
-                    .await
-                    .map(frames),
-                Err(status) => Err(status),
-            }
+            reply_frames(client.play_othello(stream::iter(moves.clone())).await).await
         }
         LoadCall::PlayConnectFour(drops) => {
-            match client.play_connect_four(stream::iter(drops.clone())).await {
-                Ok(replies) => replies
-                    .into_inner()
-                    .try_collect::<Vec<_>>()
-                    .await
-                    .map(frames),
-                Err(status) => Err(status),
-            }
+            reply_frames(client.play_connect_four(stream::iter(drops.clone())).await).await
         }
     };
     reply.map_err(|status| format!("the call failed: {status:?}"))
