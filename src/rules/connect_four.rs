@@ -412,6 +412,9 @@ mod tests {
                 run: (0..4).map(|c| Cell::new(5, c)).collect()
             }
         );
-        assert_eq!(game.board().grid().to_rows()[5], "1111000");
+        assert_eq!(
+            game.board().grid().to_row_buffer().to_strings()[5],
+            "1111000"
+        );
     }
 }

@@ -102,11 +102,8 @@ impl Grid {
     ///
     /// The first problem found, in row order, is the error.
     pub fn parse<S: AsRef<str>>(rows: &[S], alphabet: &'static str) -> Result<Self, GridError> {
-        let mut all = Rows::with_capacity(rows.len(), rows.iter().map(|r| r.as_ref().len()).sum());
-        for row in rows {
-            all.push(row.as_ref().as_bytes());
-        }
-        Self::from_rows(all, alphabet)
+        let rows: Rows = rows.iter().map(|row| row.as_ref().as_bytes()).collect();
+        Self::from_rows(rows, alphabet)
     }
 
     /// Parses `rows` as [`Grid::parse`] does, keeping their buffer as the grid's cells:
@@ -197,15 +194,6 @@ impl Grid {
         self.cells.iter().filter(|&&b| b == byte).count()
     }
 
-    /// The board as text, one string per row, row 0 first.
-    pub fn to_rows(&self) -> Vec<String> {
-        self.cells
-            .chunks_exact(self.cols)
-            // Every byte is ASCII from the game's alphabet.
-            .map(|row| row.iter().map(|&b| char::from(b)).collect())
-            .collect()
-    }
-
     /// The board as [`Rows`], row 0 first, as it goes back on the wire.
     pub fn to_row_buffer(&self) -> Rows {
         let mut rows = Rows::with_capacity(self.rows, self.cells.len());
@@ -281,7 +269,7 @@ mod tests {
         assert_eq!((grid.rows(), grid.cols()), (3, 2));
         assert_eq!(grid.get(Cell::new(1, 0)), Some(b'b'));
         assert_eq!(grid.get(Cell::new(3, 0)), None);
-        assert_eq!(grid.to_rows()[2], "aa");
+        assert_eq!(grid.to_row_buffer().to_strings()[2], "aa");
     }
 
     #[test]
