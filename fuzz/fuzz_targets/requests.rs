@@ -35,7 +35,7 @@ where
     }
     let sent = messages.len();
     let limits = StreamLimits {
-        max_moves: 12,
+        max_unapplied: 12,
         ..StreamLimits::default()
     };
     let service = Arbiter::new(limits, CancellationToken::new());
