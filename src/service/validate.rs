@@ -58,7 +58,7 @@ pub(crate) fn othello_check(
     let (board, cell) = board_and_cell(
         request.board,
         (request.row, request.col),
-        othello::Board::from_rows,
+        othello::Board::parse_rows,
         othello::Board::grid,
         &mut violations,
     );
@@ -79,7 +79,7 @@ pub(crate) fn othello_listing(
     let board = board(
         "board",
         request.board,
-        othello::Board::from_rows,
+        othello::Board::parse_rows,
         &mut violations,
     );
     let color = color("color", &request.color, &mut violations);
@@ -98,7 +98,7 @@ pub(crate) fn connect_four_check(
     let (board, cell) = board_and_cell(
         request.board,
         (request.row, request.col),
-        connect_four::Board::from_rows,
+        connect_four::Board::parse_rows,
         connect_four::Board::grid,
         &mut violations,
     );
@@ -158,7 +158,7 @@ pub(crate) fn othello_setup(setup: proto::OthelloSetup) -> Result<OthelloSetup, 
     let board = board(
         "setup.board",
         setup.board,
-        othello::Board::from_rows,
+        othello::Board::parse_rows,
         &mut violations,
     );
     let to_move = color("setup.to_move", &setup.to_move, &mut violations);

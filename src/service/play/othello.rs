@@ -84,7 +84,7 @@ fn state(
             .map(|color| char::from(color.byte()).to_string())
             .unwrap_or_default(),
         passed,
-        legal_moves: convert::cells(game.legal_moves()),
+        legal_moves: convert::cells(game.legal_cells()),
         // A board holds at most 100x100 cells, so every count fits an i32.
         black_discs: black as i32,
         white_discs: white as i32,
