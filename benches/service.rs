@@ -114,7 +114,7 @@ fn service(c: &mut Criterion) {
         |b| {
             b.iter(|| {
                 let request = CheckConnectFourRequest::decode(black_box(bytes.as_slice())).unwrap();
-                connect_four::Board::from_rows(request.board.unwrap().rows).map(drop)
+                connect_four::Board::parse_rows(request.board.unwrap().rows).map(drop)
             })
         },
     );

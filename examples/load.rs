@@ -90,7 +90,7 @@ enum LiveGame {
 fn othello_script() -> Vec<PlayOthelloRequest> {
     let mut game = othello::Game::standard();
     let mut script = Vec::new();
-    while let Some(&cell) = game.legal_moves().first() {
+    while let Some(&cell) = game.legal_cells().first() {
         game.play(cell.row as i64, cell.col as i64)
             .expect("a legal move");
         script.push(PlayOthelloRequest {

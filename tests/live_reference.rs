@@ -139,7 +139,7 @@ proptest! {
         for message in &script {
             let (action, outcome) = match message {
                 Message::Legal(pick) => {
-                    let legal = referee.legal_moves();
+                    let legal = referee.legal_cells();
                     let (r, c) = if legal.is_empty() {
                         (pick.index(referee.rows.len()), 0)
                     } else {

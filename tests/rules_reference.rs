@@ -221,7 +221,7 @@ proptest! {
         let expected = naive_grid_problem(&rows, ".BW");
         prop_assert_eq!(parsed.err(), expected.clone());
         // The same rows as they come off the wire, in one buffer.
-        let from_wire = othello::Board::from_rows(rows.iter().collect());
+        let from_wire = othello::Board::parse_rows(rows.iter().collect());
         prop_assert_eq!(from_wire.err(), expected);
     }
 }

@@ -231,7 +231,7 @@ pub fn tic_tac_toe_script() -> Vec<PlayTicTacToeRequest> {
 pub fn othello_script() -> Vec<PlayOthelloRequest> {
     let mut game = othello::Game::standard();
     let mut moves = Vec::new();
-    while let Some(&cell) = game.legal_moves().first() {
+    while let Some(&cell) = game.legal_cells().first() {
         let (row, col) = (cell.row as i64, cell.col as i64);
         game.play(row, col).expect("a legal move");
         moves.push(PlayOthelloRequest {

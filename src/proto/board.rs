@@ -87,19 +87,19 @@ fn merge_row(rows: &mut Rows, wire_type: WireType, buf: &mut impl Buf) -> Result
         return Err(buffer_underflow());
     };
     let mut left = len;
-    rows.push_with(|bytes| {
-        bytes.reserve(len);
-        while left > 0 {
-            let chunk = buf.chunk();
-            let take = chunk.len().min(left);
-            if take == 0 {
-                break;
-            }
-            bytes.extend_from_slice(&chunk[..take]);
-            buf.advance(take);
-            left -= take;
+    let mut row = rows.push_row();
+    row.reserve(len);
+    while left > 0 {
+        let chunk = buf.chunk();
+        let take = chunk.len().min(left);
+        if take == 0 {
+            break;
         }
-    });
+        row.extend_from_slice(&chunk[..take]);
+        buf.advance(take);
+        left -= take;
+    }
+    drop(row);
     // Only a `Buf` that claims bytes it cannot show leaves some: refuse the short row.
     if left > 0 {
         return Err(buffer_underflow());

@@ -58,7 +58,7 @@ impl Player {
     }
 
     /// The other player.
-    pub const fn other(self) -> Self {
+    pub const fn opponent(self) -> Self {
         match self {
             Self::One => Self::Two,
             Self::Two => Self::One,
@@ -91,8 +91,8 @@ impl Board {
     }
 
     /// Parses `rows` as [`Board::parse`] does, keeping their buffer as the board's.
-    pub fn from_rows(rows: Rows) -> Result<Self, GridError> {
-        Grid::from_rows(rows, ALPHABET).map(|grid| Self { grid })
+    pub fn parse_rows(rows: Rows) -> Result<Self, GridError> {
+        Grid::parse_rows(rows, ALPHABET).map(|grid| Self { grid })
     }
 
     /// The board's cells.
@@ -169,7 +169,7 @@ impl Board {
 
 /// Why a drop in a live Connect Four game was not applied; the game is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DropError {
+pub enum MoveError {
     /// The column is not on the board.
     #[error("column {col} is outside the board, which has {cols} columns (0 to {last})", last = .cols - 1)]
     OffBoard {
@@ -235,18 +235,18 @@ impl Game {
     }
 
     /// Drops a piece of the player to move into column `col`: the cell it lands on.
-    pub fn drop_piece(&mut self, col: i64) -> Result<Cell, DropError> {
+    pub fn drop_piece(&mut self, col: i64) -> Result<Cell, MoveError> {
         let cols = self.empty.len();
         let index = usize::try_from(col)
             .ok()
             .filter(|&c| c < cols)
-            .ok_or(DropError::OffBoard { col, cols })?;
+            .ok_or(MoveError::OffBoard { col, cols })?;
         if self.outcome != Outcome::Pending {
-            return Err(DropError::GameOver);
+            return Err(MoveError::GameOver);
         }
         let empty = &mut self.empty[index];
         if *empty == 0 {
-            return Err(DropError::ColumnFull { col: index });
+            return Err(MoveError::ColumnFull { col: index });
         }
         *empty -= 1;
         let cell = Cell::new(*empty, index);
@@ -258,7 +258,7 @@ impl Game {
         } else if self.moves_played == self.board.grid.cells().len() {
             self.outcome = Outcome::Draw;
         } else {
-            self.to_move = player.other();
+            self.to_move = player.opponent();
         }
         Ok(cell)
     }
@@ -386,16 +386,16 @@ mod tests {
         assert_eq!(game.drop_piece(0), Ok(Cell::new(1, 0)));
         assert_eq!(game.to_move(), Some(Player::Two));
         assert_eq!(game.drop_piece(0), Ok(Cell::new(0, 0)));
-        assert_eq!(game.drop_piece(0), Err(DropError::ColumnFull { col: 0 }));
+        assert_eq!(game.drop_piece(0), Err(MoveError::ColumnFull { col: 0 }));
         assert_eq!(
             game.drop_piece(2),
-            Err(DropError::OffBoard { col: 2, cols: 2 })
+            Err(MoveError::OffBoard { col: 2, cols: 2 })
         );
         assert_eq!(game.drop_piece(1), Ok(Cell::new(1, 1)));
         assert_eq!(game.drop_piece(1), Ok(Cell::new(0, 1)));
         assert_eq!(game.outcome(), &Outcome::Draw);
         assert_eq!(game.to_move(), None);
-        assert_eq!(game.drop_piece(1), Err(DropError::GameOver));
+        assert_eq!(game.drop_piece(1), Err(MoveError::GameOver));
     }
 
     #[test]

@@ -103,12 +103,12 @@ impl Grid {
     /// The first problem found, in row order, is the error.
     pub fn parse<S: AsRef<str>>(rows: &[S], alphabet: &'static str) -> Result<Self, GridError> {
         let rows: Rows = rows.iter().map(|row| row.as_ref().as_bytes()).collect();
-        Self::from_rows(rows, alphabet)
+        Self::parse_rows(rows, alphabet)
     }
 
     /// Parses `rows` as [`Grid::parse`] does, keeping their buffer as the grid's cells:
     /// a board checked in one pass over its bytes and never copied.
-    pub fn from_rows(rows: Rows, alphabet: &'static str) -> Result<Self, GridError> {
+    pub fn parse_rows(rows: Rows, alphabet: &'static str) -> Result<Self, GridError> {
         let cols = rows.get(0).ok_or(GridError::NoRows)?.len();
         let rectangular = cols > 0 && rows.lengths().all(|len| len == cols);
         // One pass over every byte at once; which row is wrong is looked for only then.
@@ -302,7 +302,7 @@ mod tests {
             .into_iter()
             .collect();
         assert_eq!(
-            Grid::from_rows(rows, "ab"),
+            Grid::parse_rows(rows, "ab"),
             Err(GridError::BadCell {
                 row: 1,
                 col: 1,
@@ -312,7 +312,7 @@ mod tests {
         );
         let rows: Rows = [&[0xff, b'a'][..]].into_iter().collect();
         assert!(matches!(
-            Grid::from_rows(rows, "ab"),
+            Grid::parse_rows(rows, "ab"),
             Err(GridError::BadCell {
                 row: 0,
                 col: 0,

@@ -37,14 +37,12 @@ impl Rows {
         self.ends.push(self.bytes.len());
     }
 
-    /// Adds a row made of the bytes appended by `fill` (which receives the buffer with
-    /// every earlier row in it, and may only append): a row copied straight from where
-    /// it arrives, with no buffer in between.
-    pub fn push_with(&mut self, fill: impl FnOnce(&mut Vec<u8>)) {
-        let start = self.bytes.len();
-        fill(&mut self.bytes);
-        debug_assert!(self.bytes.len() >= start);
-        self.ends.push(self.bytes.len());
+    /// Starts a row after the last row: the bytes appended through the returned
+    /// [`RowWriter`] are that row, which ends when the writer is dropped. The writer can
+    /// only append, so a row copied straight from where it arrives, with no buffer in
+    /// between, cannot change any earlier row.
+    pub fn push_row(&mut self) -> RowWriter<'_> {
+        RowWriter { rows: self }
     }
 
     /// The number of rows.
@@ -105,6 +103,31 @@ impl Rows {
     }
 }
 
+/// The row being added by [`Rows::push_row`]: bytes can only be appended to it, and
+/// the row ends where they end when the writer is dropped.
+pub struct RowWriter<'a> {
+    rows: &'a mut Rows,
+}
+
+impl RowWriter<'_> {
+    /// Makes room for `additional` more bytes in this row at once.
+    pub fn reserve(&mut self, additional: usize) {
+        self.rows.bytes.reserve(additional);
+    }
+
+    /// Appends `bytes` to this row.
+    pub fn extend_from_slice(&mut self, bytes: &[u8]) {
+        self.rows.bytes.extend_from_slice(bytes);
+    }
+}
+
+/// Ends the row where its bytes end.
+impl Drop for RowWriter<'_> {
+    fn drop(&mut self) {
+        self.rows.ends.push(self.rows.bytes.len());
+    }
+}
+
 impl<S: AsRef<[u8]>> FromIterator<S> for Rows {
     fn from_iter<I: IntoIterator<Item = S>>(rows: I) -> Self {
         let rows = rows.into_iter();
@@ -146,9 +169,15 @@ mod tests {
     #[test]
     fn rows_pushed_in_place_end_where_their_bytes_end() {
         let mut rows = Rows::new();
-        rows.push_with(|bytes| bytes.extend_from_slice(b"xy"));
+        {
+            let mut row = rows.push_row();
+            row.reserve(2);
+            row.extend_from_slice(b"x");
+            row.extend_from_slice(b"y");
+        }
+        drop(rows.push_row());
         rows.push(b"z");
-        assert_eq!(rows.iter().collect::<Vec<_>>(), [&b"xy"[..], b"z"]);
+        assert_eq!(rows.iter().collect::<Vec<_>>(), [&b"xy"[..], b"", b"z"]);
         rows.clear();
         assert!(rows.is_empty());
         assert_eq!(rows, Rows::new());

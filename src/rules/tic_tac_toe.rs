@@ -45,7 +45,7 @@ impl Player {
         }
     }
 
-    const fn other(self) -> Self {
+    const fn opponent(self) -> Self {
         match self {
             Self::A => Self::B,
             Self::B => Self::A,
@@ -215,7 +215,7 @@ impl Game {
             None if self.moves_played == MAX_MOVES => Verdict::Draw,
             None => Verdict::Pending,
         };
-        debug_assert!(self.verdict.is_over() || self.to_move() == player.other());
+        debug_assert!(self.verdict.is_over() || self.to_move() == player.opponent());
         Ok(self.verdict)
     }
 }

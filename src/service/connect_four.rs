@@ -32,7 +32,7 @@ pub(crate) fn check(
     let (board, cell) = fields::board_and_cell(
         request.board,
         (request.row, request.col),
-        Board::from_rows,
+        Board::parse_rows,
         Board::grid,
         &mut violations,
     );

@@ -23,7 +23,7 @@ pub(crate) fn check_move(
     let (board, cell) = fields::board_and_cell(
         request.board,
         (request.row, request.col),
-        Board::from_rows,
+        Board::parse_rows,
         Board::grid,
         &mut violations,
     );
@@ -43,7 +43,7 @@ pub(crate) fn list_moves(
     request: ListOthelloMovesRequest,
 ) -> Result<ListOthelloMovesResponse, ServiceError> {
     let mut violations = Vec::new();
-    let board = fields::board("board", request.board, Board::from_rows, &mut violations);
+    let board = fields::board("board", request.board, Board::parse_rows, &mut violations);
     let color = fields::color("color", &request.color, &mut violations);
     let (Some(board), Some(color)) = (board, color) else {
         return Err(fields::invalid("ListOthelloMovesRequest", violations));
@@ -126,7 +126,7 @@ fn set_up(setup: proto::OthelloSetup) -> Result<(Game, LastMove), ServiceError> 
     let board = fields::board(
         "setup.board",
         setup.board,
-        Board::from_rows,
+        Board::parse_rows,
         &mut violations,
     );
     let to_move = fields::color("setup.to_move", &setup.to_move, &mut violations);
@@ -192,7 +192,7 @@ fn state(
             .map(|color| char::from(color.byte()).to_string())
             .unwrap_or_default(),
         passed,
-        legal_moves: convert::cells(game.legal_moves()),
+        legal_moves: convert::cells(game.legal_cells()),
         // A board holds at most 100x100 cells, so every count fits an i32.
         black_discs: black as i32,
         white_discs: white as i32,

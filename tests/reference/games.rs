@@ -68,7 +68,7 @@ impl NaiveOthello {
     }
 
     /// Where the side to move may play (empty once the game is over).
-    pub fn legal_moves(&self) -> Vec<Cell> {
+    pub fn legal_cells(&self) -> Vec<Cell> {
         self.to_move.map(|c| self.legal(c)).unwrap_or_default()
     }
 
@@ -97,7 +97,7 @@ impl NaiveOthello {
                 .map(|c| char::from(c.byte()).to_string())
                 .unwrap_or_default(),
             passed,
-            legal_moves: self.legal_moves().into_iter().map(wire).collect(),
+            legal_moves: self.legal_cells().into_iter().map(wire).collect(),
             black_discs: black,
             white_discs: white,
             moves_played: self.moves as i32,
