@@ -15,7 +15,7 @@ use crate::rules::grid::Cell;
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields::{self, MAX_SIDE};
-use super::play::{self, GameKind, Handled, LiveGame, Reply};
+use super::play::{self, GameKind, LiveGame, Reply};
 
 /// The rows of a Connect Four game set up without them.
 pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::new(6).unwrap();
@@ -85,11 +85,7 @@ impl LiveGame for Game {
     ) -> Result<(Self, Reply<PlayConnectFourResponse>), ServiceError> {
         if let Some(Action::Setup(setup)) = &first.action {
             let (game, placed) = set_up(setup)?;
-            let response = state(&game, placed, String::new());
-            let reply = Reply {
-                response,
-                handled: Handled::Setup,
-            };
+            let reply = Reply::setup(state(&game, placed, String::new()));
             return Ok((game, reply));
         }
         let game = Game::new(DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_RUN_LENGTH);
@@ -105,14 +101,8 @@ impl LiveGame for Game {
             None => Err("the message sets no action: send `drop` (or `setup` first)".to_owned()),
         };
         match dropped {
-            Ok(placed) => Reply {
-                response: state(self, Some(placed), String::new()),
-                handled: Handled::Applied,
-            },
-            Err(rejected) => Reply {
-                response: state(self, None, rejected),
-                handled: Handled::Rejected,
-            },
+            Ok(placed) => Reply::to_move(state(self, Some(placed), String::new()), false),
+            Err(rejected) => Reply::to_move(state(self, None, rejected), true),
         }
     }
 }
@@ -208,15 +198,7 @@ fn state(game: &Game, placed: Option<Cell>, rejected: String) -> PlayConnectFour
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fields(error: ServiceError) -> Vec<String> {
-        match error {
-            ServiceError::InvalidRequest { violations, .. } => {
-                violations.into_iter().map(|v| v.field).collect()
-            }
-            other => panic!("not a violation list: {other:?}"),
-        }
-    }
+    use crate::service::error::fields;
 
     /// Whose piece the cell holds does not depend on the run length: a bad run length
     /// does not hide it.

@@ -252,6 +252,17 @@ impl ServiceError {
     }
 }
 
+/// The fields a malformed request's error names, in order, for unit tests.
+#[cfg(test)]
+pub(crate) fn fields(error: ServiceError) -> Vec<String> {
+    match error {
+        ServiceError::InvalidRequest { violations, .. } => {
+            violations.into_iter().map(|v| v.field).collect()
+        }
+        other => panic!("not a violation list: {other:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

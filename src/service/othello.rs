@@ -13,7 +13,7 @@ use crate::rules::othello::{Board, Color, Game, Outcome};
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields;
-use super::play::{self, GameKind, Handled, LiveGame, Reply};
+use super::play::{self, GameKind, LiveGame, Reply};
 
 /// Answers a CheckOthelloMove request.
 pub(crate) fn check_move(
@@ -67,16 +67,8 @@ impl LiveGame for Game {
         let action = match first.action {
             Some(Action::Setup(setup)) => {
                 let (game, last) = set_up(setup)?;
-                let response = state(
-                    &game,
-                    convert::cells(&last.flips),
-                    last.passed,
-                    String::new(),
-                );
-                let reply = Reply {
-                    response,
-                    handled: Handled::Setup,
-                };
+                let flips = convert::cells(&last.flips);
+                let reply = Reply::setup(state(&game, flips, last.passed, String::new()));
                 return Ok((game, reply));
             }
             action => action,
@@ -93,19 +85,11 @@ impl LiveGame for Game {
             None => Err("the message sets no action: send `move` (or `setup` first)".to_owned()),
         };
         match played {
-            Ok(turn) => Reply {
-                response: state(
-                    self,
-                    convert::cells(&turn.flips),
-                    turn.passed,
-                    String::new(),
-                ),
-                handled: Handled::Applied,
-            },
-            Err(rejected) => Reply {
-                response: state(self, Vec::new(), false, rejected),
-                handled: Handled::Rejected,
-            },
+            Ok(turn) => {
+                let flips = convert::cells(&turn.flips);
+                Reply::to_move(state(self, flips, turn.passed, String::new()), false)
+            }
+            Err(rejected) => Reply::to_move(state(self, Vec::new(), false, rejected), true),
         }
     }
 }
@@ -204,15 +188,7 @@ fn state(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fields(error: ServiceError) -> Vec<String> {
-        match error {
-            ServiceError::InvalidRequest { violations, .. } => {
-                violations.into_iter().map(|v| v.field).collect()
-            }
-            other => panic!("not a violation list: {other:?}"),
-        }
-    }
+    use crate::service::error::fields;
 
     /// The grid decides which coordinate is off; each is named, and negative ones are
     /// named even without a valid board.

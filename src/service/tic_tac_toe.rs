@@ -11,7 +11,7 @@ use crate::rules::tic_tac_toe::{self, Game, Player, Verdict, MAX_MOVES};
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields;
-use super::play::{self, GameKind, Handled, LiveGame, Reply};
+use super::play::{self, GameKind, LiveGame, Reply};
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.
 ///
@@ -69,11 +69,7 @@ impl LiveGame for Game {
             return play::first_move(Game::new(), first);
         };
         let game = set_up(setup)?;
-        let response = State::of(&game).into_play_response(String::new());
-        let reply = Reply {
-            response,
-            handled: Handled::Setup,
-        };
+        let reply = Reply::setup(State::of(&game).into_play_response(String::new()));
         Ok((game, reply))
     }
 
@@ -84,14 +80,9 @@ impl LiveGame for Game {
             self.play(i64::from(request.row), i64::from(request.col))
                 .map_err(|error| error.to_string())
         };
-        let (handled, rejected) = match played {
-            Ok(_) => (Handled::Applied, String::new()),
-            Err(rejected) => (Handled::Rejected, rejected),
-        };
-        Reply {
-            response: State::of(self).into_play_response(rejected),
-            handled,
-        }
+        let rejected = played.err().unwrap_or_default();
+        let refused = !rejected.is_empty();
+        Reply::to_move(State::of(self).into_play_response(rejected), refused)
     }
 }
 

@@ -118,6 +118,27 @@ pub struct Reply<R> {
     pub handled: Handled,
 }
 
+impl<R> Reply<R> {
+    /// The reply to a setup: the game as it starts.
+    pub(crate) fn setup(response: R) -> Self {
+        Self {
+            response,
+            handled: Handled::Setup,
+        }
+    }
+
+    /// The reply to a move, `rejected` saying why it was not applied (empty when it
+    /// was).
+    pub(crate) fn to_move(response: R, rejected: bool) -> Self {
+        let handled = if rejected {
+            Handled::Rejected
+        } else {
+            Handled::Applied
+        };
+        Self { response, handled }
+    }
+}
+
 /// One kind of live game, as the stream machinery drives it: the translation between
 /// its wire messages and its rules.
 pub trait LiveGame: Sized + Send + 'static {
