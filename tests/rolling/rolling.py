@@ -451,6 +451,7 @@ class Stats:
         self.unary_lost = collections.Counter()
         self.messages = 0
         self.loop_lag = []
+        self.unary_seconds = []
 
 
 def stream_method(stub, kind):
@@ -657,8 +658,10 @@ async def unary_caller(balancer, stats, stop):
         index += 1
         stub = pb_grpc.ArbiterServiceStub(balancer.channel)
         stats.unary_calls += 1
+        t0 = time.monotonic()
         try:
             reply = await getattr(stub, name)(request, timeout=UNARY_DEADLINE)
+            stats.unary_seconds.append(time.monotonic() - t0)
             if not right(reply):
                 stats.unary_lost[f"{name}: wrong answer {reply}"] += 1
         except grpc.aio.AioRpcError as error:
@@ -860,6 +863,7 @@ async def main():
                 f"{sum(len(g.replies) for g in stats.games)} move replies, {resumed} games resumed; "
                 f"replayed in {time.monotonic() - t0:.1f} s")
             log(f"{name}: " + summary("client event-loop lag", stats.loop_lag))
+            log(f"{name}: " + summary("unary calls answered", stats.unary_seconds))
             log(f"{name}: " + summary("single-stream resumes", stats.resume_seconds))
             log(f"{name}: " + summary("PlayMany resumes (all its games in one setup message)",
                                       stats.many_resume_seconds))
