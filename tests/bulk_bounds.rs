@@ -468,13 +468,24 @@ async fn a_message_of_ten_thousand_big_games_holds_bounded_memory() {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["--listen", "127.0.0.1:0"])
-        .env("RUST_LOG", "warn,arbiter=info")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    /// The server process, killed when dropped (also when the test fails).
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    let mut child = Killed(
+        Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["--listen", "127.0.0.1:0"])
+            .env("RUST_LOG", "warn,arbiter=info")
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdout = BufReader::new(child.0.stdout.take().unwrap());
     let mut address = None;
     let mut line = String::new();
     while stdout.read_line(&mut line).unwrap() > 0 {
@@ -492,12 +503,12 @@ async fn a_message_of_ten_thousand_big_games_holds_bounded_memory() {
         .connect()
         .await
         .unwrap();
-    let before = rss_kib(child.id());
+    let before = rss_kib(child.0.id());
     let actions: Vec<GameAction> = (0..10_000).map(big_connect_four).collect();
     let (states, stream) = one_message(channel.clone(), actions).await;
     let started = states.iter().filter(|s| s.state.is_some()).count();
     assert_eq!(started, 1_000);
-    let held = rss_kib(child.id());
+    let held = rss_kib(child.0.id());
     let grown = held.saturating_sub(before);
     eprintln!("RSS {before} KiB before, {held} KiB with 1,000 100x100 Connect Four games");
     assert!(
@@ -505,6 +516,5 @@ async fn a_message_of_ten_thousand_big_games_holds_bounded_memory() {
         "the server grew by {grown} KiB for 1,000 games and one message"
     );
     drop(stream);
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(child);
 }
