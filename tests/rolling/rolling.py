@@ -497,7 +497,7 @@ async def play_single(game, balancer, stats, stop, pace):
             if not note_ending(stats, code, details):
                 game.lost = f"{code}: {details}"
                 return
-            failed_at = time.monotonic()
+            failed_at = failed_at or time.monotonic()
             await asyncio.sleep(0.01)
     game.lost = f"not resumed in {RESUME_ATTEMPTS} attempts"
 
@@ -622,7 +622,7 @@ class Many:
                     for g in self.live + fresh:
                         g.lost = f"its PlayMany stream was lost: {self.lost}"
                     return
-                failed_at = time.monotonic()
+                failed_at = failed_at or time.monotonic()
                 await asyncio.sleep(0.01)
 
 
