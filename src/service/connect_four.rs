@@ -15,7 +15,7 @@ use crate::rules::grid::Cell;
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields::{self, MAX_SIDE};
-use super::play::{self, GameKind, LiveGame, Reply};
+use super::play::{self, GameKind, Reply};
 
 /// The rows of a Connect Four game set up without them.
 pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::new(6).unwrap();
@@ -77,7 +77,7 @@ pub(crate) fn check(
     }
 }
 
-impl LiveGame for Game {
+impl play::sealed::Game for Game {
     type Request = PlayConnectFourRequest;
     type Response = PlayConnectFourResponse;
     const KIND: GameKind = GameKind::ConnectFour;
