@@ -30,6 +30,7 @@ use tonic::Status;
 
 use self::reaper::{Ending, Reaper, Watch};
 use super::error::ServiceError;
+use crate::telemetry::names;
 
 /// The replies of one live game.
 pub type ReplyStream<R> = Pin<Box<dyn Stream<Item = Result<R, Status>> + Send>>;
@@ -158,7 +159,7 @@ impl LiveGames {
                 (open < limit).then_some(open + 1)
             })
             .ok()?;
-        metrics::gauge!("arbiter_live_games", "game" => kind.label()).increment(1.0);
+        metrics::gauge!(names::LIVE_GAMES, "game" => kind.label()).increment(1.0);
         Some(OpenGame {
             count: Arc::clone(&self.count),
             kind,
@@ -175,7 +176,7 @@ struct OpenGame {
 impl Drop for OpenGame {
     fn drop(&mut self) {
         self.count.fetch_sub(1, Ordering::Relaxed);
-        metrics::gauge!("arbiter_live_games", "game" => self.kind.label()).decrement(1.0);
+        metrics::gauge!(names::LIVE_GAMES, "game" => self.kind.label()).decrement(1.0);
     }
 }
 
@@ -330,7 +331,7 @@ where
         match reply.handled {
             Handled::Applied => {}
             Handled::Rejected => {
-                metrics::counter!("arbiter_rejected_moves_total", "game" => G::KIND.label())
+                metrics::counter!(names::REJECTED_MOVES_TOTAL, "game" => G::KIND.label())
                     .increment(1);
                 self.unapplied += 1;
             }
