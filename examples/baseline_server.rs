@@ -22,11 +22,11 @@ use clap::Parser;
 use futures_util::{Stream, StreamExt};
 use stock::arbiter_service_server::{ArbiterService, ArbiterServiceServer};
 use stock::{
-    CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
-    CheckOthelloMoveResponse, JudgeTicTacToeRequest, JudgeTicTacToeResponse,
-    ListOthelloMovesRequest, ListOthelloMovesResponse, PlayConnectFourRequest,
-    PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest,
-    PlayTicTacToeResponse,
+    CheckBatchRequest, CheckBatchResponse, CheckConnectFourRequest, CheckConnectFourResponse,
+    CheckOthelloMoveRequest, CheckOthelloMoveResponse, JudgeTicTacToeRequest,
+    JudgeTicTacToeResponse, ListOthelloMovesRequest, ListOthelloMovesResponse,
+    PlayConnectFourRequest, PlayConnectFourResponse, PlayManyRequest, PlayManyResponse,
+    PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest, PlayTicTacToeResponse,
 };
 use tokio::net::TcpListener;
 use tonic::transport::server::TcpIncoming;
@@ -109,6 +109,22 @@ impl ArbiterService for Empty {
         &self,
         request: Request<Streaming<PlayConnectFourRequest>>,
     ) -> Result<Response<Self::PlayConnectFourStream>, Status> {
+        empty_replies(request)
+    }
+
+    async fn check_batch(
+        &self,
+        _: Request<CheckBatchRequest>,
+    ) -> Result<Response<CheckBatchResponse>, Status> {
+        Ok(Response::new(Default::default()))
+    }
+
+    type PlayManyStream = Replies<PlayManyResponse>;
+
+    async fn play_many(
+        &self,
+        request: Request<Streaming<PlayManyRequest>>,
+    ) -> Result<Response<Self::PlayManyStream>, Status> {
         empty_replies(request)
     }
 }

@@ -55,6 +55,30 @@ call -d '{"drop": 0} {"drop": 1} {"drop": 1} {"drop": 2} {"drop": 2}
          {"drop": 3} {"drop": 2} {"drop": 3} {"drop": 3} {"drop": 6} {"drop": 3}' \
   "$ARBITER" arbiter.v1.ArbiterService/PlayConnectFour
 
+# Many checks in one call, each answered as its own RPC would answer it; the malformed
+# one (a colour that is not "B" or "W") is answered in place with its violations.
+call -d '{"checks": [
+          {"checkOthelloMove": {"board": {"rows": ["...B....", "...W....", "...W....", "...W....",
+                                                   "WBB.WWWB", "...B....", "...B....", "...W...."]},
+                                "row": 4, "col": 3, "color": "B"}},
+          {"listOthelloMoves": {"board": {"rows": [".WB"]}, "color": "G"}},
+          {"checkConnectFour": {"board": {"rows": ["0000", "2220", "1111"]},
+                                "row": 2, "col": 3, "player": 1}},
+          {"judgeTicTacToe": {"moves": [{"row": 1, "col": 1}, {"row": 0, "col": 0}]}}]}' \
+  "$ARBITER" arbiter.v1.ArbiterService/CheckBatch
+
+# Two live games of different kinds in one PlayMany stream, numbered by the client;
+# the second message closes game 2 and plays on in game 1.
+call -d '{"actions": [{"game": 1, "ticTacToe": {"row": 1, "col": 1}},
+                      {"game": 2, "connectFour": {"setup": {"rows": 2, "cols": 3, "runLength": 2}}}]}
+         {"actions": [{"game": 2, "close": true}, {"game": 1, "ticTacToe": {"row": 0, "col": 0}}]}' \
+  "$ARBITER" arbiter.v1.ArbiterService/PlayMany
+
+# A game resumed from its history, as on another server after a lost stream: the
+# Connect Four game above, its first ten drops replayed by the setup, then the last.
+call -d '{"setup": {"history": [0, 1, 1, 2, 2, 3, 2, 3, 3, 6]}} {"drop": 3}' \
+  "$ARBITER" arbiter.v1.ArbiterService/PlayConnectFour
+
 # Health, as a load balancer or Kubernetes probe asks it.
 call -d '{"service": "arbiter.v1.ArbiterService"}' "$ARBITER" grpc.health.v1.Health/Check
 

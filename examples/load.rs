@@ -291,7 +291,11 @@ async fn play_game(
 ) {
     match game {
         LiveGame::TicTacToe => {
-            let script = DRAW.map(|(row, col)| PlayTicTacToeRequest { row, col });
+            let script = DRAW.map(|(row, col)| PlayTicTacToeRequest {
+                row,
+                col,
+                setup: None,
+            });
             let (moves, outgoing) = mpsc::channel(1);
             let opened = client.play_tic_tac_toe(ReceiverStream::new(outgoing)).await;
             play_script(opened, moves, script.to_vec(), tally).await;

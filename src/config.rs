@@ -40,12 +40,20 @@ pub struct Options {
     #[arg(long, value_name = "DURATION", default_value_t = Settings::default().shutdown_grace.into())]
     pub shutdown_grace: HumanDuration,
 
-    /// The most messages one live-game stream may send that are not applied moves
-    /// (rejected moves, and the setup): a stream may send at most the board's cell count
-    /// plus N messages, so a whole game on the largest board always fits, and is ended
-    /// with RESOURCE_EXHAUSTED past it.
-    #[arg(long, value_name = "N", default_value_t = Settings::default().stream_limits.max_moves)]
-    pub max_moves_per_stream: usize,
+    /// The most messages one live game may be sent that are not applied moves (rejected
+    /// moves, and the setup): a game takes at most the board's cell count plus N
+    /// messages, so a whole game on the largest board always fits. Past it a Play*
+    /// stream is ended with RESOURCE_EXHAUSTED, and a PlayMany game is ended alone.
+    /// (Also spelt --max-moves-per-stream, its former name.)
+    #[arg(long, value_name = "N", alias = "max-moves-per-stream",
+          default_value_t = Settings::default().stream_limits.max_unapplied)]
+    pub max_unapplied_messages: usize,
+
+    /// The most games one PlayMany stream may hold at once; an action that would start
+    /// one more is answered with `invalid` on `game`, and the stream goes on. Each game
+    /// also counts toward --max-live-games.
+    #[arg(long, value_name = "N", default_value_t = Settings::default().stream_limits.max_games_per_stream)]
+    pub max_games_per_stream: usize,
 
     /// How long a live-game stream may go without a message before it is ended with
     /// DEADLINE_EXCEEDED (whether or not the client reads its replies).
@@ -59,7 +67,9 @@ pub struct Options {
           default_value_t = Settings::default().stream_limits.max_game_duration.into())]
     pub max_game_duration: HumanDuration,
 
-    /// The largest request message accepted, in bytes (a 100x100 board is about 10 KB).
+    /// The largest request message accepted, in bytes (a 100x100 board is about 10 KB):
+    /// it bounds a whole CheckBatch call or PlayMany message too, so 1 MiB carries about
+    /// 100 checks on 100x100 boards, or 10,000 checks on 8x8 ones.
     /// A larger one is refused with RESOURCE_EXHAUSTED from its length prefix, before it
     /// is decoded.
     #[arg(long, value_name = "N", default_value_t = Settings::default().max_request_bytes)]
@@ -74,7 +84,8 @@ pub struct Options {
     pub max_in_flight: u32,
 
     /// Live games of every kind across the whole server beyond which new Play* streams
-    /// are refused with RESOURCE_EXHAUSTED.
+    /// are refused with RESOURCE_EXHAUSTED (and new PlayMany games answered with
+    /// `invalid` on `game`).
     #[arg(long, value_name = "N", default_value_t = Settings::default().stream_limits.max_live_games)]
     pub max_live_games: usize,
 
@@ -215,7 +226,8 @@ impl Options {
             ..Settings::default()
         };
         let limits = &mut settings.stream_limits;
-        limits.max_moves = self.max_moves_per_stream;
+        limits.max_unapplied = self.max_unapplied_messages;
+        limits.max_games_per_stream = self.max_games_per_stream;
         limits.idle_timeout = self.stream_idle_timeout.0;
         limits.max_game_duration = self.max_game_duration.0;
         limits.max_live_games = self.max_live_games;

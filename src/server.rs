@@ -83,12 +83,7 @@ impl Default for Settings {
             listen: "127.0.0.1:50051".to_owned(),
             shutdown_drain: Duration::from_secs(5),
             shutdown_grace: Duration::from_secs(10),
-            stream_limits: StreamLimits {
-                max_moves: 1000,
-                idle_timeout: Duration::from_secs(5 * 60),
-                max_game_duration: Duration::from_secs(60 * 60),
-                max_live_games: 10_000,
-            },
+            stream_limits: StreamLimits::DEFAULT,
             max_request_bytes: 1024 * 1024,
             max_in_flight: 1024,
             max_concurrent_streams: 256,

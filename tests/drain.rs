@@ -93,7 +93,11 @@ async fn new_connections_are_served_during_the_drain_and_refused_after_it() {
     }
     // ... while the game in flight goes on: the server is in its grace period, not gone.
     moves
-        .send(PlayTicTacToeRequest { row: 0, col: 0 })
+        .send(PlayTicTacToeRequest {
+            row: 0,
+            col: 0,
+            setup: None,
+        })
         .await
         .unwrap();
     assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 2);

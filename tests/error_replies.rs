@@ -200,8 +200,11 @@ async fn a_hundred_rows_of_wide_characters_name_the_first() {
     );
 }
 
+/// Every move off the board is a problem that can be known: all 5,000 are counted, ten
+/// listed and the rest in one more, within the bound. Fails against a server that names
+/// only the first, or lists them all.
 #[tokio::test]
-async fn five_thousand_moves_off_the_board_name_the_first() {
+async fn five_thousand_moves_off_the_board_are_each_counted() {
     let server = TestServer::start().await;
     let mut client = client(&server).await;
     let moves = (0..5000)
@@ -215,15 +218,23 @@ async fn five_thousand_moves_off_the_board_name_the_first() {
         .await
         .unwrap_err();
     let found = small_bad_request("5,000 moves off the board", &status);
-    assert_eq!(
-        found,
-        vec![(
-            "moves[0]".into(),
-            format!(
+    assert_eq!(found.len(), 11);
+    for (index, (field, description)) in found[..10].iter().enumerate() {
+        assert_eq!(field, &format!("moves[{index}]"));
+        assert_eq!(
+            description,
+            &format!(
                 "square ({}, {}) is outside the board: row and col must be 0, 1 or 2",
-                i32::MIN,
-                i32::MAX
+                i32::MIN + index as i32,
+                i32::MAX - index as i32
             )
-        )]
+        );
+    }
+    assert_eq!(
+        found[10],
+        (
+            "moves".into(),
+            "... and 4990 more violations not listed".into()
+        )
     );
 }

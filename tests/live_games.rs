@@ -54,6 +54,7 @@ fn setup(board: &[&str], to_move: &str) -> PlayOthelloRequest {
         action: Some(play_othello_request::Action::Setup(OthelloSetup {
             board: rows(board),
             to_move: to_move.into(),
+            history: Vec::new(),
         })),
     }
 }
@@ -70,6 +71,7 @@ fn shape(rows: i32, cols: i32, run_length: i32) -> PlayConnectFourRequest {
             rows,
             cols,
             run_length,
+            history: Vec::new(),
         })),
     }
 }
@@ -239,6 +241,7 @@ async fn othello_setup_errors_end_the_stream_with_each_field_named() {
                 action: Some(play_othello_request::Action::Setup(OthelloSetup {
                     board: Some(Board::from_rows(vec![".".repeat(10); 101])),
                     to_move: "W".into(),
+                    history: Vec::new(),
                 })),
             },
             vec!["setup.board"],

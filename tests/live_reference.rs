@@ -57,7 +57,7 @@ fn run<G: LiveGame>(requests: Vec<G::Request>) -> Vec<Result<G::Response, tonic:
         .unwrap();
     runtime.block_on(async {
         let limits = StreamLimits {
-            max_moves: 100_000,
+            max_unapplied: 100_000,
             ..StreamLimits::default()
         };
         Arbiter::new(limits, CancellationToken::new())
@@ -108,6 +108,7 @@ proptest! {
                     action: Some(play_othello_request::Action::Setup(OthelloSetup {
                         board: Some(Board::from_rows(rows.clone())),
                         to_move: (if *black { "B" } else { "W" }).to_owned(),
+                        history: Vec::new(),
                     })),
                 };
                 (referee, vec![first], vec![request])
@@ -180,6 +181,7 @@ proptest! {
                     rows: h as i32,
                     cols: w as i32,
                     run_length: k as i32,
+                    history: Vec::new(),
                 })),
             });
         }
@@ -239,6 +241,7 @@ fn small_connect_four_boards_are_played_out() {
                         rows: h as i32,
                         cols: w as i32,
                         run_length: k as i32,
+                        history: Vec::new(),
                     })),
                 }];
                 for col in cols {

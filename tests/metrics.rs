@@ -38,8 +38,16 @@ async fn calls_codes_latency_games_and_rejections_are_counted() {
     client.check_connect_four(bad).await.unwrap_err();
     // A game with one refused move, then half-closed.
     let moves = vec![
-        PlayTicTacToeRequest { row: 1, col: 1 },
-        PlayTicTacToeRequest { row: 1, col: 1 },
+        PlayTicTacToeRequest {
+            row: 1,
+            col: 1,
+            setup: None,
+        },
+        PlayTicTacToeRequest {
+            row: 1,
+            col: 1,
+            setup: None,
+        },
     ];
     let mut replies = client
         .play_tic_tac_toe(tokio_stream::iter(moves))

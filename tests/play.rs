@@ -32,7 +32,11 @@ impl LiveGame {
     /// Sends a move and returns its reply.
     async fn play(&mut self, row: i32, col: i32) -> PlayTicTacToeResponse {
         self.moves
-            .send(PlayTicTacToeRequest { row, col })
+            .send(PlayTicTacToeRequest {
+                row,
+                col,
+                setup: None,
+            })
             .await
             .unwrap();
         self.replies
@@ -318,7 +322,11 @@ async fn too_many_moves_end_the_stream() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
     let limit = 1000;
-    let moves = tokio_stream::iter(0..limit + 50).map(|_| PlayTicTacToeRequest { row: 9, col: 9 });
+    let moves = tokio_stream::iter(0..limit + 50).map(|_| PlayTicTacToeRequest {
+        row: 9,
+        col: 9,
+        setup: None,
+    });
     let mut replies = client.play_tic_tac_toe(moves).await.unwrap().into_inner();
     for _ in 0..limit {
         let reply = replies.message().await.unwrap().unwrap();
@@ -384,7 +392,11 @@ fn a_slow_reader_holds_back_the_server() {
         let mut client = server.client().await;
         let moves = tokio_stream::iter(0..usize::MAX).map(move |_| {
             counter.fetch_add(1, Ordering::Relaxed);
-            PlayTicTacToeRequest { row: 7, col: 7 }
+            PlayTicTacToeRequest {
+                row: 7,
+                col: 7,
+                setup: None,
+            }
         });
         client.play_tic_tac_toe(moves).await.unwrap().into_inner()
     });

@@ -55,8 +55,15 @@ impl StalledClient {
             .body(())
             .unwrap();
             let (response, mut send) = sender.send_request(request, false).unwrap();
-            send.send_data(frame(&PlayTicTacToeRequest { row: 1, col: 1 }), false)
-                .unwrap();
+            send.send_data(
+                frame(&PlayTicTacToeRequest {
+                    row: 1,
+                    col: 1,
+                    setup: None,
+                }),
+                false,
+            )
+            .unwrap();
             streams.push((response, send));
         }
         Self {
@@ -68,7 +75,14 @@ impl StalledClient {
     /// Sends one more (refused) move on every stream, still reading nothing.
     fn send_moves(&mut self) {
         for (_, send) in &mut self.streams {
-            let _ = send.send_data(frame(&PlayTicTacToeRequest { row: 9, col: 9 }), false);
+            let _ = send.send_data(
+                frame(&PlayTicTacToeRequest {
+                    row: 9,
+                    col: 9,
+                    setup: None,
+                }),
+                false,
+            );
         }
     }
 }
@@ -81,6 +95,7 @@ async fn a_new_game_is_served(server: &TestServer) {
         .play_tic_tac_toe(tokio_stream::iter([PlayTicTacToeRequest {
             row: 0,
             col: 0,
+            setup: None,
         }]))
         .await
         .unwrap()
@@ -106,6 +121,7 @@ async fn silent_games_of_a_client_that_never_reads_are_freed_after_the_idle_time
         .play_tic_tac_toe(tokio_stream::iter([PlayTicTacToeRequest {
             row: 0,
             col: 0,
+            setup: None,
         }]))
         .await
         .unwrap_err();
@@ -158,7 +174,13 @@ async fn a_game_that_outlives_its_lifetime_ends_with_deadline_exceeded() {
         .into_inner();
     let status = loop {
         // Refused moves keep the game busy without ending it.
-        let _ = sender.send(PlayTicTacToeRequest { row: 5, col: 5 }).await;
+        let _ = sender
+            .send(PlayTicTacToeRequest {
+                row: 5,
+                col: 5,
+                setup: None,
+            })
+            .await;
         match replies.message().await {
             Ok(reply) => assert!(reply.is_some()),
             Err(status) => break status,

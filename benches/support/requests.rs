@@ -218,7 +218,11 @@ pub fn game_workloads() -> Vec<(&'static str, LoadCall)> {
 pub fn tic_tac_toe_script() -> Vec<PlayTicTacToeRequest> {
     games::TIC_TAC_TOE_DRAW
         .iter()
-        .map(|&(row, col)| PlayTicTacToeRequest { row, col })
+        .map(|&(row, col)| PlayTicTacToeRequest {
+            row,
+            col,
+            setup: None,
+        })
         .collect()
 }
 

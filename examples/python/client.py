@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""A Python client for Arbiter: every RPC once, then live Tic-Tac-Toe, Othello and
-Connect Four games.
+"""A Python client for Arbiter: every RPC once, live Tic-Tac-Toe, Othello and Connect
+Four games, many checks in one CheckBatch call, many games in one PlayMany stream, and
+a live game that survives the loss of its stream by resuming from its history.
 
 Run it against a server on the default address (start one with `cargo run --release`):
 
@@ -143,6 +144,73 @@ def main(address):
             f"PlayConnectFour: {pb.Verdict.Name(last.verdict)} after {last.moves_played} drops, "
             f"run={[(c.row, c.col) for c in last.run]}"
         )
+
+        # Many checks in one call: each answered as its own RPC would answer it, a
+        # malformed one (here a colour that is not "B" or "W") in place.
+        batch = stub.CheckBatch(pb.CheckBatchRequest(checks=[
+            pb.Check(check_othello_move=pb.CheckOthelloMoveRequest(
+                board=othello_board, row=4, col=3, color="B")),
+            pb.Check(list_othello_moves=pb.ListOthelloMovesRequest(board=othello_board, color="G")),
+            pb.Check(judge_tic_tac_toe=pb.JudgeTicTacToeRequest(
+                moves=[pb.TicTacToeMove(row=r, col=c) for r, c in [(0, 0), (1, 1)]])),
+        ]))
+        for i, result in enumerate(batch.results):
+            if result.invalid:
+                problems = "; ".join(f"{v.field}: {v.description}" for v in result.invalid)
+                print(f"CheckBatch [{i}]: invalid ({problems})")
+            else:
+                print(f"CheckBatch [{i}]: {result.WhichOneof('result')}")
+
+        # Many live games in one stream, numbered by the client: each message carries
+        # one action per game, and each reply one state per action, in order.
+        drops = [0, 1, 1, 2, 2, 3, 2, 3, 3, 6, 3]
+        messages = [
+            pb.PlayManyRequest(actions=[
+                pb.GameAction(game=game, connect_four=pb.PlayConnectFourRequest(drop=drop))
+                for game in range(1, 4)
+            ])
+            for drop in drops
+        ]
+        messages.append(pb.PlayManyRequest(actions=[pb.GameAction(game=g, close=True) for g in range(1, 4)]))
+        replies = list(stub.PlayMany(iter(messages)))
+        verdicts = [pb.Verdict.Name(s.connect_four.verdict) for s in replies[-2].states]
+        print(f"PlayMany: {len(replies)} replies; games 1-3 after 11 drops: {verdicts}")
+
+        # A live game that outlives its stream: keep the moves applied so far, and when
+        # the stream ends with UNAVAILABLE (a server draining for a deploy) or the
+        # connection drops, open a new stream, on any replica, whose setup replays them.
+        last = play_connect_four_resumably(pb, stub, drops)
+        print(f"Resumable PlayConnectFour: {pb.Verdict.Name(last.verdict)} after "
+              f"{last.moves_played} drops")
+
+
+def play_connect_four_resumably(pb, stub, drops, size=(6, 7), attempts=5):
+    """Plays `drops` on a PlayConnectFour stream, resuming from the history whenever the
+    stream is lost: the pattern a game server copies. What it keeps is the list of
+    drops the server applied (for Othello: the starting board and side too, and the
+    moves applied); the reply to the resuming setup is the state after them, so the
+    game goes on as if the stream had never ended. Returns the last reply."""
+    applied = []
+    pending = list(drops)
+    last = None
+    for _ in range(attempts):
+        setup = pb.ConnectFourSetup(rows=size[0], cols=size[1], history=applied)
+        requests = iter([pb.PlayConnectFourRequest(setup=setup)]
+                        + [pb.PlayConnectFourRequest(drop=c) for c in pending])
+        try:
+            replies = stub.PlayConnectFour(requests)
+            next(replies)  # the setup's reply: the game as it stood
+            for drop, reply in zip(list(pending), replies):
+                pending.pop(0)
+                if not reply.rejected:
+                    applied.append(drop)
+                last = reply
+            return last
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+            print(f"  stream lost ({error.details()}); resuming after {len(applied)} drops")
+    raise RuntimeError("the game could not be resumed")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@
 
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::{
-    CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
-    ListOthelloMovesRequest,
+    CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
+    ListOthelloMovesRequest, PlayManyRequest,
 };
 use arbiter::rules::{connect_four, othello, tic_tac_toe};
 use arbiter::service::play::{LiveGame, StreamLimits};
@@ -35,7 +35,7 @@ where
     }
     let sent = messages.len();
     let limits = StreamLimits {
-        max_moves: 12,
+        max_unapplied: 12,
         ..StreamLimits::default()
     };
     let service = Arbiter::new(limits, CancellationToken::new());
@@ -45,6 +45,39 @@ where
         .collect()
         .await;
     assert!(replies.len() <= sent);
+}
+
+/// Plays a PlayMany stream whose messages are `body`, length-delimited, with small
+/// limits: every message gets a reply (one state per action) or the stream ends with a
+/// status, and every game is freed when the stream ends.
+async fn play_many(body: &[u8]) {
+    let mut messages = Vec::new();
+    let mut rest = body;
+    while !rest.is_empty() {
+        match PlayManyRequest::decode_length_delimited(&mut rest) {
+            Ok(request) => messages.push(request),
+            Err(_) => break,
+        }
+    }
+    let limits = StreamLimits {
+        max_unapplied: 12,
+        max_games_per_stream: 64,
+        max_live_games: 128,
+        ..StreamLimits::default()
+    };
+    let service = Arbiter::new(limits, CancellationToken::new());
+    let actions: Vec<usize> = messages.iter().map(|m| m.actions.len()).collect();
+    let replies: Vec<_> = service
+        .open_many(futures_util::stream::iter(messages.into_iter().map(Ok)))
+        .collect()
+        .await;
+    assert!(replies.len() <= actions.len());
+    for (reply, actions) in replies.iter().zip(actions) {
+        if let Ok(reply) = reply {
+            assert_eq!(reply.states.len(), actions);
+        }
+    }
+    assert_eq!(service.live_games().count(), 0);
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -57,7 +90,7 @@ fuzz_target!(|data: &[u8]| {
         .expect("a runtime");
     let service = Arbiter::default();
     runtime.block_on(async {
-        match kind % 7 {
+        match kind % 9 {
             0 => {
                 if let Ok(request) = CheckOthelloMoveRequest::decode(body) {
                     let _ = service.check_othello_move(Request::new(request)).await;
@@ -78,8 +111,17 @@ fuzz_target!(|data: &[u8]| {
                     let _ = service.judge_tic_tac_toe(Request::new(request)).await;
                 }
             }
-            4 => play::<tic_tac_toe::Game>(body).await,
-            5 => play::<othello::Game>(body).await,
+            4 => {
+                if let Ok(request) = CheckBatchRequest::decode(body) {
+                    let checks = request.checks.len();
+                    if let Ok(reply) = service.check_batch(Request::new(request)).await {
+                        assert_eq!(reply.into_inner().results.len(), checks);
+                    }
+                }
+            }
+            5 => play_many(body).await,
+            6 => play::<tic_tac_toe::Game>(body).await,
+            7 => play::<othello::Game>(body).await,
             _ => play::<connect_four::Game>(body).await,
         }
     });

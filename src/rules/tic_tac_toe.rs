@@ -189,10 +189,7 @@ impl Game {
                 verdict: self.verdict,
             });
         }
-        let (r, c) = match (usize::try_from(row), usize::try_from(col)) {
-            (Ok(r), Ok(c)) if r < SIZE && c < SIZE => (r, c),
-            _ => return Err(MoveError::OutOfBoard { row, col }),
-        };
+        let Cell { row: r, col: c } = locate(row, col)?;
         if self.squares[r][c].is_some() {
             return Err(MoveError::Occupied {
                 cell: Cell::new(r, c),
@@ -220,6 +217,15 @@ impl Game {
         };
         debug_assert!(self.verdict.is_over() || self.to_move() == player.opponent());
         Ok(self.verdict)
+    }
+}
+
+/// The square at (`row`, `col`), or the error a move there gets when it is off the
+/// 3x3 board: the one check of a Tic-Tac-Toe coordinate.
+pub fn locate(row: i64, col: i64) -> Result<Cell, MoveError> {
+    match (usize::try_from(row), usize::try_from(col)) {
+        (Ok(r), Ok(c)) if r < SIZE && c < SIZE => Ok(Cell::new(r, c)),
+        _ => Err(MoveError::OutOfBoard { row, col }),
     }
 }
 

@@ -19,6 +19,8 @@ use std::fmt;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
+use crate::proto;
+
 /// The most violations one error reply lists; one more then says how many were left out.
 pub(crate) const MAX_LISTED_VIOLATIONS: usize = 10;
 /// The most bytes of a field path in an error reply.
@@ -138,7 +140,7 @@ pub enum ServiceError {
         detail: String,
     },
     /// The server is shutting down and ended a call that was still open.
-    #[error("the server is shutting down; reconnect to continue")]
+    #[error("server shutting down: resume the game with a setup and its history")]
     ShuttingDown,
 }
 
@@ -162,14 +164,14 @@ fn summary(message: &str, violations: &[Violation]) -> String {
 
 /// The violations a reply lists: at most [`MAX_LISTED_VIOLATIONS`], each cut, then one
 /// that says how many were left out and on which fields.
-fn listed(violations: Vec<Violation>) -> Vec<FieldViolation> {
+fn listed<V>(violations: Vec<Violation>, make: impl Fn(String, String) -> V) -> Vec<V> {
     let left_out = violations.len().saturating_sub(MAX_LISTED_VIOLATIONS);
     let mut violations = violations.into_iter();
-    let mut listed: Vec<FieldViolation> = violations
+    let mut listed: Vec<V> = violations
         .by_ref()
         .take(MAX_LISTED_VIOLATIONS)
         .map(|v| {
-            FieldViolation::new(
+            make(
                 cut(v.field, MAX_FIELD_BYTES),
                 cut(v.description, MAX_DESCRIPTION_BYTES),
             )
@@ -196,10 +198,7 @@ fn listed(violations: Vec<Violation>) -> Vec<FieldViolation> {
                 paths.join(", ")
             ),
         };
-        listed.push(FieldViolation::new(
-            field,
-            cut(description, MAX_DESCRIPTION_BYTES),
-        ));
+        listed.push(make(field, cut(description, MAX_DESCRIPTION_BYTES)));
     }
     listed
 }
@@ -209,7 +208,7 @@ impl From<ServiceError> for Status {
         let message = cut(error.to_string(), MAX_MESSAGE_BYTES);
         match error {
             ServiceError::InvalidRequest { violations, .. } => {
-                let violations = listed(violations);
+                let violations = listed(violations, FieldViolation::new);
                 Status::with_error_details(
                     Code::InvalidArgument,
                     message,
@@ -228,6 +227,20 @@ impl From<ServiceError> for Status {
 }
 
 impl ServiceError {
+    /// What a CheckBatch check or a PlayMany action reports in place of this error: a
+    /// malformed request's violations, bounded as an error reply's are; any other
+    /// error as one violation on `item`, the item itself.
+    pub(crate) fn into_field_violations(self, item: &str) -> Vec<proto::FieldViolation> {
+        let violations = match self {
+            ServiceError::InvalidRequest { violations, .. } => violations,
+            other => vec![Violation::new(item, other.to_string())],
+        };
+        listed(violations, |field, description| proto::FieldViolation {
+            field,
+            description,
+        })
+    }
+
     /// The error for a status the transport raised, where Arbiter reports it otherwise:
     /// tonic refuses an over-long message with OUT_OF_RANGE, while gRPC's own servers
     /// (and our documentation) say RESOURCE_EXHAUSTED.
@@ -236,6 +249,17 @@ impl ServiceError {
             .then(|| Self::RequestTooLarge {
                 detail: status.message().to_owned(),
             })
+    }
+}
+
+/// The fields a malformed request's error names, in order, for unit tests.
+#[cfg(test)]
+pub(crate) fn fields(error: ServiceError) -> Vec<String> {
+    match error {
+        ServiceError::InvalidRequest { violations, .. } => {
+            violations.into_iter().map(|v| v.field).collect()
+        }
+        other => panic!("not a violation list: {other:?}"),
     }
 }
 
@@ -345,7 +369,7 @@ mod tests {
         let mut violations: Vec<Violation> = (0..12)
             .map(|i| Violation::new(format!("board.rows[{i}]"), "bad"))
             .collect();
-        let listed = super::listed(violations.clone());
+        let listed = super::listed(violations.clone(), FieldViolation::new);
         assert_eq!(listed.len(), 11);
         assert_eq!(listed[10].field, "board.rows");
         assert_eq!(
@@ -353,13 +377,13 @@ mod tests {
             "... and 2 more violations not listed"
         );
         violations.push(Violation::new("color", "bad"));
-        let listed = super::listed(violations);
+        let listed = super::listed(violations, FieldViolation::new);
         assert_eq!(listed[10].field, "board.rows");
         assert_eq!(
             listed[10].description,
             "... and 3 more violations not listed, on board.rows, color"
         );
-        let listed = super::listed(vec![Violation::new("row", "bad")]);
+        let listed = super::listed(vec![Violation::new("row", "bad")], FieldViolation::new);
         assert_eq!(listed.len(), 1);
     }
 }

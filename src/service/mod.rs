@@ -1,12 +1,20 @@
 //! The `arbiter.v1.ArbiterService` handlers: wire requests in, rule answers out.
 //!
-//! Handlers only validate (`validate.rs`), call the rule engines ([`crate::rules`]),
-//! and translate the answers (`convert.rs`); errors become statuses in `error.rs`.
+//! Each game has one module holding everything about its requests, unary and live:
+//! how they are parsed, which rule decides them, how the answer is written
+//! ([`othello`], [`connect_four`], [`tic_tac_toe`]). [`batch`] answers many checks in one
+//! call through those same modules, and [`play`] drives the live-game streams, one game
+//! or many. The checks every game shares are in `fields.rs`, and errors become statuses
+//! in one place, `error.rs`.
 
+pub mod batch;
+pub mod connect_four;
 pub(crate) mod convert;
 pub(crate) mod error;
+pub(crate) mod fields;
+pub mod othello;
 pub mod play;
-pub(crate) mod validate;
+pub mod tic_tac_toe;
 
 use futures_util::Stream;
 use tokio_util::sync::CancellationToken;
@@ -14,16 +22,16 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::proto::arbiter_service_server::ArbiterService;
 use crate::proto::{
-    CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
-    CheckOthelloMoveResponse, JudgeTicTacToeRequest, JudgeTicTacToeResponse,
-    ListOthelloMovesRequest, ListOthelloMovesResponse, OthelloMove, PlayConnectFourRequest,
-    PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest,
-    PlayTicTacToeResponse,
+    CheckBatchRequest, CheckBatchResponse, CheckConnectFourRequest, CheckConnectFourResponse,
+    CheckOthelloMoveRequest, CheckOthelloMoveResponse, JudgeTicTacToeRequest,
+    JudgeTicTacToeResponse, ListOthelloMovesRequest, ListOthelloMovesResponse,
+    PlayConnectFourRequest, PlayConnectFourResponse, PlayManyRequest, PlayManyResponse,
+    PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest, PlayTicTacToeResponse,
 };
-use crate::rules::{connect_four, othello, tic_tac_toe};
+use crate::rules;
 
-use self::convert::TicTacToeState;
 use self::error::ServiceError;
+use self::play::many::ManyGames;
 use self::play::{LiveGame, LiveGames, ReplyStream, StreamLimits};
 
 /// The ArbiterService implementation, cheap to clone: clones share the live-game count
@@ -66,6 +74,22 @@ impl Arbiter {
         )?)
     }
 
+    /// Opens a PlayMany stream fed by `messages`, as the PlayMany handler does with its
+    /// request stream: its replies, one per message.
+    pub fn open_many<S>(&self, messages: S) -> ReplyStream<PlayManyResponse>
+    where
+        S: Stream<Item = Result<PlayManyRequest, Status>> + Unpin + Send + 'static,
+    {
+        let games = ManyGames::new(self.limits, self.live_games.clone());
+        play::session(
+            games,
+            messages,
+            self.limits,
+            &self.live_games,
+            &self.end_streams,
+        )
+    }
+
     fn play<G>(
         &self,
         request: Request<Streaming<G::Request>>,
@@ -80,8 +104,8 @@ impl Arbiter {
 }
 
 /// Runs a unary handler body: its answer becomes the response, its error the status.
-fn unary<T>(body: impl FnOnce() -> Result<T, ServiceError>) -> Result<Response<T>, Status> {
-    body().map(Response::new).map_err(Status::from)
+fn unary<T>(answer: Result<T, ServiceError>) -> Result<Response<T>, Status> {
+    answer.map(Response::new).map_err(Status::from)
 }
 
 #[tonic::async_trait]
@@ -90,64 +114,28 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<CheckOthelloMoveRequest>,
     ) -> Result<Response<CheckOthelloMoveResponse>, Status> {
-        unary(|| {
-            let check = validate::othello_check(request.into_inner())?;
-            let answer = check.board.check_move(check.cell, check.color);
-            Ok(CheckOthelloMoveResponse {
-                legal: answer.legal,
-                flips: convert::cells(&answer.flips),
-            })
-        })
+        unary(othello::check_move(request.into_inner()))
     }
 
     async fn list_othello_moves(
         &self,
         request: Request<ListOthelloMovesRequest>,
     ) -> Result<Response<ListOthelloMovesResponse>, Status> {
-        unary(|| {
-            let listing = validate::othello_listing(request.into_inner())?;
-            let mut moves = Vec::with_capacity(
-                listing
-                    .board
-                    .known_legal_move_count(listing.color)
-                    .unwrap_or_default(),
-            );
-            listing
-                .board
-                .visit_legal_moves(listing.color, |cell, flips| {
-                    moves.push(OthelloMove {
-                        cell: Some(convert::cell(cell)),
-                        flips: convert::cells(flips),
-                    });
-                });
-            Ok(ListOthelloMovesResponse { moves })
-        })
+        unary(othello::list_moves(request.into_inner()))
     }
 
     async fn check_connect_four(
         &self,
         request: Request<CheckConnectFourRequest>,
     ) -> Result<Response<CheckConnectFourResponse>, Status> {
-        unary(|| {
-            let check = validate::connect_four_check(request.into_inner())?;
-            let run = check
-                .board
-                .winning_run(check.cell, check.player, check.run_length);
-            Ok(CheckConnectFourResponse {
-                wins: run.is_some(),
-                run: run.as_deref().map(convert::cells).unwrap_or_default(),
-            })
-        })
+        unary(connect_four::check(request.into_inner()))
     }
 
     async fn judge_tic_tac_toe(
         &self,
         request: Request<JudgeTicTacToeRequest>,
     ) -> Result<Response<JudgeTicTacToeResponse>, Status> {
-        unary(|| {
-            let game = validate::tic_tac_toe_game(request.get_ref())?;
-            Ok(TicTacToeState::from(&game).into())
-        })
+        unary(tic_tac_toe::judge(request.get_ref()))
     }
 
     type PlayTicTacToeStream = ReplyStream<PlayTicTacToeResponse>;
@@ -156,7 +144,7 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<Streaming<PlayTicTacToeRequest>>,
     ) -> Result<Response<Self::PlayTicTacToeStream>, Status> {
-        self.play::<tic_tac_toe::Game>(request)
+        self.play::<rules::tic_tac_toe::Game>(request)
     }
 
     type PlayOthelloStream = ReplyStream<PlayOthelloResponse>;
@@ -165,7 +153,7 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<Streaming<PlayOthelloRequest>>,
     ) -> Result<Response<Self::PlayOthelloStream>, Status> {
-        self.play::<othello::Game>(request)
+        self.play::<rules::othello::Game>(request)
     }
 
     type PlayConnectFourStream = ReplyStream<PlayConnectFourResponse>;
@@ -174,6 +162,22 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<Streaming<PlayConnectFourRequest>>,
     ) -> Result<Response<Self::PlayConnectFourStream>, Status> {
-        self.play::<connect_four::Game>(request)
+        self.play::<rules::connect_four::Game>(request)
+    }
+
+    async fn check_batch(
+        &self,
+        request: Request<CheckBatchRequest>,
+    ) -> Result<Response<CheckBatchResponse>, Status> {
+        unary(batch::check_batch(request.into_inner()))
+    }
+
+    type PlayManyStream = ReplyStream<PlayManyResponse>;
+
+    async fn play_many(
+        &self,
+        request: Request<Streaming<PlayManyRequest>>,
+    ) -> Result<Response<Self::PlayManyStream>, Status> {
+        Ok(Response::new(self.open_many(request.into_inner())))
     }
 }

@@ -55,7 +55,11 @@ pub async fn live_tic_tac_toe(
 ) {
     let (moves, mut replies) = open_stream(|stream| client.play_tic_tac_toe(stream)).await;
     moves
-        .send(PlayTicTacToeRequest { row: 1, col: 1 })
+        .send(PlayTicTacToeRequest {
+            row: 1,
+            col: 1,
+            setup: None,
+        })
         .await
         .unwrap();
     assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 1);

@@ -249,6 +249,66 @@ def grpcurl_examples_script(ctx):
     assert '"status": "SERVING"' in done.stdout, done.stdout
 
 
+# ---- the bulk RPCs and setups with a history, from grpcurl -----------------------------
+
+CONNECT_FOUR_WIN_ROWS = ["0000000", "0000000", "0000000", "0000000", "0222000", "0111100"]
+
+
+@check
+def grpcurl_check_batch(ctx):
+    body = {"checks": [
+        {"checkOthelloMove": {"board": {"rows": OTHELLO_EXAMPLE}, "row": 4, "col": 3, "color": "B"}},
+        {"listOthelloMoves": {"board": {"rows": OTHELLO_OPENING}, "color": "G"}},
+        {"checkConnectFour": {"board": {"rows": CONNECT_FOUR_WIN_ROWS}, "row": 5, "col": 4, "player": 1}},
+        {"judgeTicTacToe": {"moves": [{"row": 1, "col": 1}, {"row": 1, "col": 1}]}},
+        {},
+    ]}
+    [reply] = ctx.call_json("CheckBatch", body)
+    results = reply["results"]
+    equal(len(results), 5, "result count")
+    equal(results[0]["checkOthelloMove"]["legal"], True, "othello move")
+    equal(results[0]["invalid"], [], "othello move violations")
+    equal(results[1], {"invalid": [{"field": "color", "description": 'must be "B" or "W", got "G"'}]},
+          "a malformed check, in place")
+    equal(results[2]["checkConnectFour"]["wins"], True, "connect four")
+    equal(results[3], {"invalid": [{"field": "moves[1]", "description": "square (1, 1) is taken"}]},
+          "tic-tac-toe")
+    equal([v["field"] for v in results[4]["invalid"]], ["check"], "no check set")
+
+
+@check
+def grpcurl_play_many(ctx):
+    body = "\n".join(json.dumps(m) for m in [
+        {"actions": [{"game": 1, "ticTacToe": {"row": 1, "col": 1}},
+                     {"game": 2, "connectFour": {"drop": 3}}]},
+        {"actions": [{"game": 1, "ticTacToe": {"row": 0, "col": 0}}, {"game": 2, "close": True},
+                     {"game": 2, "close": True}]},
+    ])
+    done = ctx.grpcurl("arbiter.v1.ArbiterService/PlayMany", data=body)
+    first, second = json_documents(done.stdout)
+    equal([s["game"] for s in first["states"]], ["1", "2"], "games, in order")
+    equal(first["states"][0]["ticTacToe"]["board"]["rows"], ["...", ".X.", "..."], "tic-tac-toe")
+    equal(first["states"][1]["connectFour"]["placed"], {"row": 5, "col": 3}, "connect four")
+    equal(second["states"][0]["ticTacToe"]["movesPlayed"], 2, "the game went on")
+    equal(second["states"][1], {"game": "2", "invalid": []}, "a close")
+    equal([v["field"] for v in second["states"][2]["invalid"]], ["game"], "a second close")
+
+
+@check
+def grpcurl_resume_from_history(ctx):
+    # The Connect Four game of C4_LIVE, cut before its last drop and resumed elsewhere.
+    body = "\n".join(json.dumps(m) for m in [{"setup": {"history": C4_LIVE[:-1]}},
+                                              {"drop": C4_LIVE[-1]}])
+    done = ctx.grpcurl("arbiter.v1.ArbiterService/PlayConnectFour", data=body)
+    setup, last = json_documents(done.stdout)
+    equal(setup["movesPlayed"], 10, "the history counted")
+    equal(setup["placed"], {"row": 5, "col": 6}, "the history's last drop")
+    rows, run = C4_LIVE_END
+    equal(last, {"verdict": "VERDICT_A_WINS", "board": {"rows": rows},
+                 "placed": {"row": 2, "col": 3}, "run": cells(run), "toMove": 0,
+                 "movesPlayed": 11, "rejected": ""}, "the resumed game's winning reply")
+
+
 # ---- Python grpcio, stubs generated from proto/ -------------------------------------
 
 
@@ -437,6 +497,83 @@ def python_large_bad_requests_fit_default_metadata_limits(ctx):
 
 
 @check
+def python_check_batch(ctx):
+    pb, client = stub(ctx)
+    checks = [
+        pb.Check(check_othello_move=pb.CheckOthelloMoveRequest(
+            board=pb.Board(rows=OTHELLO_EXAMPLE), row=4, col=3, color="B")),
+        pb.Check(list_othello_moves=pb.ListOthelloMovesRequest(
+            board=pb.Board(rows=OTHELLO_OPENING), color="B")),
+        pb.Check(check_connect_four=pb.CheckConnectFourRequest(
+            board=pb.Board(rows=["000", "00"]), row=9, col=0, player=1)),
+        pb.Check(judge_tic_tac_toe=pb.JudgeTicTacToeRequest(
+            moves=[pb.TicTacToeMove(row=0, col=0)])),
+    ]
+    reply = client.CheckBatch(pb.CheckBatchRequest(checks=checks), timeout=10)
+    equal(len(reply.results), 4)
+    equal(reply.results[0].WhichOneof("result"), "check_othello_move")
+    single = client.CheckOthelloMove(checks[0].check_othello_move, timeout=10)
+    equal(reply.results[0].check_othello_move, single, "as its own RPC answers it")
+    equal([(m.cell.row, m.cell.col) for m in reply.results[1].list_othello_moves.moves],
+          [(2, 3), (3, 2), (4, 5), (5, 4)])
+    equal(reply.results[2].WhichOneof("result"), None, "a malformed check has no result")
+    equal([v.field for v in reply.results[2].invalid], ["board.rows[1]"])
+    equal(reply.results[3].judge_tic_tac_toe.moves_played, 1)
+    import grpc
+    try:
+        client.CheckBatch(pb.CheckBatchRequest(checks=[pb.Check()] * 10_001), timeout=10)
+    except grpc.RpcError as error:
+        equal(error.code(), grpc.StatusCode.INVALID_ARGUMENT, "10,001 checks")
+    else:
+        raise AssertionError("10,001 checks were answered")
+
+
+@check
+def python_play_many(ctx):
+    pb, client = stub(ctx)
+    messages = [
+        pb.PlayManyRequest(actions=[
+            pb.GameAction(game=10, othello=pb.PlayOthelloRequest(move=pb.Cell(row=2, col=3))),
+            pb.GameAction(game=20, tic_tac_toe=pb.PlayTicTacToeRequest(row=1, col=1)),
+            pb.GameAction(game=30, connect_four=pb.PlayConnectFourRequest(
+                setup=pb.ConnectFourSetup(rows=4, cols=4, history=[0, 1, 0, 1, 0, 1]))),
+        ]),
+        pb.PlayManyRequest(actions=[
+            pb.GameAction(game=30, connect_four=pb.PlayConnectFourRequest(drop=0)),
+            pb.GameAction(game=20, othello=pb.PlayOthelloRequest(move=pb.Cell(row=0, col=0))),
+            pb.GameAction(game=10, close=True),
+        ]),
+        pb.PlayManyRequest(),
+    ]
+    replies = list(client.PlayMany(iter(messages), timeout=30))
+    equal(len(replies), 3, "one reply per message")
+    first, second, third = replies
+    equal([s.game for s in first.states], [10, 20, 30])
+    equal(first.states[0].othello.moves_played, 1)
+    equal(first.states[2].connect_four.moves_played, 6, "the history counted")
+    equal(second.states[0].connect_four.verdict, pb.VERDICT_A_WINS, "four in column 0")
+    equal([v.field for v in second.states[1].invalid], ["action"], "another kind than the game's")
+    equal((list(second.states[2].invalid), second.states[2].WhichOneof("state")), ([], None), "close")
+    equal(len(third.states), 0, "an empty message, an empty reply")
+
+
+@check
+def python_resume_from_history(ctx):
+    pb, client = stub(ctx)
+    played = [(0, 0), (1, 1), (2, 0)]
+    rest = [(1, 0), (1, 2), (2, 1), (0, 1), (0, 2), (2, 2)]
+    whole = list(client.PlayTicTacToe(
+        (pb.PlayTicTacToeRequest(row=r, col=c) for r, c in played + rest), timeout=30))
+    history = pb.TicTacToeSetup(history=[pb.TicTacToeMove(row=r, col=c) for r, c in played])
+    resumed = list(client.PlayTicTacToe(
+        iter([pb.PlayTicTacToeRequest(setup=history)]
+             + [pb.PlayTicTacToeRequest(row=r, col=c) for r, c in rest]), timeout=30))
+    equal(resumed[0], whole[len(played) - 1], "the setup's reply is the last played move's")
+    equal(resumed[1:], whole[len(played):], "the game goes on as it would have")
+    equal(resumed[-1].verdict, pb.VERDICT_DRAW)
+
+
+@check
 def python_example_client(ctx):
     done = subprocess.run([sys.executable, str(REPO / "examples" / "python" / "client.py"),
                            ctx.address], capture_output=True, text=True, timeout=120)
@@ -445,7 +582,11 @@ def python_example_client(ctx):
                      "JudgeTicTacToe: VERDICT_A_WINS", "CheckConnectFour (bad): INVALID_ARGUMENT",
                      "rejected: square (1, 1) is taken", "VERDICT_B_WINS",
                      "to_move='B' passed=True legal=[(0, 3)]",
-                     "PlayConnectFour: VERDICT_A_WINS after 11 drops, run=[(2, 3), (3, 2), (4, 1), (5, 0)]"]:
+                     "PlayConnectFour: VERDICT_A_WINS after 11 drops, run=[(2, 3), (3, 2), (4, 1), (5, 0)]",
+                     "CheckBatch [0]: check_othello_move",
+                     'CheckBatch [1]: invalid (color: must be "B" or "W", got "G")',
+                     "PlayMany: 12 replies; games 1-3 after 11 drops: ['VERDICT_A_WINS', 'VERDICT_A_WINS', 'VERDICT_A_WINS']",
+                     "Resumable PlayConnectFour: VERDICT_A_WINS after 11 drops"]:
         assert expected in done.stdout, f"{expected!r} not in {done.stdout}"
 
 

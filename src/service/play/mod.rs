@@ -13,10 +13,8 @@
 //! frees their state and their place in the live-game count at once, and their stream
 //! answers with the reason as soon as the transport polls it again.
 
-mod connect_four;
-mod othello;
+pub(crate) mod many;
 mod reaper;
-mod tic_tac_toe;
 
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -38,21 +36,33 @@ pub type ReplyStream<R> = Pin<Box<dyn Stream<Item = Result<R, Status>> + Send>>;
 /// Limits on live game streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamLimits {
-    /// The most messages one stream may send that are not applied moves (rejected
+    /// The most messages one game may be sent that are not applied moves (rejected
     /// moves, and the setup); applied moves are bounded by the board's cells.
-    pub max_moves: usize,
+    pub max_unapplied: usize,
     /// How long a stream may go without a message before it is closed.
     pub idle_timeout: Duration,
     /// How long a game may last in all, however active.
     pub max_game_duration: Duration,
     /// The most live games, of every kind, the server holds at once.
     pub max_live_games: usize,
+    /// The most games one PlayMany stream holds at once.
+    pub max_games_per_stream: usize,
 }
 
-/// The server's defaults, defined once in [`crate::server::Settings::default`].
+impl StreamLimits {
+    /// The defaults, which [`crate::server::Settings::default`] uses.
+    pub const DEFAULT: Self = Self {
+        max_unapplied: 1000,
+        idle_timeout: Duration::from_secs(5 * 60),
+        max_game_duration: Duration::from_secs(60 * 60),
+        max_live_games: 10_000,
+        max_games_per_stream: 1000,
+    };
+}
+
 impl Default for StreamLimits {
     fn default() -> Self {
-        crate::server::Settings::default().stream_limits
+        Self::DEFAULT
     }
 }
 
@@ -109,6 +119,27 @@ pub struct Reply<R> {
     pub handled: Handled,
 }
 
+impl<R> Reply<R> {
+    /// The reply to a setup: the game as it starts.
+    pub(crate) fn setup(response: R) -> Self {
+        Self {
+            response,
+            handled: Handled::Setup,
+        }
+    }
+
+    /// The reply to a move, `rejected` saying why it was not applied (empty when it
+    /// was).
+    pub(crate) fn to_move(response: R, rejected: bool) -> Self {
+        let handled = if rejected {
+            Handled::Rejected
+        } else {
+            Handled::Applied
+        };
+        Self { response, handled }
+    }
+}
+
 /// One kind of live game, as the stream machinery drives it: the translation between
 /// its wire messages and its rules.
 pub trait LiveGame: Sized + Send + 'static {
@@ -129,12 +160,68 @@ pub trait LiveGame: Sized + Send + 'static {
 
 /// Opens `game` as it stands with `first` as its first move: for streams that start
 /// without a setup.
-fn first_move<G: LiveGame>(
+pub(crate) fn first_move<G: LiveGame>(
     mut game: G,
     first: G::Request,
 ) -> Result<(G, Reply<G::Response>), ServiceError> {
     let reply = game.reply(first);
     Ok((game, reply))
+}
+
+/// One game as its messages reach it, with the count of its messages that were not
+/// applied moves: what a single-game stream and each game of a PlayMany stream share,
+/// so that both answer the same messages alike.
+pub(crate) struct Referee<G> {
+    game: G,
+    unapplied: usize,
+}
+
+impl<G: LiveGame> Referee<G> {
+    /// Opens a game with its first message; an error (a malformed setup, or a setup
+    /// past `max_unapplied`) opens none.
+    pub(crate) fn open(
+        first: G::Request,
+        max_unapplied: usize,
+    ) -> Result<(Self, G::Response), ServiceError> {
+        let (game, reply) = G::open(first)?;
+        let mut referee = Self { game, unapplied: 0 };
+        let response = referee.count(reply, max_unapplied)?;
+        Ok((referee, response))
+    }
+
+    /// The reply to a later message; an error when it is one unapplied message more
+    /// than `max_unapplied`, which ends the game.
+    pub(crate) fn reply(
+        &mut self,
+        request: G::Request,
+        max_unapplied: usize,
+    ) -> Result<G::Response, ServiceError> {
+        let reply = self.game.reply(request);
+        self.count(reply, max_unapplied)
+    }
+
+    fn count(
+        &mut self,
+        reply: Reply<G::Response>,
+        max_unapplied: usize,
+    ) -> Result<G::Response, ServiceError> {
+        match reply.handled {
+            Handled::Applied => {}
+            Handled::Rejected => {
+                metrics::counter!(names::REJECTED_MOVES_TOTAL, "game" => G::KIND.label())
+                    .increment(1);
+                self.unapplied += 1;
+            }
+            Handled::Setup => self.unapplied += 1,
+        }
+        if self.unapplied > max_unapplied {
+            return Err(ServiceError::TooManyMessages {
+                rpc: G::KIND.rpc(),
+                limit: max_unapplied,
+            });
+        }
+        Ok(reply.response)
+    }
 }
 
 /// How many live games are open right now, shared by every clone, and the watch on
@@ -153,7 +240,7 @@ impl LiveGames {
 
     /// Counts one more live game of `kind`, unless `limit` are already open; the check
     /// and the count are one atomic step, so concurrent opens cannot pass the limit.
-    fn try_open(&self, limit: usize, kind: GameKind) -> Option<OpenGame> {
+    pub(crate) fn try_open(&self, limit: usize, kind: GameKind) -> Option<OpenGame> {
         self.count
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |open| {
                 (open < limit).then_some(open + 1)
@@ -168,7 +255,7 @@ impl LiveGames {
 }
 
 /// Counts one game as live until dropped.
-struct OpenGame {
+pub(crate) struct OpenGame {
     count: Arc<AtomicUsize>,
     kind: GameKind,
 }
@@ -180,21 +267,49 @@ impl Drop for OpenGame {
     }
 }
 
-/// What a live game holds while it lives: its state (once the first message has
-/// opened it) and its place in the live-game count. The reaper takes it away to end
-/// the game.
-struct Held<G> {
-    game: Option<G>,
+/// What one stream plays: a single game, or the many games of a PlayMany stream. The
+/// stream machinery ([`Session`]) feeds it the stream's messages, one at a time.
+pub(crate) trait Games: Send + 'static {
+    /// A message from the client.
+    type Request: Send + 'static;
+    /// A reply to the client.
+    type Response: Send + 'static;
+
+    /// The reply to one message; an error ends the stream.
+    fn handle(&mut self, request: Self::Request) -> Result<Self::Response, ServiceError>;
+}
+
+/// The one game of a Play* stream, and its place in the live-game count.
+struct OneGame<G> {
+    referee: Option<Referee<G>>,
+    max_unapplied: usize,
     _open: OpenGame,
 }
 
-/// A live game's state, shared by its stream and the reaper.
-struct Slot<G> {
-    held: Mutex<Option<Held<G>>>,
+impl<G: LiveGame> Games for OneGame<G> {
+    type Request = G::Request;
+    type Response = G::Response;
+
+    fn handle(&mut self, request: G::Request) -> Result<G::Response, ServiceError> {
+        match &mut self.referee {
+            Some(referee) => referee.reply(request, self.max_unapplied),
+            None => {
+                let (referee, response) = Referee::open(request, self.max_unapplied)?;
+                self.referee = Some(referee);
+                Ok(response)
+            }
+        }
+    }
 }
 
-impl<G> Slot<G> {
-    fn lock(&self) -> MutexGuard<'_, Option<Held<G>>> {
+/// A stream's games, shared by the stream and the reaper, which takes them away to end
+/// them.
+struct Slot<T> {
+    held: Mutex<Option<T>>,
+}
+
+impl<T> Slot<T> {
+    fn lock(&self) -> MutexGuard<'_, Option<T>> {
         // A panic while the lock was held cannot leave a game half-updated in a way
         // that matters more than ending it, so a poisoned lock is simply taken.
         self.held
@@ -203,20 +318,18 @@ impl<G> Slot<G> {
     }
 }
 
-impl<G: Send> reaper::Expire for Slot<G> {
+impl<T: Send> reaper::Expire for Slot<T> {
     fn expire(&self) {
         let held = self.lock().take();
         drop(held);
     }
 }
 
-/// One game and the stream feeding it: the stream of its replies.
-struct Session<G, S> {
+/// One stream and the games it feeds: the stream of their replies.
+struct Session<T, S> {
     messages: S,
-    slot: Arc<Slot<G>>,
+    slot: Arc<Slot<T>>,
     watch: Watch,
-    unapplied: usize,
-    max_unapplied: usize,
     /// The stream has ended (the client half-closed, or an error was sent).
     done: bool,
 }
@@ -225,7 +338,7 @@ struct Session<G, S> {
 /// `limits.max_live_games`, and returns its replies: one per message, in order.
 ///
 /// The stream ends when the client half-closes; it ends with an error status after
-/// more than `limits.max_moves` messages that were not applied moves, after
+/// more than `limits.max_unapplied` messages that were not applied moves, after
 /// `limits.idle_timeout` without a message, after `limits.max_game_duration` in all,
 /// or when `end_streams` is cancelled (the server's shutdown grace period is over).
 pub(crate) fn open<G, S>(
@@ -244,33 +357,48 @@ where
             .ok_or(ServiceError::TooManyGames {
                 limit: limits.max_live_games,
             })?;
+    let games = OneGame::<G> {
+        referee: None,
+        max_unapplied: limits.max_unapplied,
+        _open: open,
+    };
+    Ok(session(games, messages, limits, live_games, end_streams))
+}
+
+/// The reply stream of `games` fed by `messages`, watched by the reaper.
+pub(crate) fn session<T, S>(
+    games: T,
+    messages: S,
+    limits: StreamLimits,
+    live_games: &LiveGames,
+    end_streams: &CancellationToken,
+) -> ReplyStream<T::Response>
+where
+    T: Games,
+    S: Stream<Item = Result<T::Request, Status>> + Unpin + Send + 'static,
+{
     let slot = Arc::new(Slot {
-        held: Mutex::new(Some(Held {
-            game: None,
-            _open: open,
-        })),
+        held: Mutex::new(Some(games)),
     });
     let watch = live_games.reaper.watch(
         Arc::clone(&slot) as Arc<dyn reaper::Expire>,
         limits,
         end_streams,
     );
-    Ok(Box::pin(Session::<G, S> {
+    Box::pin(Session {
         messages,
         slot,
         watch,
-        unapplied: 0,
-        max_unapplied: limits.max_moves,
         done: false,
-    }))
+    })
 }
 
-impl<G, S> Stream for Session<G, S>
+impl<T, S> Stream for Session<T, S>
 where
-    G: LiveGame,
-    S: Stream<Item = Result<G::Request, Status>> + Unpin,
+    T: Games,
+    S: Stream<Item = Result<T::Request, Status>> + Unpin,
 {
-    type Item = Result<G::Response, Status>;
+    type Item = Result<T::Response, Status>;
 
     /// The reply to the next message; `None` once the client has half-closed or after
     /// an error, which ends the stream.
@@ -293,16 +421,16 @@ where
     }
 }
 
-impl<G, S> Session<G, S>
+impl<T, S> Session<T, S>
 where
-    G: LiveGame,
-    S: Stream<Item = Result<G::Request, Status>> + Unpin,
+    T: Games,
+    S: Stream<Item = Result<T::Request, Status>> + Unpin,
 {
     /// The reply to `next`, what the client sent; `None` when it has half-closed.
     fn reply_to(
         &mut self,
-        next: Option<Result<G::Request, Status>>,
-    ) -> Option<Result<G::Response, Status>> {
+        next: Option<Result<T::Request, Status>>,
+    ) -> Option<Result<T::Response, Status>> {
         let request = match next? {
             Ok(request) => request,
             Err(status) => {
@@ -312,39 +440,12 @@ where
             }
         };
         self.watch.touch();
-        let reply = {
-            let mut held = self.slot.lock();
-            let Some(held) = held.as_mut() else {
-                return Some(Err(self.ending_error().into()));
-            };
-            match &mut held.game {
-                Some(game) => game.reply(request),
-                None => match G::open(request) {
-                    Ok((game, reply)) => {
-                        held.game = Some(game);
-                        reply
-                    }
-                    Err(error) => return Some(Err(error.into())),
-                },
-            }
+        let mut held = self.slot.lock();
+        let Some(games) = held.as_mut() else {
+            drop(held);
+            return Some(Err(self.ending_error().into()));
         };
-        match reply.handled {
-            Handled::Applied => {}
-            Handled::Rejected => {
-                metrics::counter!(names::REJECTED_MOVES_TOTAL, "game" => G::KIND.label())
-                    .increment(1);
-                self.unapplied += 1;
-            }
-            Handled::Setup => self.unapplied += 1,
-        }
-        if self.unapplied > self.max_unapplied {
-            return Some(Err(ServiceError::TooManyMessages {
-                rpc: G::KIND.rpc(),
-                limit: self.max_unapplied,
-            }
-            .into()));
-        }
-        Some(Ok(reply.response))
+        Some(games.handle(request).map_err(Status::from))
     }
 
     /// Why the watch ended the game.
@@ -358,5 +459,5 @@ where
 }
 
 /// The rejection of a setup that is not a stream's first message.
-const SETUP_NOT_FIRST: &str =
+pub(crate) const SETUP_NOT_FIRST: &str =
     "a setup is accepted only as the first message of a stream; the game goes on";

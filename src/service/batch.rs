@@ -1,0 +1,74 @@
+//! CheckBatch: many one-shot checks in one call, each answered by its own game's module
+//! exactly as its own RPC answers it, a malformed one in place.
+
+use crate::proto::check::Check as Kind;
+use crate::proto::check_result::Result as Answer;
+use crate::proto::{Check, CheckBatchRequest, CheckBatchResponse, CheckResult};
+
+use super::error::{ServiceError, Violation};
+use super::{connect_four, fields, othello, tic_tac_toe};
+
+/// The most checks one CheckBatch call may carry.
+pub const MAX_CHECKS: usize = 10_000;
+
+/// Answers a CheckBatch request: one result per check, in order. Only a batch of more
+/// than [`MAX_CHECKS`] checks fails as a whole.
+pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchResponse, ServiceError> {
+    let count = request.checks.len();
+    if count > MAX_CHECKS {
+        return Err(fields::invalid(
+            "CheckBatchRequest",
+            vec![Violation::new(
+                "checks",
+                format!("has {count} checks; at most {MAX_CHECKS} are allowed in one call"),
+            )],
+        ));
+    }
+    Ok(CheckBatchResponse {
+        results: request.checks.into_iter().map(answer).collect(),
+    })
+}
+
+/// The answer to one check, as its own RPC gives it, or its violations.
+fn answer(check: Check) -> CheckResult {
+    match check.check {
+        Some(Kind::CheckOthelloMove(request)) => {
+            result(othello::check_move(request), Answer::CheckOthelloMove)
+        }
+        Some(Kind::ListOthelloMoves(request)) => {
+            result(othello::list_moves(request), Answer::ListOthelloMoves)
+        }
+        Some(Kind::CheckConnectFour(request)) => {
+            result(connect_four::check(request), Answer::CheckConnectFour)
+        }
+        Some(Kind::JudgeTicTacToe(request)) => {
+            result(tic_tac_toe::judge(&request), Answer::JudgeTicTacToe)
+        }
+        None => CheckResult {
+            invalid: ServiceError::InvalidRequest {
+                message: "Check",
+                violations: vec![Violation::new(
+                    "check",
+                    "sets no check: set one of check_othello_move, list_othello_moves, \
+                     check_connect_four, judge_tic_tac_toe",
+                )],
+            }
+            .into_field_violations("check"),
+            result: None,
+        },
+    }
+}
+
+/// A check's result from its own RPC's answer.
+fn result<T>(answer: Result<T, ServiceError>, wrap: fn(T) -> Answer) -> CheckResult {
+    match answer {
+        Ok(reply) => CheckResult {
+            invalid: Vec::new(),
+            result: Some(wrap(reply)),
+        },
+        Err(error) => CheckResult {
+            invalid: error.into_field_violations("check"),
+            result: None,
+        },
+    }
+}

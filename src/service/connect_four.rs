@@ -1,0 +1,217 @@
+//! Connect Four, everything about its requests in one place: CheckConnectFour (parsed,
+//! decided by [`crate::rules::connect_four`], answered), and the live game of
+//! PlayConnectFour (a setup with its history, then drops).
+
+use std::num::NonZeroUsize;
+
+use crate::proto::play_connect_four_request::Action;
+use crate::proto::{
+    self, CheckConnectFourRequest, CheckConnectFourResponse, ConnectFourSetup,
+    PlayConnectFourRequest, PlayConnectFourResponse,
+};
+use crate::rules::connect_four::{Board, Game, Outcome, Player, DEFAULT_RUN_LENGTH};
+use crate::rules::grid::Cell;
+
+use super::convert::{self, Standing};
+use super::error::{ServiceError, Violation};
+use super::fields::{self, MAX_SIDE};
+use super::play::{self, GameKind, LiveGame, Reply};
+
+/// The rows of a Connect Four game set up without them.
+pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::new(6).unwrap();
+
+/// The columns of a Connect Four game set up without them.
+pub(crate) const DEFAULT_COLS: NonZeroUsize = NonZeroUsize::new(7).unwrap();
+
+/// Answers a CheckConnectFour request, including the check that the cell holds the
+/// player's piece.
+pub(crate) fn check(
+    request: CheckConnectFourRequest,
+) -> Result<CheckConnectFourResponse, ServiceError> {
+    let mut violations = Vec::new();
+    let (board, cell) = fields::board_and_cell(
+        request.board,
+        (request.row, request.col),
+        Board::parse_rows,
+        Board::grid,
+        &mut violations,
+    );
+    let player = Player::from_number(request.player.into());
+    if player.is_none() {
+        violations.push(Violation::new(
+            "player",
+            format!("must be 1 or 2, got {}", request.player),
+        ));
+    }
+    let run_length = match request.run_length {
+        0 => Some(DEFAULT_RUN_LENGTH),
+        n => usize::try_from(n).ok(),
+    };
+    if run_length.is_none() {
+        violations.push(Violation::new(
+            "run_length",
+            format!(
+                "must not be negative, got {} (0 means the default, {DEFAULT_RUN_LENGTH})",
+                request.run_length,
+            ),
+        ));
+    }
+    // Whose piece the cell holds does not depend on the run length: checked whenever
+    // the board, the cell and the player are good.
+    if let (Some(board), Some(cell), Some(player)) = (&board, cell, player) {
+        if let Err(error) = board.check_piece(cell, player) {
+            violations.push(Violation::new("player", error.to_string()));
+        }
+    }
+    match (board, cell, player, run_length) {
+        (Some(board), Some(cell), Some(player), Some(run_length)) if violations.is_empty() => {
+            let run = board.winning_run(cell, player, run_length);
+            Ok(CheckConnectFourResponse {
+                wins: run.is_some(),
+                run: run.as_deref().map(convert::cells).unwrap_or_default(),
+            })
+        }
+        _ => Err(fields::invalid("CheckConnectFourRequest", violations)),
+    }
+}
+
+impl LiveGame for Game {
+    type Request = PlayConnectFourRequest;
+    type Response = PlayConnectFourResponse;
+    const KIND: GameKind = GameKind::ConnectFour;
+
+    fn open(
+        first: PlayConnectFourRequest,
+    ) -> Result<(Self, Reply<PlayConnectFourResponse>), ServiceError> {
+        if let Some(Action::Setup(setup)) = &first.action {
+            let (game, placed) = set_up(setup)?;
+            let reply = Reply::setup(state(&game, placed, String::new()));
+            return Ok((game, reply));
+        }
+        let game = Game::new(DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_RUN_LENGTH);
+        play::first_move(game, first)
+    }
+
+    fn reply(&mut self, request: PlayConnectFourRequest) -> Reply<PlayConnectFourResponse> {
+        let dropped = match request.action {
+            Some(Action::Drop(col)) => self
+                .drop_piece(i64::from(col))
+                .map_err(|error| error.to_string()),
+            Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
+            None => Err("the message sets no action: send `drop` (or `setup` first)".to_owned()),
+        };
+        match dropped {
+            Ok(placed) => Reply::to_move(state(self, Some(placed), String::new()), false),
+            Err(rejected) => Reply::to_move(state(self, None, rejected), true),
+        }
+    }
+}
+
+/// The game a PlayConnectFour setup starts (0 means the default for each of its
+/// sizes), its history replayed by the game's own rules, and where the history's last
+/// piece landed. Fields are named under `setup.`.
+fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>), ServiceError> {
+    const MESSAGE: &str = "PlayConnectFourRequest";
+    let mut violations = Vec::new();
+    let mut side = |field: &str, value: i32, default: usize| {
+        let checked = match value {
+            0 => NonZeroUsize::new(default),
+            n => usize::try_from(n)
+                .ok()
+                .filter(|&n| n <= MAX_SIDE)
+                .and_then(NonZeroUsize::new),
+        };
+        if checked.is_none() {
+            violations.push(Violation::new(
+                field,
+                format!("must be 1 to {MAX_SIDE}, or 0 for the default ({default}); got {value}"),
+            ));
+        }
+        checked
+    };
+    let rows = side("setup.rows", setup.rows, DEFAULT_ROWS.get());
+    let cols = side("setup.cols", setup.cols, DEFAULT_COLS.get());
+    let run_length = side("setup.run_length", setup.run_length, DEFAULT_RUN_LENGTH);
+    let (Some(rows), Some(cols), Some(run_length)) = (rows, cols, run_length) else {
+        return Err(fields::invalid(MESSAGE, violations));
+    };
+    let cells = rows.get() * cols.get();
+    if setup.history.len() > cells {
+        return Err(fields::invalid(
+            MESSAGE,
+            vec![fields::too_long_history(setup.history.len(), cells)],
+        ));
+    }
+    let mut game = Game::new(rows, cols, run_length.get());
+    let mut placed = None;
+    for (index, &col) in setup.history.iter().enumerate() {
+        match game.drop_piece(i64::from(col)) {
+            Ok(cell) => placed = Some(cell),
+            Err(error) => {
+                return Err(fields::invalid(
+                    MESSAGE,
+                    vec![Violation::new(
+                        format!("setup.history[{index}]"),
+                        error.to_string(),
+                    )],
+                ))
+            }
+        }
+    }
+    Ok((game, placed))
+}
+
+/// The whole state of `game` as a reply; `placed` is the piece just dropped, if any.
+fn state(game: &Game, placed: Option<Cell>, rejected: String) -> PlayConnectFourResponse {
+    let (standing, run) = match game.outcome() {
+        Outcome::Pending => (Standing::Pending, Vec::new()),
+        Outcome::Draw => (Standing::Draw, Vec::new()),
+        Outcome::Won { player, run } => (
+            match player {
+                Player::One => Standing::FirstWon,
+                Player::Two => Standing::SecondWon,
+            },
+            // The run is reported with the move that made it, not after.
+            if placed.is_some() {
+                convert::cells(run)
+            } else {
+                Vec::new()
+            },
+        ),
+    };
+    PlayConnectFourResponse {
+        verdict: convert::verdict(standing),
+        board: Some(proto::Board {
+            rows: game.board().grid().to_row_buffer(),
+        }),
+        placed: placed.map(convert::cell),
+        run,
+        to_move: game
+            .to_move()
+            .map_or(0, |player| i32::from(player.number())),
+        // A board holds at most 100x100 cells.
+        moves_played: game.moves_played() as i32,
+        rejected,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::error::fields;
+
+    /// Whose piece the cell holds does not depend on the run length: a bad run length
+    /// does not hide it.
+    #[test]
+    fn the_piece_owner_is_checked_even_when_the_run_length_is_bad() {
+        let request = proto::CheckConnectFourRequest {
+            board: Some(proto::Board::from_rows(["120"])),
+            row: 0,
+            col: 1,
+            player: 1,
+            run_length: -1,
+        };
+        let error = check(request).unwrap_err();
+        assert_eq!(fields(error), ["run_length", "player"]);
+    }
+}

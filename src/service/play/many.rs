@@ -1,0 +1,277 @@
+//! PlayMany: many live games of any kind in one stream, each numbered by the client.
+//!
+//! Every game is played by the same [`Referee`] as its kind's own stream, so its
+//! replies are field for field the ones that stream would send; what would end a
+//! single-game stream ends only that game, answered in place with `invalid`.
+
+use std::collections::HashMap;
+
+use crate::proto::game_action::Action;
+use crate::proto::game_state::State;
+use crate::proto::{GameAction, GameState, PlayManyRequest, PlayManyResponse};
+use crate::rules::{connect_four, othello, tic_tac_toe};
+use crate::service::error::{ServiceError, Violation};
+use crate::service::fields;
+
+use super::{GameKind, Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
+
+/// The most actions one PlayMany message may carry.
+pub(crate) const MAX_ACTIONS: usize = 10_000;
+
+/// The games of one PlayMany stream, by the client's numbers.
+pub(crate) struct ManyGames {
+    games: HashMap<u64, Entry>,
+    limits: StreamLimits,
+    live_games: LiveGames,
+}
+
+impl ManyGames {
+    /// A stream holding no game yet, whose games obey `limits` and count in
+    /// `live_games`.
+    pub(crate) fn new(limits: StreamLimits, live_games: LiveGames) -> Self {
+        Self {
+            games: HashMap::new(),
+            limits,
+            live_games,
+        }
+    }
+}
+
+/// One game of a PlayMany stream, and its place in the live-game count.
+struct Entry {
+    game: AnyGame,
+    _open: OpenGame,
+}
+
+/// A game of any kind.
+enum AnyGame {
+    Othello(Referee<othello::Game>),
+    ConnectFour(Referee<connect_four::Game>),
+    TicTacToe(Referee<tic_tac_toe::Game>),
+}
+
+impl AnyGame {
+    fn kind(&self) -> GameKind {
+        match self {
+            Self::Othello(_) => GameKind::Othello,
+            Self::ConnectFour(_) => GameKind::ConnectFour,
+            Self::TicTacToe(_) => GameKind::TicTacToe,
+        }
+    }
+}
+
+/// A kind of live game as PlayMany holds it: how its referee sits in [`AnyGame`] and
+/// how its replies sit in a [`GameState`].
+trait Kind: LiveGame {
+    /// The action field that carries this kind's messages.
+    const ACTION: &'static str;
+    fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>>;
+    fn hold(referee: Referee<Self>) -> AnyGame;
+    fn state(response: Self::Response) -> State;
+}
+
+impl Kind for othello::Game {
+    const ACTION: &'static str = "othello";
+    fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
+        match game {
+            AnyGame::Othello(referee) => Some(referee),
+            _ => None,
+        }
+    }
+    fn hold(referee: Referee<Self>) -> AnyGame {
+        AnyGame::Othello(referee)
+    }
+    fn state(response: Self::Response) -> State {
+        State::Othello(response)
+    }
+}
+
+impl Kind for connect_four::Game {
+    const ACTION: &'static str = "connect_four";
+    fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
+        match game {
+            AnyGame::ConnectFour(referee) => Some(referee),
+            _ => None,
+        }
+    }
+    fn hold(referee: Referee<Self>) -> AnyGame {
+        AnyGame::ConnectFour(referee)
+    }
+    fn state(response: Self::Response) -> State {
+        State::ConnectFour(response)
+    }
+}
+
+impl Kind for tic_tac_toe::Game {
+    const ACTION: &'static str = "tic_tac_toe";
+    fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
+        match game {
+            AnyGame::TicTacToe(referee) => Some(referee),
+            _ => None,
+        }
+    }
+    fn hold(referee: Referee<Self>) -> AnyGame {
+        AnyGame::TicTacToe(referee)
+    }
+    fn state(response: Self::Response) -> State {
+        State::TicTacToe(response)
+    }
+}
+
+impl Games for ManyGames {
+    type Request = PlayManyRequest;
+    type Response = PlayManyResponse;
+
+    /// One state per action, in order; a message of more than [`MAX_ACTIONS`] actions
+    /// ends the stream.
+    fn handle(&mut self, request: PlayManyRequest) -> Result<PlayManyResponse, ServiceError> {
+        let count = request.actions.len();
+        if count > MAX_ACTIONS {
+            return Err(fields::invalid(
+                "PlayManyRequest",
+                vec![Violation::new(
+                    "actions",
+                    format!(
+                        "has {count} actions; at most {MAX_ACTIONS} are allowed in one message"
+                    ),
+                )],
+            ));
+        }
+        let mut states = Vec::with_capacity(count);
+        for action in request.actions {
+            states.push(self.act(action));
+        }
+        Ok(PlayManyResponse { states })
+    }
+}
+
+impl ManyGames {
+    /// Applies one action to its game.
+    fn act(&mut self, action: GameAction) -> GameState {
+        let game = action.game;
+        match action.action {
+            Some(Action::Othello(request)) => self.play::<othello::Game>(game, request),
+            Some(Action::ConnectFour(request)) => self.play::<connect_four::Game>(game, request),
+            Some(Action::TicTacToe(request)) => self.play::<tic_tac_toe::Game>(game, request),
+            Some(Action::Close(true)) => match self.games.remove(&game) {
+                Some(_) => GameState {
+                    game,
+                    invalid: Vec::new(),
+                    state: None,
+                },
+                None => invalid(game, "game", format!("game {game} holds no game to close")),
+            },
+            Some(Action::Close(false)) => invalid(
+                game,
+                "action",
+                "close is false: set it true to end the game, or send a move",
+            ),
+            None => invalid(
+                game,
+                "action",
+                "sets no action: set one of othello, connect_four, tic_tac_toe, close",
+            ),
+        }
+    }
+
+    /// Plays `request` in game number `game`, of kind `G`, starting that game if the
+    /// number holds none.
+    fn play<G: Kind>(&mut self, game: u64, request: G::Request) -> GameState {
+        let max_unapplied = self.limits.max_unapplied;
+        let Some(entry) = self.games.get_mut(&game) else {
+            return self.start::<G>(game, request);
+        };
+        let Some(referee) = G::referee(&mut entry.game) else {
+            let kind = entry.game.kind().label();
+            return invalid(
+                game,
+                "action",
+                format!(
+                    "game {game} is a {kind} game; `{}` is for a {} game",
+                    G::ACTION,
+                    G::KIND.label()
+                ),
+            );
+        };
+        match referee.reply(request, max_unapplied) {
+            Ok(response) => reached(game, G::state(response)),
+            Err(_) => {
+                self.games.remove(&game);
+                invalid(game, "game", too_many_unapplied(game, max_unapplied))
+            }
+        }
+    }
+
+    /// Starts game number `game` of kind `G` with `first` as its first message, unless
+    /// a limit or a malformed setup stops it.
+    fn start<G: Kind>(&mut self, game: u64, first: G::Request) -> GameState {
+        let limit = self.limits.max_games_per_stream;
+        if self.games.len() >= limit {
+            return invalid(
+                game,
+                "game",
+                format!(
+                    "this stream already holds its limit of {limit} games \
+                     (--max-games-per-stream); close one to start another"
+                ),
+            );
+        }
+        let live_limit = self.limits.max_live_games;
+        let Some(open) = self.live_games.try_open(live_limit, G::KIND) else {
+            let error = ServiceError::TooManyGames { limit: live_limit };
+            return invalid(game, "game", error.to_string());
+        };
+        match Referee::<G>::open(first, self.limits.max_unapplied) {
+            Ok((referee, response)) => {
+                self.games.insert(
+                    game,
+                    Entry {
+                        game: G::hold(referee),
+                        _open: open,
+                    },
+                );
+                reached(game, G::state(response))
+            }
+            Err(error @ ServiceError::InvalidRequest { .. }) => GameState {
+                game,
+                invalid: error.into_field_violations("game"),
+                state: None,
+            },
+            Err(_) => invalid(
+                game,
+                "game",
+                too_many_unapplied(game, self.limits.max_unapplied),
+            ),
+        }
+    }
+}
+
+/// The description of a game ended for its unapplied messages.
+fn too_many_unapplied(game: u64, limit: usize) -> String {
+    format!(
+        "game {game} was sent more than {limit} messages that were not applied moves \
+         (rejected moves and the setup): it is ended and its number is free"
+    )
+}
+
+/// The state of a game its action reached.
+fn reached(game: u64, state: State) -> GameState {
+    GameState {
+        game,
+        invalid: Vec::new(),
+        state: Some(state),
+    }
+}
+
+/// The answer to an action that reached no game: one violation on `field`.
+fn invalid(game: u64, field: &str, description: impl Into<String>) -> GameState {
+    GameState {
+        game,
+        invalid: ServiceError::InvalidRequest {
+            message: "GameAction",
+            violations: vec![Violation::new(field, description)],
+        }
+        .into_field_violations(field),
+        state: None,
+    }
+}

@@ -1,0 +1,146 @@
+//! Tic-Tac-Toe, everything about its requests in one place: JudgeTicTacToe (a whole
+//! game's moves, judged by [`crate::rules::tic_tac_toe`]), and the live game of
+//! PlayTicTacToe (a setup with its history, then moves).
+
+use crate::proto::{
+    self, JudgeTicTacToeRequest, JudgeTicTacToeResponse, PlayTicTacToeRequest,
+    PlayTicTacToeResponse, TicTacToeMove, TicTacToeSetup,
+};
+use crate::rules::tic_tac_toe::{self, Game, Player, Verdict, MAX_MOVES};
+
+use super::convert::{self, Standing};
+use super::error::{ServiceError, Violation};
+use super::fields;
+use super::play::{self, GameKind, LiveGame, Reply};
+
+/// Answers a JudgeTicTacToe request: the game its moves make, A first.
+///
+/// Every move off the board is named; the first move that cannot be applied to the
+/// game so far (a taken square, a move after the end) is named too, and the moves after
+/// it are then only checked for being on the board.
+pub(crate) fn judge(
+    request: &JudgeTicTacToeRequest,
+) -> Result<JudgeTicTacToeResponse, ServiceError> {
+    let game = replay(&request.moves, "moves")
+        .map_err(|violations| fields::invalid("JudgeTicTacToeRequest", violations))?;
+    let state = State::of(&game);
+    Ok(JudgeTicTacToeResponse {
+        verdict: state.verdict,
+        line: state.line,
+        board: Some(state.board),
+        moves_played: state.moves_played,
+    })
+}
+
+/// The game `moves` make from the empty board, or a violation per bad move, named
+/// `{field}[i]` (see [`judge`]).
+fn replay(moves: &[TicTacToeMove], field: &str) -> Result<Game, Vec<Violation>> {
+    let mut game = Some(Game::new());
+    let mut violations = Vec::new();
+    for (index, step) in moves.iter().enumerate() {
+        let (row, col) = (i64::from(step.row), i64::from(step.col));
+        let result = match &mut game {
+            Some(game) => game.play(row, col).map(drop),
+            None => tic_tac_toe::locate(row, col).map(drop),
+        };
+        if let Err(error) = result {
+            violations.push(Violation::new(
+                format!("{field}[{index}]"),
+                error.to_string(),
+            ));
+            game = None;
+        }
+    }
+    match game {
+        Some(game) if violations.is_empty() => Ok(game),
+        _ => Err(violations),
+    }
+}
+
+impl LiveGame for Game {
+    type Request = PlayTicTacToeRequest;
+    type Response = PlayTicTacToeResponse;
+    const KIND: GameKind = GameKind::TicTacToe;
+
+    fn open(
+        first: PlayTicTacToeRequest,
+    ) -> Result<(Self, Reply<PlayTicTacToeResponse>), ServiceError> {
+        let Some(setup) = &first.setup else {
+            return play::first_move(Game::new(), first);
+        };
+        let game = set_up(setup)?;
+        let reply = Reply::setup(State::of(&game).into_play_response(String::new()));
+        Ok((game, reply))
+    }
+
+    fn reply(&mut self, request: PlayTicTacToeRequest) -> Reply<PlayTicTacToeResponse> {
+        let played = if request.setup.is_some() {
+            Err(play::SETUP_NOT_FIRST.to_owned())
+        } else {
+            self.play(i64::from(request.row), i64::from(request.col))
+                .map_err(|error| error.to_string())
+        };
+        let rejected = played.err().unwrap_or_default();
+        let refused = !rejected.is_empty();
+        Reply::to_move(State::of(self).into_play_response(rejected), refused)
+    }
+}
+
+/// The game a PlayTicTacToe setup starts: its history replayed from the empty board,
+/// A first. Fields are named under `setup.`.
+fn set_up(setup: &TicTacToeSetup) -> Result<Game, ServiceError> {
+    const MESSAGE: &str = "PlayTicTacToeRequest";
+    if setup.history.len() > MAX_MOVES {
+        return Err(fields::invalid(
+            MESSAGE,
+            vec![fields::too_long_history(setup.history.len(), MAX_MOVES)],
+        ));
+    }
+    replay(&setup.history, "setup.history").map_err(|violations| {
+        // The first bad move stops the game: the moves after it are not the game's.
+        fields::invalid(MESSAGE, violations.into_iter().take(1).collect())
+    })
+}
+
+/// A Tic-Tac-Toe game's verdict, winning line and board, as wire fields: what the
+/// replies of JudgeTicTacToe and PlayTicTacToe share.
+struct State {
+    verdict: i32,
+    line: Vec<proto::Cell>,
+    board: proto::Board,
+    moves_played: i32,
+}
+
+impl State {
+    fn of(game: &Game) -> Self {
+        let (standing, line) = match game.verdict() {
+            Verdict::Pending => (Standing::Pending, Vec::new()),
+            Verdict::Draw => (Standing::Draw, Vec::new()),
+            Verdict::Won { player, line } => (
+                match player {
+                    Player::A => Standing::FirstWon,
+                    Player::B => Standing::SecondWon,
+                },
+                convert::cells(&line),
+            ),
+        };
+        Self {
+            verdict: convert::verdict(standing),
+            line,
+            board: proto::Board::from_rows(game.row_bytes()),
+            // At most nine moves are ever applied.
+            moves_played: game.moves_played() as i32,
+        }
+    }
+
+    /// The reply to one message of a live game; `rejected` is empty when it was applied.
+    fn into_play_response(self, rejected: String) -> PlayTicTacToeResponse {
+        PlayTicTacToeResponse {
+            verdict: self.verdict,
+            line: self.line,
+            board: Some(self.board),
+            moves_played: self.moves_played,
+            rejected,
+        }
+    }
+}
