@@ -260,13 +260,15 @@ impl Server {
             }
             (None, None) => Vec::new(),
         };
+        // Served until this is dropped, when `run_on` returns, whichever way.
+        let mut _metrics = None;
         if !metrics_listeners.is_empty() {
             // The addresses actually bound: with port 0 the OS chose them.
             let bound: Vec<_> = metrics_listeners
                 .iter()
                 .map(TcpListener::local_addr)
                 .collect();
-            serve_metrics(metrics_listeners)?;
+            _metrics = Some(serve_metrics(metrics_listeners)?);
             for bound in bound {
                 match bound {
                     Ok(address) => tracing::info!("metrics on http://{address}/metrics"),

@@ -648,7 +648,7 @@ async fn the_live_game_limit_counts_playmany_games_and_streams_alike() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_streams_of_a_hundred_games() {
     let server = TestServer::start().await;
-    let draw = common::games::TIC_TAC_TOE_DRAW;
+    let draw = arbiter::rules::fixtures::TIC_TAC_TOE_DRAW;
     let mut tasks = Vec::new();
     for s in 0..100u64 {
         let mut client = server.client().await;

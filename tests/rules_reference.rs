@@ -10,31 +10,8 @@ use arbiter::rules::grid::Cell;
 use arbiter::rules::othello::{self, Color};
 use arbiter::rules::tic_tac_toe::{self, Game, MoveError, Verdict};
 use proptest::prelude::*;
+use reference::boards::board;
 use reference::{at, naive_connect_four, naive_grid_problem, naive_othello_flips, NaiveReferee};
-
-/// A random rectangular board of `alphabet`'s characters: the first character (empty) is
-/// drawn with probability `empty_percent`, the others evenly.
-fn board(max_side: usize, alphabet: &'static [u8; 3]) -> impl Strategy<Value = Vec<String>> {
-    (1..=max_side, 1..=max_side, 0u8..=100).prop_flat_map(move |(rows, cols, empty_percent)| {
-        prop::collection::vec(0u8..200, rows * cols).prop_map(move |draws| {
-            draws
-                .chunks(cols)
-                .map(|row| {
-                    row.iter()
-                        .map(|&d| {
-                            let ch = if d / 2 < empty_percent {
-                                alphabet[0]
-                            } else {
-                                alphabet[1 + usize::from(d % 2)]
-                            };
-                            char::from(ch)
-                        })
-                        .collect()
-                })
-                .collect()
-        })
-    })
-}
 
 /// The engine's error for a move the naive referee refused with `kind`, at (`row`, `col`),
 /// after a game whose verdict was `verdict`.

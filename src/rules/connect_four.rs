@@ -295,6 +295,9 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::fixtures::{
+        CONNECT_FOUR_EXAMPLE_1, CONNECT_FOUR_EXAMPLE_2, CONNECT_FOUR_EXAMPLE_3,
+    };
 
     fn wins(rows: &[&str], row: usize, col: usize, player: Player) -> Option<Vec<Cell>> {
         let board = Board::parse(rows).unwrap();
@@ -304,19 +307,13 @@ mod tests {
 
     #[test]
     fn seed_example_1_horizontal_run() {
-        let rows = [
-            "0000000", "0000000", "0000000", "0000000", "0222000", "0111100",
-        ];
-        let run = wins(&rows, 5, 4, Player::One).unwrap();
+        let run = wins(&CONNECT_FOUR_EXAMPLE_1, 5, 4, Player::One).unwrap();
         assert_eq!(run, (1..=4).map(|c| Cell::new(5, c)).collect::<Vec<_>>());
     }
 
     #[test]
     fn seed_example_2_diagonal_down_left() {
-        let rows = [
-            "0000000", "0000000", "0002000", "0021000", "0211000", "2111220",
-        ];
-        let run = wins(&rows, 2, 3, Player::Two).unwrap();
+        let run = wins(&CONNECT_FOUR_EXAMPLE_2, 2, 3, Player::Two).unwrap();
         assert_eq!(
             run,
             vec![
@@ -330,10 +327,7 @@ mod tests {
 
     #[test]
     fn seed_example_3_run_elsewhere_does_not_count() {
-        let rows = [
-            "0000000", "0000000", "0000000", "0000001", "2220002", "1111002",
-        ];
-        assert_eq!(wins(&rows, 3, 6, Player::One), None);
+        assert_eq!(wins(&CONNECT_FOUR_EXAMPLE_3, 3, 6, Player::One), None);
     }
 
     #[test]

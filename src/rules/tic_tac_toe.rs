@@ -272,7 +272,7 @@ where
 mod tests {
     use super::*;
 
-    use crate::rules::shared_games as games;
+    use crate::rules::fixtures;
 
     fn verdict_of(moves: &[(i64, i64)]) -> Verdict {
         judge(moves.iter().copied()).unwrap().verdict()
@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn draw_and_pending() {
-        let draw: Vec<(i64, i64)> = games::TIC_TAC_TOE_DRAW
+        let draw: Vec<(i64, i64)> = fixtures::TIC_TAC_TOE_DRAW
             .iter()
             .map(|&(row, col)| (row.into(), col.into()))
             .collect();

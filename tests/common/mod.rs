@@ -1,7 +1,6 @@
 //! A real Arbiter server on a loopback port, and clients for it, for the wire tests.
 #![allow(dead_code)]
 
-pub mod games;
 pub mod messages;
 pub mod metrics;
 pub mod process;

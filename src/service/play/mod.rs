@@ -28,6 +28,7 @@ use tonic::Status;
 
 use self::reaper::{Ending, Reaper, Watch};
 use super::error::ServiceError;
+use crate::telemetry::names;
 
 /// The replies of one live game.
 pub type ReplyStream<R> = Pin<Box<dyn Stream<Item = Result<R, Status>> + Send>>;
@@ -222,7 +223,7 @@ impl<G: LiveGame> Referee<G> {
         match reply.handled {
             Handled::Applied => {}
             Handled::Rejected => {
-                metrics::counter!("arbiter_rejected_moves_total", "game" => G::KIND.label())
+                metrics::counter!(names::REJECTED_MOVES_TOTAL, "game" => G::KIND.label())
                     .increment(1);
                 self.unapplied += 1;
             }
@@ -260,7 +261,7 @@ impl LiveGames {
                 (open < limit).then_some(open + 1)
             })
             .ok()?;
-        metrics::gauge!("arbiter_live_games", "game" => kind.label()).increment(1.0);
+        metrics::gauge!(names::LIVE_GAMES, "game" => kind.label()).increment(1.0);
         Some(OpenGame {
             count: Arc::clone(&self.count),
             kind,
@@ -277,7 +278,7 @@ pub(crate) struct OpenGame {
 impl Drop for OpenGame {
     fn drop(&mut self) {
         self.count.fetch_sub(1, Ordering::Relaxed);
-        metrics::gauge!("arbiter_live_games", "game" => self.kind.label()).decrement(1.0);
+        metrics::gauge!(names::LIVE_GAMES, "game" => self.kind.label()).decrement(1.0);
     }
 }
 
