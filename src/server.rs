@@ -29,7 +29,11 @@ const FINAL_WAIT: Duration = Duration::from_secs(2);
 /// [`Settings::default`], the one place where the defaults are defined (the command line
 /// in [`crate::config`] takes its defaults from there). Building one has no side effect:
 /// nothing reads the environment or the command line.
+///
+/// Marked `#[non_exhaustive]`, so that a setting added later breaks no embedder: start
+/// from `Settings::default()` and change the fields you need.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Settings {
     /// Where to serve gRPC, `HOST:PORT`: an IP address or a host name, every address of
     /// which is bound (`localhost` is 127.0.0.1 and ::1). Bound by the caller: see [`bind`].

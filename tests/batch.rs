@@ -14,7 +14,7 @@ use arbiter::proto::{
     FieldViolation, JudgeTicTacToeRequest, ListOthelloMovesRequest, TicTacToeMove,
 };
 use arbiter::rules::fixtures::{CONNECT_FOUR_EXAMPLE_2, LC1958_EXAMPLE_1};
-use arbiter::service::Arbiter;
+use arbiter::Arbiter;
 use common::TestServer;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;

@@ -10,8 +10,8 @@ use arbiter::proto::{
 };
 use arbiter::rules::othello::{Color, STANDARD_START};
 use arbiter::rules::{connect_four, othello};
-use arbiter::service::play::{LiveGame, StreamLimits};
-use arbiter::service::Arbiter;
+use arbiter::Arbiter;
+use arbiter::{LiveGame, StreamLimits};
 use futures_util::StreamExt;
 use proptest::prelude::*;
 use reference::boards::board;

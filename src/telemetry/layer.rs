@@ -22,7 +22,7 @@ const CODES: usize = 17;
 
 /// The tower layer that counts every call.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct CallMetricsLayer;
+pub(crate) struct CallMetricsLayer;
 
 impl<S> Layer<S> for CallMetricsLayer {
     type Service = CallMetrics<S>;
@@ -34,7 +34,7 @@ impl<S> Layer<S> for CallMetricsLayer {
 
 /// Counts the calls `inner` serves.
 #[derive(Debug, Clone)]
-pub struct CallMetrics<S> {
+pub(crate) struct CallMetrics<S> {
     inner: S,
 }
 

@@ -33,7 +33,7 @@ const UPKEEP: Duration = Duration::from_secs(5);
 /// The metrics listeners and the recorder's upkeep, running until this is dropped:
 /// then every listener is closed and every scrape connection ended.
 #[derive(Debug)]
-pub struct MetricsListener {
+pub(crate) struct MetricsListener {
     tasks: JoinSet<()>,
 }
 
@@ -50,7 +50,7 @@ impl Drop for MetricsListener {
 ///
 /// The listeners are served until the returned [`MetricsListener`] is dropped (the
 /// recorder stays installed: calls are still counted).
-pub fn serve_metrics(listeners: Vec<TcpListener>) -> Result<MetricsListener, BuildError> {
+pub(crate) fn serve_metrics(listeners: Vec<TcpListener>) -> Result<MetricsListener, BuildError> {
     let handle = PrometheusBuilder::new()
         .set_buckets_for_metric(Matcher::Full(CALL_DURATION_SECONDS.into()), &BUCKETS)?
         .install_recorder()?;

@@ -16,5 +16,5 @@ mod listener;
 pub(crate) mod names;
 mod rpcs;
 
-pub use layer::{CallFuture, CallMetrics, CallMetricsLayer, MeteredBody, RequestBody};
-pub use listener::{serve_metrics, MetricsListener};
+pub(crate) use layer::CallMetricsLayer;
+pub(crate) use listener::serve_metrics;

@@ -154,7 +154,6 @@ pub(crate) mod sealed {
         pub handled: Handled,
     }
 
-
     /// A kind of live game: its messages, and how it answers them.
     pub trait Game: Sized + Send + 'static {
         /// A message from the client.
