@@ -45,16 +45,18 @@ fn othello(c: &mut Criterion) {
 fn connect_four(c: &mut Criterion) {
     let board = connect_four::Board::parse(&CONNECT_FOUR_EXAMPLE_2).unwrap();
     c.bench_function("connect_four/winning_run 6x7", |b| {
-        b.iter(|| black_box(&board).winning_run(black_box(Cell::new(2, 3)), Player::Two, 4))
+        let piece = board.check_piece(Cell::new(2, 3), Player::Two).unwrap();
+        b.iter(|| black_box(&board).winning_run(black_box(piece), 4))
     });
     let mut group = c.benchmark_group("connect_four/winning_run dense, no win");
     for side in [10, 100, 1000] {
         let board = connect_four::Board::parse(&connect_four_long_lines(side)).unwrap();
         let centre = Cell::new(side / 2, side / 2);
+        let piece = board.check_piece(centre, Player::One).unwrap();
         // A run length just past the longest line means every walk goes to the end
         // and nothing wins: the worst case for the rule.
         group.bench_with_input(BenchmarkId::from_parameter(side), &board, |b, board| {
-            b.iter(|| board.winning_run(black_box(centre), Player::One, side + 1))
+            b.iter(|| board.winning_run(black_box(piece), side + 1))
         });
     }
     group.finish();

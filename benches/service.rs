@@ -12,7 +12,7 @@ use arbiter::proto::{
     ListOthelloMovesRequest,
 };
 use arbiter::rules::connect_four;
-use arbiter::service::Arbiter;
+use arbiter::Arbiter;
 use criterion::{criterion_group, criterion_main, Criterion};
 use prost::Message;
 use tonic::Request;

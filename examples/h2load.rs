@@ -6,7 +6,7 @@
 //! 1. Frames each request of `benches/support/requests.rs` as a gRPC message (a 5-byte
 //!    prefix and the prost encoding; a game's moves one frame after the other) into a
 //!    file h2load posts, and computes the exact reply frames each server must send:
-//!    Arbiter's by calling the real service in-process (`arbiter::service::Arbiter`),
+//!    Arbiter's by calling the real service in-process (`arbiter::Arbiter`),
 //!    the baseline's the empty message (a 5-byte frame of length 0) per request message.
 //! 2. For each workload and round, starts fresh processes, Arbiter, Arbiter with
 //!    `--metrics-listen 127.0.0.1:0`, then the baseline, each pinned to the server CPU,
@@ -40,8 +40,8 @@ use std::time::Duration;
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::rules::{connect_four, othello, tic_tac_toe};
-use arbiter::service::play::LiveGame;
-use arbiter::service::Arbiter;
+use arbiter::Arbiter;
+use arbiter::LiveGame;
 use clap::Parser;
 use futures_util::{stream, StreamExt, TryStreamExt};
 use prost::Message;

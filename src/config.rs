@@ -75,10 +75,9 @@ pub struct Options {
     #[arg(long, value_name = "N", default_value_t = Settings::default().max_request_bytes)]
     pub max_request_bytes: usize,
 
-    /// Calls in flight across the whole server beyond which new calls are refused at once
-    /// with RESOURCE_EXHAUSTED instead of queueing. A call counts until its handler
-    /// returns: an open stream (a live game) holds no slot (see --max-live-games), while
-    /// the arbiter_calls_in_flight metric counts it until it ends.
+    /// Calls in flight across the server past which new calls are refused at once with
+    /// RESOURCE_EXHAUSTED, not queued; a stream counts only while it opens (what counts:
+    /// RELIABILITY.md, "Calls in flight").
     #[arg(long, value_name = "N", default_value_t = Settings::default().max_in_flight,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_in_flight: u32,

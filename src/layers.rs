@@ -48,10 +48,9 @@ pub(crate) fn rewrite_transport_error<B>(mut response: http::Response<B>) -> htt
     response
 }
 
-/// Refuses calls beyond `limit` in flight across the server at once, at once, with
-/// RESOURCE_EXHAUSTED (the client should retry with backoff), rather than queueing them.
-/// A call holds its place until its reply headers are ready: a live-game stream only
-/// while it opens.
+/// Refuses calls beyond `limit` in flight across the server at once with
+/// RESOURCE_EXHAUSTED, rather than queueing them (`--max-in-flight`; what it counts is
+/// explained once, in RELIABILITY.md, "Calls in flight").
 #[derive(Debug, Clone)]
 pub(crate) struct InFlightLimitLayer {
     limit: usize,

@@ -1,4 +1,18 @@
 //! Arbiter: a gRPC service that rules on moves in grid games.
+//!
+//! The crate is the server binary's library, public for embedding and for the project's
+//! own tests, benchmarks and fuzz targets:
+//!
+//! - [`server`]: [`server::Server`] and its [`server::Settings`], to run Arbiter inside
+//!   another program; [`config`]: the command line that fills the settings.
+//! - [`Arbiter`]: the `arbiter.v1.ArbiterService` implementation itself, to call in
+//!   process; [`Arbiter::open_game`] and [`Arbiter::open_many`] drive live games from
+//!   any stream of messages.
+//! - [`proto`]: the wire types and the gRPC client and server stubs. Every message is
+//!   prost-generated but [`proto::Board`], which is hand-written: build one with
+//!   [`proto::Board::from_rows`] and read its rows as bytes (`board.rows.iter()`) or
+//!   strings (`board.rows.to_strings()`).
+//! - [`rules`]: the rules of the three games, pure Rust with no gRPC in sight.
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
@@ -7,5 +21,10 @@ mod layers;
 pub mod proto;
 pub mod rules;
 pub mod server;
-pub mod service;
-pub mod telemetry;
+mod service;
+mod telemetry;
+
+pub use service::batch::MAX_CHECKS;
+pub use service::play::many::MAX_ACTIONS;
+pub use service::play::{GameKind, LiveGame, LiveGames, ReplyStream, StreamLimits};
+pub use service::Arbiter;

@@ -29,7 +29,11 @@ const FINAL_WAIT: Duration = Duration::from_secs(2);
 /// [`Settings::default`], the one place where the defaults are defined (the command line
 /// in [`crate::config`] takes its defaults from there). Building one has no side effect:
 /// nothing reads the environment or the command line.
+///
+/// Marked `#[non_exhaustive]`, so that a setting added later breaks no embedder: start
+/// from `Settings::default()` and change the fields you need.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Settings {
     /// Where to serve gRPC, `HOST:PORT`: an IP address or a host name, every address of
     /// which is bound (`localhost` is 127.0.0.1 and ::1). Bound by the caller: see [`bind`].
@@ -260,13 +264,15 @@ impl Server {
             }
             (None, None) => Vec::new(),
         };
+        // Served until this is dropped, when `run_on` returns, whichever way.
+        let mut _metrics = None;
         if !metrics_listeners.is_empty() {
             // The addresses actually bound: with port 0 the OS chose them.
             let bound: Vec<_> = metrics_listeners
                 .iter()
                 .map(TcpListener::local_addr)
                 .collect();
-            serve_metrics(metrics_listeners)?;
+            _metrics = Some(serve_metrics(metrics_listeners)?);
             for bound in bound {
                 match bound {
                     Ok(address) => tracing::info!("metrics on http://{address}/metrics"),

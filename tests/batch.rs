@@ -13,8 +13,8 @@ use arbiter::proto::{
     Board, Check, CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, CheckResult,
     FieldViolation, JudgeTicTacToeRequest, ListOthelloMovesRequest, TicTacToeMove,
 };
-use arbiter::service::Arbiter;
-use common::games::{CONNECT_FOUR_EXAMPLE_2, LC1958_EXAMPLE_1};
+use arbiter::rules::fixtures::{CONNECT_FOUR_EXAMPLE_2, LC1958_EXAMPLE_1};
+use arbiter::Arbiter;
 use common::TestServer;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;

@@ -224,7 +224,7 @@ async fn five_thousand_moves_off_the_board_are_each_counted() {
         assert_eq!(
             description,
             &format!(
-                "square ({}, {}) is outside the board: row and col must be 0, 1 or 2",
+                "({}, {}) is outside the board, which has 3 rows and 3 columns",
                 i32::MIN + index as i32,
                 i32::MAX - index as i32
             )

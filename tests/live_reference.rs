@@ -10,10 +10,11 @@ use arbiter::proto::{
 };
 use arbiter::rules::othello::{Color, STANDARD_START};
 use arbiter::rules::{connect_four, othello};
-use arbiter::service::play::{LiveGame, StreamLimits};
-use arbiter::service::Arbiter;
+use arbiter::Arbiter;
+use arbiter::{LiveGame, StreamLimits};
 use futures_util::StreamExt;
 use proptest::prelude::*;
+use reference::boards::board;
 use reference::games::{Expected, NaiveConnectFour, NaiveOthello};
 use tokio_util::sync::CancellationToken;
 
@@ -90,31 +91,12 @@ fn check<R: std::fmt::Debug + PartialEq + Clone>(
     Ok(())
 }
 
-fn othello_board(max_side: usize) -> impl Strategy<Value = Vec<String>> {
-    (1..=max_side, 1..=max_side, 0u8..=100).prop_flat_map(|(rows, cols, empty)| {
-        prop::collection::vec(0u8..200, rows * cols).prop_map(move |draws| {
-            draws
-                .chunks(cols)
-                .map(|row| {
-                    row.iter()
-                        .map(|&d| match d {
-                            d if d / 2 < empty => '.',
-                            d if d % 2 == 0 => 'B',
-                            _ => 'W',
-                        })
-                        .collect()
-                })
-                .collect()
-        })
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
     fn othello_games_match_the_naive_referee(
-        setup in prop::option::of((othello_board(30), any::<bool>())),
+        setup in prop::option::of((board(30, b".BW"), any::<bool>())),
         script in messages(120),
     ) {
         let (mut referee, mut expected, mut requests) = match &setup {

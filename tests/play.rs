@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{Board, Cell, PlayTicTacToeRequest, PlayTicTacToeResponse, Verdict};
+use arbiter::rules::fixtures::TIC_TAC_TOE_DRAW;
 use arbiter::rules::tic_tac_toe;
-use common::games::TIC_TAC_TOE_DRAW;
 use common::messages::{cell, open_stream};
 use common::TestServer;
 use tokio::sync::mpsc;
@@ -403,22 +403,31 @@ fn a_slow_reader_holds_back_the_server() {
 
     // Without reading a reply, the moves the transport takes from us must stop growing:
     // flow control holds the client back once the server stops reading.
+    // Held back means no move taken for three looks in a row, 200 ms apart.
     let mut stalled_at = None;
+    let mut still = 0;
+    let mut before = pulled.load(Ordering::Relaxed);
     for _ in 0..100 {
-        let before = pulled.load(Ordering::Relaxed);
         std::thread::sleep(Duration::from_millis(200));
         let after = pulled.load(Ordering::Relaxed);
-        if before == after && after > 0 {
+        still = if after == before && after > 0 {
+            still + 1
+        } else {
+            0
+        };
+        if still == 3 {
             stalled_at = Some(after);
             break;
         }
+        before = after;
     }
     let stalled_at = stalled_at.expect("the client was never held back");
     assert!(stalled_at < 1_000_000, "{stalled_at} moves were taken");
     assert_eq!(server.live_games.count(), 1);
     eprintln!("the client was held back after {stalled_at} moves");
 
-    // Reading replies lets the game move on: the client is let send again.
+    // Reading replies lets the game move on, and only reading does: the client, still
+    // held back, is let send again once some replies are read.
     client_runtime.block_on(async {
         let mut read = 0;
         while pulled.load(Ordering::Relaxed) == stalled_at {
@@ -427,6 +436,11 @@ fn a_slow_reader_holds_back_the_server() {
             read += 1;
             assert!(read <= 2 * stalled_at, "reading never let the client go on");
         }
+        assert!(
+            read > 0,
+            "the client went on from {stalled_at} moves to {} before a reply was read",
+            pulled.load(Ordering::Relaxed)
+        );
     });
 
     // The client's process goes away mid-game: its connection drops and the game is freed.

@@ -18,8 +18,8 @@ use arbiter::proto::{
 use arbiter::rules::othello::STANDARD_START;
 use arbiter::rules::{connect_four, othello, tic_tac_toe};
 use arbiter::server::Settings;
-use arbiter::service::play::{LiveGame, StreamLimits};
-use arbiter::service::Arbiter;
+use arbiter::Arbiter;
+use arbiter::{LiveGame, StreamLimits};
 use common::messages::open_stream;
 use common::TestServer;
 use futures_util::StreamExt;
@@ -648,7 +648,7 @@ async fn the_live_game_limit_counts_playmany_games_and_streams_alike() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_streams_of_a_hundred_games() {
     let server = TestServer::start().await;
-    let draw = common::games::TIC_TAC_TOE_DRAW;
+    let draw = arbiter::rules::fixtures::TIC_TAC_TOE_DRAW;
     let mut tasks = Vec::new();
     for s in 0..100u64 {
         let mut client = server.client().await;
@@ -698,11 +698,9 @@ async fn a_hundred_streams_of_a_hundred_games() {
 /// how to resume. Fails against a server that leaves it open or says nothing of it.
 #[tokio::test]
 async fn shutdown_ends_a_playmany_stream_with_the_way_to_resume() {
-    let settings = Settings {
-        shutdown_drain: Duration::ZERO,
-        shutdown_grace: Duration::from_millis(100),
-        ..Settings::default()
-    };
+    let mut settings = Settings::default();
+    settings.shutdown_drain = Duration::ZERO;
+    settings.shutdown_grace = Duration::from_millis(100);
     let mut server = TestServer::start_with(settings).await;
     let mut stream = open(&server).await;
     exchange(&mut stream, vec![drop(1, 0)]).await;

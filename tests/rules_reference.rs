@@ -10,38 +10,15 @@ use arbiter::rules::grid::Cell;
 use arbiter::rules::othello::{self, Color};
 use arbiter::rules::tic_tac_toe::{self, Game, MoveError, Verdict};
 use proptest::prelude::*;
+use reference::boards::board;
 use reference::{at, naive_connect_four, naive_grid_problem, naive_othello_flips, NaiveReferee};
-
-/// A random rectangular board of `alphabet`'s characters: the first character (empty) is
-/// drawn with probability `empty_percent`, the others evenly.
-fn board(max_side: usize, alphabet: &'static [u8; 3]) -> impl Strategy<Value = Vec<String>> {
-    (1..=max_side, 1..=max_side, 0u8..=100).prop_flat_map(move |(rows, cols, empty_percent)| {
-        prop::collection::vec(0u8..200, rows * cols).prop_map(move |draws| {
-            draws
-                .chunks(cols)
-                .map(|row| {
-                    row.iter()
-                        .map(|&d| {
-                            let ch = if d / 2 < empty_percent {
-                                alphabet[0]
-                            } else {
-                                alphabet[1 + usize::from(d % 2)]
-                            };
-                            char::from(ch)
-                        })
-                        .collect()
-                })
-                .collect()
-        })
-    })
-}
 
 /// The engine's error for a move the naive referee refused with `kind`, at (`row`, `col`),
 /// after a game whose verdict was `verdict`.
 fn naive_move_error(kind: &str, row: i64, col: i64, verdict: Verdict) -> MoveError {
     match kind {
         "over" => MoveError::GameOver { verdict },
-        "outside" => MoveError::OutOfBoard { row, col },
+        "outside" => MoveError::OffBoard(arbiter::rules::grid::locate(3, 3, row, col).unwrap_err()),
         "taken" => MoveError::Occupied {
             cell: Cell::new(row as usize, col as usize),
         },
@@ -77,15 +54,13 @@ proptest! {
         let target = Cell::new(pick.0.index(rows.len()), pick.1.index(rows[0].len()));
         let found = at(&rows, target.row, target.col);
         for player in [connect_four::Player::One, connect_four::Player::Two] {
-            let answer = board.winning_run(target, player, run_length);
             let owned = board.check_piece(target, player);
             if found == player.byte() {
                 let expected = naive_connect_four(&rows, target, found, run_length);
-                prop_assert_eq!(owned, Ok(()));
-                prop_assert_eq!(answer, expected);
+                let piece = owned.expect("the player's piece");
+                prop_assert_eq!(board.winning_run(piece, run_length), expected);
             } else {
                 prop_assert_eq!(owned.map_err(|e| e.found), Err(char::from(found)));
-                prop_assert_eq!(answer, None);
             }
         }
     }

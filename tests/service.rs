@@ -6,9 +6,11 @@ use arbiter::proto::{
     Board, Cell, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
     ListOthelloMovesRequest, Verdict,
 };
-use common::games::{
-    CONNECT_FOUR_EXAMPLE_2, LC1958_EXAMPLE_1, TIC_TAC_TOE_DRAW, TIC_TAC_TOE_DRAW_BOARD,
+use arbiter::rules::fixtures::{
+    CONNECT_FOUR_EXAMPLE_1, CONNECT_FOUR_EXAMPLE_2, CONNECT_FOUR_EXAMPLE_3, LC1958_EXAMPLE_1,
+    LC1958_EXAMPLE_2, TIC_TAC_TOE_DRAW, TIC_TAC_TOE_DRAW_BOARD,
 };
+use arbiter::rules::othello::STANDARD_START;
 use common::messages::{board, cell, cells, moves};
 use common::TestServer;
 use tonic::Code;
@@ -57,10 +59,7 @@ async fn connect_four_seed_examples_over_the_wire() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
 
-    let example_1 = [
-        "0000000", "0000000", "0000000", "0000000", "0222000", "0111100",
-    ];
-    let reply = ok(client.check_connect_four(c4(&example_1, 5, 4, 1))).await;
+    let reply = ok(client.check_connect_four(c4(&CONNECT_FOUR_EXAMPLE_1, 5, 4, 1))).await;
     assert!(reply.wins);
     assert_eq!(reply.run, cells(&[(5, 1), (5, 2), (5, 3), (5, 4)]));
 
@@ -68,10 +67,7 @@ async fn connect_four_seed_examples_over_the_wire() {
     assert!(reply.wins);
     assert_eq!(reply.run, cells(&[(2, 3), (3, 2), (4, 1), (5, 0)]));
 
-    let example_3 = [
-        "0000000", "0000000", "0000000", "0000001", "2220002", "1111002",
-    ];
-    let reply = ok(client.check_connect_four(c4(&example_3, 3, 6, 1))).await;
+    let reply = ok(client.check_connect_four(c4(&CONNECT_FOUR_EXAMPLE_3, 3, 6, 1))).await;
     assert!(!reply.wins);
     assert!(reply.run.is_empty());
 
@@ -117,11 +113,7 @@ async fn othello_check_and_listing() {
         ]
     );
 
-    let example_2 = [
-        "........", ".B..W...", "..W.....", "...WB...", "........", "....BW..", "......W.",
-        ".......B",
-    ];
-    let reply = ok(client.check_othello_move(othello_check(&example_2, 4, 4, "W"))).await;
+    let reply = ok(client.check_othello_move(othello_check(&LC1958_EXAMPLE_2, 4, 4, "W"))).await;
     assert!(!reply.legal);
     assert!(reply.flips.is_empty());
 
@@ -129,11 +121,7 @@ async fn othello_check_and_listing() {
     let reply = ok(client.check_othello_move(othello_check(&LC1958_EXAMPLE_1, 0, 3, "W"))).await;
     assert!(!reply.legal);
 
-    let opening = [
-        "........", "........", "........", "...WB...", "...BW...", "........", "........",
-        "........",
-    ];
-    let reply = ok(client.list_othello_moves(othello_list(&opening, "W"))).await;
+    let reply = ok(client.list_othello_moves(othello_list(&STANDARD_START, "W"))).await;
     let cells: Vec<Cell> = reply.moves.iter().map(|m| m.cell.unwrap()).collect();
     assert_eq!(cells, vec![cell(2, 4), cell(3, 5), cell(4, 2), cell(5, 3)]);
     assert_eq!(reply.moves[0].flips, vec![cell(3, 4)]);

@@ -40,14 +40,52 @@ fn test_dir(test: &str) -> PathBuf {
     std::env::temp_dir().join(format!("arbiter-tls-{test}-{}", std::process::id()))
 }
 
-/// Calls JudgeTicTacToe once over `endpoint`; Err if the connection or the call fails.
-async fn call(endpoint: Endpoint) -> Result<(), String> {
-    let channel = endpoint.connect().await.map_err(|e| e.to_string())?;
+/// How a call was refused.
+#[derive(Debug)]
+enum Refused {
+    /// The client would not connect, with every error of the chain.
+    Connect(String),
+    /// The connection broke with no gRPC answer, with every error of the chain.
+    Transport(String),
+    /// The server answered with a status (read only by `Debug`, in a failure).
+    #[allow(dead_code)]
+    Status(tonic::Status),
+}
+
+/// The error and every error it came from, as one line.
+fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    while let Some(source) = next {
+        text = format!("{text}: {source}");
+        next = source.source();
+    }
+    text
+}
+
+/// Calls JudgeTicTacToe once over `endpoint`.
+async fn call(endpoint: Endpoint) -> Result<(), Refused> {
+    let channel = endpoint
+        .connect()
+        .await
+        .map_err(|error| Refused::Connect(chain(&error)))?;
     ArbiterServiceClient::new(channel)
         .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
         .await
         .map(drop)
-        .map_err(|status| status.to_string())
+        .map_err(|status| match std::error::Error::source(&status) {
+            Some(source) => Refused::Transport(chain(source)),
+            None => Refused::Status(status),
+        })
+}
+
+/// A plaintext client's call to a TLS server: the server speaks no HTTP/2 in the clear,
+/// so the connection breaks before any answer.
+fn assert_plaintext_refused(refused: Result<(), Refused>) {
+    assert!(
+        matches!(refused, Err(Refused::Transport(_))),
+        "a plaintext client got {refused:?}"
+    );
 }
 
 fn tls_endpoint(server: &TestServer, ca: &str, identity: Option<&(String, String)>) -> Endpoint {
@@ -76,15 +114,16 @@ async fn a_tls_server_refuses_plaintext() {
     let key = write(&dir, "server.key", &key);
     let server = TestServer::start_with(options(&["--tls-cert", &cert, "--tls-key", &key])).await;
 
-    assert!(call(plaintext_endpoint(&server)).await.is_err());
+    assert_plaintext_refused(call(plaintext_endpoint(&server)).await);
     call(tls_endpoint(&server, &server_ca.pem(), None))
         .await
         .unwrap();
-    // A client that trusts another CA does not accept the server.
+    // A client that trusts another CA does not accept the server's certificate.
     let other = authority("other CA");
-    assert!(call(tls_endpoint(&server, &other.pem(), None))
-        .await
-        .is_err());
+    match call(tls_endpoint(&server, &other.pem(), None)).await {
+        Err(Refused::Connect(error)) if error.contains("UnknownIssuer") => {}
+        refused => panic!("a client of another CA got {refused:?}"),
+    }
 }
 
 #[tokio::test]
@@ -109,14 +148,16 @@ async fn mutual_tls_lets_in_only_clients_of_the_client_ca() {
     let trusted = leaf(&client_ca, "game-server");
     let stranger = leaf(&stranger_ca, "game-server");
 
-    let no_certificate = call(tls_endpoint(&server, &server_ca.pem(), None)).await;
-    assert!(
-        no_certificate.is_err(),
-        "a client without a certificate got in"
-    );
-    let wrong_ca = call(tls_endpoint(&server, &server_ca.pem(), Some(&stranger))).await;
-    assert!(wrong_ca.is_err(), "a client of another CA got in");
-    assert!(call(plaintext_endpoint(&server)).await.is_err());
+    // The server, not the client, ends these handshakes: with the alert that says why.
+    match call(tls_endpoint(&server, &server_ca.pem(), None)).await {
+        Err(Refused::Transport(error)) if error.contains("CertificateRequired") => {}
+        refused => panic!("a client without a certificate got {refused:?}"),
+    }
+    match call(tls_endpoint(&server, &server_ca.pem(), Some(&stranger))).await {
+        Err(Refused::Transport(error)) if error.contains("UnknownCA") => {}
+        refused => panic!("a client of another CA got {refused:?}"),
+    }
+    assert_plaintext_refused(call(plaintext_endpoint(&server)).await);
     call(tls_endpoint(&server, &server_ca.pem(), Some(&trusted)))
         .await
         .unwrap();

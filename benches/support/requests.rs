@@ -2,7 +2,7 @@
 //! benchmarks (`benches/service.rs`) and the two load generators (`examples/load.rs`, a
 //! tonic client, and `examples/h2load.rs`, which frames the same requests for h2load), so
 //! that all of them measure the same work. The games the tests play as well come from
-//! `tests/common/games.rs`, their one home.
+//! `arbiter::rules::fixtures`, their one home.
 #![allow(dead_code)] // each includer takes what it measures
 
 use std::num::NonZeroUsize;
@@ -14,8 +14,8 @@ use arbiter::proto::{
 };
 use arbiter::rules::{connect_four, othello};
 
-#[path = "../../tests/common/games.rs"]
-pub mod games;
+/// The games and boards the tests play as well, defined once in the crate.
+pub use arbiter::rules::fixtures as games;
 
 /// A midgame 8x8 Othello position with several legal moves for black.
 pub const OTHELLO_MIDGAME: [&str; 8] = [

@@ -5,7 +5,8 @@ a live game that survives the loss of its stream by resuming from its history.
 
 Run it against a server on the default address (start one with `cargo run --release`):
 
-    pip install -r examples/python/requirements.txt && python3 examples/python/client.py
+    python3 -m venv .venv && .venv/bin/pip install -r examples/python/requirements.txt
+    .venv/bin/python examples/python/client.py
 
 Pass another address as the first argument: `python3 examples/python/client.py host:port`.
 The stubs are generated from the repository's proto/ at start-up with grpcio-tools, so

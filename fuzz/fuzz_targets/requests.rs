@@ -9,8 +9,8 @@ use arbiter::proto::{
     ListOthelloMovesRequest, PlayManyRequest,
 };
 use arbiter::rules::{connect_four, othello, tic_tac_toe};
-use arbiter::service::play::{LiveGame, StreamLimits};
-use arbiter::service::Arbiter;
+use arbiter::{LiveGame, StreamLimits};
+use arbiter::Arbiter;
 use futures_util::StreamExt;
 use libfuzzer_sys::fuzz_target;
 use prost::Message;

@@ -6,7 +6,7 @@
 
 use std::num::NonZeroUsize;
 
-use super::grid::{Cell, Grid, GridError};
+use super::grid::{self, Cell, Grid, GridError, OffBoard};
 use super::rows::Rows;
 
 /// The characters of a Connect Four board: `0` empty, `1` and `2` the players' pieces.
@@ -78,6 +78,26 @@ pub struct NotPlayersPiece {
     pub found: char,
 }
 
+/// A player's piece on a board, as [`Board::check_piece`] found it: the only way to
+/// have one, so a run is only ever looked for through a piece that is there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    cell: Cell,
+    player: Player,
+}
+
+impl Piece {
+    /// The piece's cell.
+    pub fn cell(&self) -> Cell {
+        self.cell
+    }
+
+    /// Whose piece it is.
+    pub fn player(&self) -> Player {
+        self.player
+    }
+}
+
 /// A Connect Four board of any rectangular size.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Board {
@@ -101,10 +121,11 @@ impl Board {
     }
 
     /// Checks that `cell` (a cell this board located, see [`Grid::locate`]) holds
-    /// `player`'s piece, as the piece just placed must.
-    pub fn check_piece(&self, cell: Cell, player: Player) -> Result<(), NotPlayersPiece> {
+    /// `player`'s piece, as the piece just placed must: the piece, which
+    /// [`Board::winning_run`] takes, so that the check is made once.
+    pub fn check_piece(&self, cell: Cell, player: Player) -> Result<Piece, NotPlayersPiece> {
         match self.grid.get(cell) {
-            Some(found) if found == player.byte() => Ok(()),
+            Some(found) if found == player.byte() => Ok(Piece { cell, player }),
             found => Err(NotPlayersPiece {
                 cell,
                 player: player.byte(),
@@ -113,20 +134,16 @@ impl Board {
         }
     }
 
-    /// The winning run through `cell`, end to end, if `player`'s piece there (checked
-    /// by [`Board::check_piece`]) is part of an unbroken run of at least `run_length` of
-    /// their pieces on one line.
+    /// The winning run through `piece` (handed out by [`Board::check_piece`] for this
+    /// board), end to end, if it is part of an unbroken run of at least `run_length` of
+    /// its player's pieces on one line.
     ///
     /// The lines are checked horizontal, vertical, diagonal down-right, diagonal
     /// down-left, and the first that wins gives the run. Runs longer than `run_length`
-    /// win too; a `run_length` of 0 or 1 is met by the piece alone. A cell that does not
-    /// hold the player's piece is part of no run.
-    pub fn winning_run(&self, cell: Cell, player: Player, run_length: usize) -> Option<Vec<Cell>> {
-        let own = player.byte();
-        if self.grid.get(cell) != Some(own) {
-            return None;
-        }
-        self.run_through(cell, own, run_length)
+    /// win too; a `run_length` of 0 or 1 is met by the piece alone.
+    pub fn winning_run(&self, piece: Piece, run_length: usize) -> Option<Vec<Cell>> {
+        debug_assert_eq!(self.grid.get(piece.cell), Some(piece.player.byte()));
+        self.run_through(piece.cell, piece.player.byte(), run_length)
     }
 
     /// The first line's run of `own` pieces through the on-board `cell` (which holds
@@ -171,13 +188,8 @@ impl Board {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
     /// The column is not on the board.
-    #[error("column {col} is outside the board, which has {cols} columns (0 to {last})", last = .cols - 1)]
-    OffBoard {
-        /// The asked column.
-        col: i64,
-        /// The board's column count.
-        cols: usize,
-    },
+    #[error(transparent)]
+    OffBoard(#[from] OffBoard),
     /// The column has no empty cell left.
     #[error("column {col} is full")]
     ColumnFull {
@@ -236,11 +248,7 @@ impl Game {
 
     /// Drops a piece of the player to move into column `col`: the cell it lands on.
     pub fn drop_piece(&mut self, col: i64) -> Result<Cell, MoveError> {
-        let cols = self.empty.len();
-        let index = usize::try_from(col)
-            .ok()
-            .filter(|&c| c < cols)
-            .ok_or(MoveError::OffBoard { col, cols })?;
+        let index = grid::locate_column(self.empty.len(), col)?;
         if self.outcome != Outcome::Pending {
             return Err(MoveError::GameOver);
         }
@@ -287,28 +295,25 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::fixtures::{
+        CONNECT_FOUR_EXAMPLE_1, CONNECT_FOUR_EXAMPLE_2, CONNECT_FOUR_EXAMPLE_3,
+    };
 
     fn wins(rows: &[&str], row: usize, col: usize, player: Player) -> Option<Vec<Cell>> {
-        Board::parse(rows)
-            .unwrap()
-            .winning_run(Cell::new(row, col), player, DEFAULT_RUN_LENGTH)
+        let board = Board::parse(rows).unwrap();
+        let piece = board.check_piece(Cell::new(row, col), player).ok()?;
+        board.winning_run(piece, DEFAULT_RUN_LENGTH)
     }
 
     #[test]
     fn seed_example_1_horizontal_run() {
-        let rows = [
-            "0000000", "0000000", "0000000", "0000000", "0222000", "0111100",
-        ];
-        let run = wins(&rows, 5, 4, Player::One).unwrap();
+        let run = wins(&CONNECT_FOUR_EXAMPLE_1, 5, 4, Player::One).unwrap();
         assert_eq!(run, (1..=4).map(|c| Cell::new(5, c)).collect::<Vec<_>>());
     }
 
     #[test]
     fn seed_example_2_diagonal_down_left() {
-        let rows = [
-            "0000000", "0000000", "0002000", "0021000", "0211000", "2111220",
-        ];
-        let run = wins(&rows, 2, 3, Player::Two).unwrap();
+        let run = wins(&CONNECT_FOUR_EXAMPLE_2, 2, 3, Player::Two).unwrap();
         assert_eq!(
             run,
             vec![
@@ -322,10 +327,7 @@ mod tests {
 
     #[test]
     fn seed_example_3_run_elsewhere_does_not_count() {
-        let rows = [
-            "0000000", "0000000", "0000000", "0000001", "2220002", "1111002",
-        ];
-        assert_eq!(wins(&rows, 3, 6, Player::One), None);
+        assert_eq!(wins(&CONNECT_FOUR_EXAMPLE_3, 3, 6, Player::One), None);
     }
 
     #[test]
@@ -354,7 +356,11 @@ mod tests {
     #[test]
     fn only_the_players_piece_is_checked() {
         let board = Board::parse(&["120"]).unwrap();
-        assert_eq!(board.check_piece(Cell::new(0, 0), Player::One), Ok(()));
+        let piece = board.check_piece(Cell::new(0, 0), Player::One).unwrap();
+        assert_eq!(
+            (piece.cell(), piece.player()),
+            (Cell::new(0, 0), Player::One)
+        );
         assert_eq!(
             board.check_piece(Cell::new(0, 1), Player::One),
             Err(NotPlayersPiece {
@@ -363,17 +369,14 @@ mod tests {
                 found: '2'
             })
         );
-        assert_eq!(board.winning_run(Cell::new(0, 1), Player::One, 1), None);
     }
 
     #[test]
     fn run_length_longer_than_the_board_cannot_win() {
         let board = Board::parse(&["1111"]).unwrap();
-        assert_eq!(board.winning_run(Cell::new(0, 0), Player::One, 5), None);
-        assert_eq!(
-            board.winning_run(Cell::new(0, 0), Player::One, usize::MAX),
-            None
-        );
+        let piece = board.check_piece(Cell::new(0, 0), Player::One).unwrap();
+        assert_eq!(board.winning_run(piece, 5), None);
+        assert_eq!(board.winning_run(piece, usize::MAX), None);
     }
 
     fn side(n: usize) -> NonZeroUsize {
@@ -389,7 +392,12 @@ mod tests {
         assert_eq!(game.drop_piece(0), Err(MoveError::ColumnFull { col: 0 }));
         assert_eq!(
             game.drop_piece(2),
-            Err(MoveError::OffBoard { col: 2, cols: 2 })
+            Err(MoveError::OffBoard(OffBoard {
+                row: None,
+                col: 2,
+                rows: 0,
+                cols: 2
+            }))
         );
         assert_eq!(game.drop_piece(1), Ok(Cell::new(1, 1)));
         assert_eq!(game.drop_piece(1), Ok(Cell::new(0, 1)));

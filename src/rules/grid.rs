@@ -27,30 +27,93 @@ impl fmt::Display for Cell {
     }
 }
 
-/// Coordinates that are not a cell of a grid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("({row}, {col}) is outside the {rows}x{cols} board")]
+/// Coordinates that are not a cell of a board: the one off-board error of every game,
+/// for unary checks and live moves alike. Every untrusted coordinate becomes a cell
+/// through [`locate`] (or [`locate_column`] for a column alone), which hands this out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OffBoard {
-    /// The asked row.
-    pub row: i64,
+    /// The asked row; `None` for a column alone (a Connect Four drop).
+    pub row: Option<i64>,
     /// The asked column.
     pub col: i64,
-    /// The grid's row count.
+    /// The board's row count.
     pub rows: usize,
-    /// The grid's column count.
+    /// The board's column count.
     pub cols: usize,
 }
 
 impl OffBoard {
     /// Whether the row is off the board (negative, or past the last row).
     pub fn row_is_off(&self) -> bool {
-        usize::try_from(self.row).map_or(true, |row| row >= self.rows)
+        self.row
+            .is_some_and(|row| usize::try_from(row).map_or(true, |row| row >= self.rows))
     }
 
     /// Whether the column is off the board (negative, or past the last column).
     pub fn col_is_off(&self) -> bool {
         usize::try_from(self.col).map_or(true, |col| col >= self.cols)
     }
+}
+
+impl fmt::Display for OffBoard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (col, cols) = (self.col, self.cols);
+        match self.row {
+            Some(row) => write!(
+                f,
+                "({row}, {col}) is outside the board, which has {} and {}",
+                counted(self.rows, "row"),
+                counted(cols, "column")
+            ),
+            None => write!(
+                f,
+                "column {col} is outside the board, which has {} (0 to {})",
+                counted(cols, "column"),
+                cols.saturating_sub(1)
+            ),
+        }
+    }
+}
+
+/// `n` `thing`s, in the singular for one.
+pub fn counted(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
+impl std::error::Error for OffBoard {}
+
+/// The cell at (`row`, `col`) of a `rows` x `cols` board, or why there is none: the one
+/// check of an untrusted coordinate pair, for every game.
+pub fn locate(rows: usize, cols: usize, row: i64, col: i64) -> Result<Cell, OffBoard> {
+    match (index(row, rows), index(col, cols)) {
+        (Some(row), Some(col)) => Ok(Cell { row, col }),
+        _ => Err(OffBoard {
+            row: Some(row),
+            col,
+            rows,
+            cols,
+        }),
+    }
+}
+
+/// The column `col` of a board of `cols` columns, or why there is none (a drop, which
+/// names a column alone).
+pub fn locate_column(cols: usize, col: i64) -> Result<usize, OffBoard> {
+    index(col, cols).ok_or(OffBoard {
+        row: None,
+        col,
+        rows: 0,
+        cols,
+    })
+}
+
+/// `value` as an index below `len`, if it is one.
+fn index(value: i64, len: usize) -> Option<usize> {
+    usize::try_from(value).ok().filter(|&i| i < len)
 }
 
 /// Why a list of rows is not a board of a game.
@@ -168,19 +231,10 @@ impl Grid {
         }
     }
 
-    /// The cell at (`row`, `col`), or which of them lies off the board: the one place
-    /// where untrusted coordinates become a [`Cell`] of this grid.
+    /// The cell at (`row`, `col`) of this grid, or which of them lies off it (see
+    /// [`locate`]).
     pub fn locate(&self, row: i64, col: i64) -> Result<Cell, OffBoard> {
-        let on = |value: i64, len: usize| usize::try_from(value).ok().filter(|&i| i < len);
-        match (on(row, self.rows), on(col, self.cols)) {
-            (Some(row), Some(col)) => Ok(Cell { row, col }),
-            _ => Err(OffBoard {
-                row,
-                col,
-                rows: self.rows,
-                cols: self.cols,
-            }),
-        }
+        locate(self.rows, self.cols, row, col)
     }
 
     /// Puts `byte` at the on-board `cell`.
@@ -330,7 +384,10 @@ mod tests {
         assert!(off.row_is_off() && off.col_is_off());
         let off = grid.locate(i64::from(i32::MAX), 0).unwrap_err();
         assert!(off.row_is_off() && !off.col_is_off());
-        assert_eq!(off.to_string(), "(2147483647, 0) is outside the 2x3 board");
+        assert_eq!(
+            off.to_string(),
+            "(2147483647, 0) is outside the board, which has 2 rows and 3 columns"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::grid::Cell;
+use super::grid::{self, Cell, OffBoard};
 
 /// The side of the board.
 pub const SIZE: usize = 3;
@@ -99,13 +99,8 @@ impl fmt::Display for Verdict {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
     /// The square is not on the 3x3 board.
-    #[error("square ({row}, {col}) is outside the board: row and col must be 0, 1 or 2")]
-    OutOfBoard {
-        /// The asked row.
-        row: i64,
-        /// The asked column.
-        col: i64,
-    },
+    #[error(transparent)]
+    OffBoard(#[from] OffBoard),
     /// The square already holds a mark.
     #[error("square {cell} is taken")]
     Occupied {
@@ -223,10 +218,7 @@ impl Game {
 /// The square at (`row`, `col`), or the error a move there gets when it is off the
 /// 3x3 board: the one check of a Tic-Tac-Toe coordinate.
 pub fn locate(row: i64, col: i64) -> Result<Cell, MoveError> {
-    match (usize::try_from(row), usize::try_from(col)) {
-        (Ok(r), Ok(c)) if r < SIZE && c < SIZE => Ok(Cell::new(r, c)),
-        _ => Err(MoveError::OutOfBoard { row, col }),
-    }
+    Ok(grid::locate(SIZE, SIZE, row, col)?)
 }
 
 /// The lines through square (`r`, `c`), in reporting order: its row, its column, and
@@ -280,7 +272,7 @@ where
 mod tests {
     use super::*;
 
-    use crate::rules::shared_games as games;
+    use crate::rules::fixtures;
 
     fn verdict_of(moves: &[(i64, i64)]) -> Verdict {
         judge(moves.iter().copied()).unwrap().verdict()
@@ -312,7 +304,7 @@ mod tests {
 
     #[test]
     fn draw_and_pending() {
-        let draw: Vec<(i64, i64)> = games::TIC_TAC_TOE_DRAW
+        let draw: Vec<(i64, i64)> = fixtures::TIC_TAC_TOE_DRAW
             .iter()
             .map(|&(row, col)| (row.into(), col.into()))
             .collect();
@@ -359,11 +351,21 @@ mod tests {
         );
         assert_eq!(
             game.play(-1, 0),
-            Err(MoveError::OutOfBoard { row: -1, col: 0 })
+            Err(MoveError::OffBoard(OffBoard {
+                row: Some(-1),
+                col: 0,
+                rows: 3,
+                cols: 3
+            }))
         );
         assert_eq!(
             game.play(0, 3),
-            Err(MoveError::OutOfBoard { row: 0, col: 3 })
+            Err(MoveError::OffBoard(OffBoard {
+                row: Some(0),
+                col: 3,
+                rows: 3,
+                cols: 3
+            }))
         );
         assert_eq!(game, before);
         assert_eq!(game.to_move(), Player::B);

@@ -15,7 +15,7 @@ use crate::rules::grid::Cell;
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields::{self, MAX_SIDE};
-use super::play::{self, GameKind, LiveGame, Reply};
+use super::play::{self, GameKind, Reply};
 
 /// The rows of a Connect Four game set up without them.
 pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::new(6).unwrap();
@@ -58,14 +58,16 @@ pub(crate) fn check(
     }
     // Whose piece the cell holds does not depend on the run length: checked whenever
     // the board, the cell and the player are good.
-    if let (Some(board), Some(cell), Some(player)) = (&board, cell, player) {
-        if let Err(error) = board.check_piece(cell, player) {
-            violations.push(Violation::new("player", error.to_string()));
-        }
-    }
-    match (board, cell, player, run_length) {
-        (Some(board), Some(cell), Some(player), Some(run_length)) if violations.is_empty() => {
-            let run = board.winning_run(cell, player, run_length);
+    let piece = match (&board, cell, player) {
+        (Some(board), Some(cell), Some(player)) => board
+            .check_piece(cell, player)
+            .map_err(|error| violations.push(Violation::new("player", error.to_string())))
+            .ok(),
+        _ => None,
+    };
+    match (board, piece, run_length) {
+        (Some(board), Some(piece), Some(run_length)) if violations.is_empty() => {
+            let run = board.winning_run(piece, run_length);
             Ok(CheckConnectFourResponse {
                 wins: run.is_some(),
                 run: run.as_deref().map(convert::cells).unwrap_or_default(),
@@ -75,7 +77,7 @@ pub(crate) fn check(
     }
 }
 
-impl LiveGame for Game {
+impl play::sealed::Game for Game {
     type Request = PlayConnectFourRequest;
     type Response = PlayConnectFourResponse;
     const KIND: GameKind = GameKind::ConnectFour;

@@ -310,9 +310,11 @@ mod tests {
     #[test]
     fn the_worst_reply_fits_in_8_kib() {
         // Every field and description as long as can be, in 4-byte characters, which
-        // percent-encoding triples in the message.
+        // percent-encoding triples in the message. A few hundred violations are as bad as
+        // any number: past the tenth only their count is shown, in a description that is
+        // cut like any other.
         let wide = "\u{1F600}".repeat(1000);
-        let violations: Vec<Violation> = (0..100_000)
+        let violations: Vec<Violation> = (0..300)
             .map(|i| Violation::new(format!("{wide}{i}"), wide.clone()))
             .collect();
         let status = Status::from(ServiceError::InvalidRequest {
@@ -332,7 +334,7 @@ mod tests {
                 && v.description.len() <= MAX_DESCRIPTION_BYTES));
         assert!(listed[10]
             .description
-            .starts_with("... and 99990 more violations not listed"));
+            .starts_with("... and 290 more violations not listed"));
     }
 
     #[test]

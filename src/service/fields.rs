@@ -5,7 +5,7 @@
 //! each as one [`Violation`] naming its field.
 
 use crate::proto;
-use crate::rules::grid::{Cell, Grid, GridError};
+use crate::rules::grid::{self, Cell, Grid, GridError};
 use crate::rules::othello::Color;
 use crate::rules::rows::Rows;
 
@@ -118,8 +118,8 @@ fn cell(row: i32, col: i32, grid: Option<&Grid>, violations: &mut Vec<Violation>
         Err(off) => off,
     };
     let axes = [
-        ("row", row, off.row_is_off(), off.rows, "rows"),
-        ("col", col, off.col_is_off(), off.cols, "columns"),
+        ("row", row, off.row_is_off(), off.rows, "row"),
+        ("col", col, off.col_is_off(), off.cols, "column"),
     ];
     for (field, value, is_off, len, unit) in axes {
         if !is_off {
@@ -129,7 +129,8 @@ fn cell(row: i32, col: i32, grid: Option<&Grid>, violations: &mut Vec<Violation>
             negative(value)
         } else {
             format!(
-                "{value} is outside the board, which has {len} {unit} (0 to {})",
+                "{value} is outside the board, which has {} (0 to {})",
+                grid::counted(len, unit),
                 len - 1
             )
         };

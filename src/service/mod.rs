@@ -7,14 +7,14 @@
 //! or many. The checks every game shares are in `fields.rs`, and errors become statuses
 //! in one place, `error.rs`.
 
-pub mod batch;
-pub mod connect_four;
+pub(crate) mod batch;
+pub(crate) mod connect_four;
 pub(crate) mod convert;
 pub(crate) mod error;
 pub(crate) mod fields;
-pub mod othello;
-pub mod play;
-pub mod tic_tac_toe;
+pub(crate) mod othello;
+pub(crate) mod play;
+pub(crate) mod tic_tac_toe;
 
 use futures_util::Stream;
 use tokio_util::sync::CancellationToken;

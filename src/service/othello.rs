@@ -13,7 +13,7 @@ use crate::rules::othello::{Board, Color, Game, Outcome};
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields;
-use super::play::{self, GameKind, LiveGame, Reply};
+use super::play::{self, GameKind, Reply};
 
 /// Answers a CheckOthelloMove request.
 pub(crate) fn check_move(
@@ -58,7 +58,7 @@ pub(crate) fn list_moves(
     Ok(ListOthelloMovesResponse { moves })
 }
 
-impl LiveGame for Game {
+impl play::sealed::Game for Game {
     type Request = PlayOthelloRequest;
     type Response = PlayOthelloResponse;
     const KIND: GameKind = GameKind::Othello;

@@ -11,7 +11,7 @@ use crate::rules::tic_tac_toe::{self, Game, Player, Verdict, MAX_MOVES};
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields;
-use super::play::{self, GameKind, LiveGame, Reply};
+use super::play::{self, GameKind, Reply};
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.
 ///
@@ -57,7 +57,7 @@ fn replay(moves: &[TicTacToeMove], field: &str) -> Result<Game, Vec<Violation>> 
     }
 }
 
-impl LiveGame for Game {
+impl play::sealed::Game for Game {
     type Request = PlayTicTacToeRequest;
     type Response = PlayTicTacToeResponse;
     const KIND: GameKind = GameKind::TicTacToe;

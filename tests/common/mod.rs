@@ -1,7 +1,6 @@
 //! A real Arbiter server on a loopback port, and clients for it, for the wire tests.
 #![allow(dead_code)]
 
-pub mod games;
 pub mod messages;
 pub mod metrics;
 pub mod process;
@@ -12,7 +11,7 @@ use std::time::Duration;
 use arbiter::config::Options;
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::server::{Server, ServerError, Settings};
-use arbiter::service::play::LiveGames;
+use arbiter::LiveGames;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;

@@ -2,6 +2,9 @@
 //! and build every line explicitly. Shared by the property tests and the fuzz targets.
 #![allow(dead_code)]
 
+/// Only the property tests (built as tests) have proptest.
+#[cfg(test)]
+pub mod boards;
 pub mod games;
 
 use std::collections::BTreeSet;

@@ -197,7 +197,7 @@ mod tests {
         let before = game.board().clone();
         assert!(matches!(
             game.play(-1, 0),
-            Err(MoveError::OffBoard(OffBoard { row: -1, .. }))
+            Err(MoveError::OffBoard(OffBoard { row: Some(-1), .. }))
         ));
         assert!(matches!(game.play(8, 0), Err(MoveError::OffBoard { .. })));
         assert_eq!(

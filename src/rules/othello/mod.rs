@@ -224,7 +224,7 @@ pub const STANDARD_START: [&str; 8] = [
 mod tests {
     use super::*;
 
-    use crate::rules::shared_games as games;
+    use crate::rules::fixtures;
 
     fn board(rows: &[&str]) -> Board {
         Board::parse(rows).unwrap()
@@ -234,7 +234,7 @@ mod tests {
     /// row 4; the move is legal.
     #[test]
     fn seed_problem_example_1_is_legal() {
-        let b = board(&games::LC1958_EXAMPLE_1);
+        let b = board(&fixtures::LC1958_EXAMPLE_1);
         let check = b.check_move(Cell::new(4, 3), Color::Black);
         assert!(check.legal);
         assert_eq!(
@@ -253,10 +253,7 @@ mod tests {
     /// The seed's problem (LeetCode 1958), example 2: no line closes; not legal.
     #[test]
     fn seed_problem_example_2_is_not_legal() {
-        let b = board(&[
-            "........", ".B..W...", "..W.....", "...WB...", "........", "....BW..", "......W.",
-            ".......B",
-        ]);
+        let b = board(&fixtures::LC1958_EXAMPLE_2);
         let check = b.check_move(Cell::new(4, 4), Color::White);
         assert_eq!(check, MoveCheck::default());
     }

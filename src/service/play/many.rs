@@ -16,7 +16,7 @@ use crate::service::fields;
 use super::{GameKind, Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
 
 /// The most actions one PlayMany message may carry.
-pub(crate) const MAX_ACTIONS: usize = 10_000;
+pub const MAX_ACTIONS: usize = 10_000;
 
 /// The games of one PlayMany stream, by the client's numbers.
 pub(crate) struct ManyGames {

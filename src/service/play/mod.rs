@@ -28,6 +28,7 @@ use tonic::Status;
 
 use self::reaper::{Ending, Reaper, Watch};
 use super::error::ServiceError;
+use crate::telemetry::names;
 
 /// The replies of one live game.
 pub type ReplyStream<R> = Pin<Box<dyn Stream<Item = Result<R, Status>> + Send>>;
@@ -99,25 +100,6 @@ impl GameKind {
     }
 }
 
-/// What became of one message of a live game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handled {
-    /// A move was applied.
-    Applied,
-    /// The message set up the game.
-    Setup,
-    /// The message was rejected; the game is unchanged.
-    Rejected,
-}
-
-/// A reply to one message, and what became of the message.
-pub struct Reply<R> {
-    /// The reply.
-    pub response: R,
-    /// What became of the message.
-    pub handled: Handled,
-}
-
 impl<R> Reply<R> {
     /// The reply to a setup: the game as it starts.
     pub(crate) fn setup(response: R) -> Self {
@@ -140,21 +122,54 @@ impl<R> Reply<R> {
 }
 
 /// One kind of live game, as the stream machinery drives it: the translation between
-/// its wire messages and its rules.
-pub trait LiveGame: Sized + Send + 'static {
-    /// A message from the client.
-    type Request: Send + 'static;
-    /// A reply to the client.
-    type Response: Send + 'static;
-    /// Which game this is.
-    const KIND: GameKind;
+/// its wire messages and its rules. Implemented by the three games (`rules::othello::Game`,
+/// `rules::connect_four::Game`, `rules::tic_tac_toe::Game`) and sealed: name it to open
+/// a game in process with [`crate::Arbiter::open_game`].
+pub trait LiveGame: sealed::Game {}
 
-    /// The game a stream's first message opens, and the reply to that message; an
-    /// error (a malformed setup) ends the stream.
-    fn open(first: Self::Request) -> Result<(Self, Reply<Self::Response>), ServiceError>;
+impl<G: sealed::Game> LiveGame for G {}
 
-    /// The reply to a later message.
-    fn reply(&mut self, request: Self::Request) -> Reply<Self::Response>;
+pub(crate) use self::sealed::{Handled, Reply};
+
+/// The part of [`LiveGame`] that only this crate implements.
+pub(crate) mod sealed {
+    use super::{GameKind, ServiceError};
+
+    /// What became of one message of a live game.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Handled {
+        /// A move was applied.
+        Applied,
+        /// The message set up the game.
+        Setup,
+        /// The message was rejected; the game is unchanged.
+        Rejected,
+    }
+
+    /// A reply to one message, and what became of the message.
+    pub struct Reply<R> {
+        /// The reply.
+        pub response: R,
+        /// What became of the message.
+        pub handled: Handled,
+    }
+
+    /// A kind of live game: its messages, and how it answers them.
+    pub trait Game: Sized + Send + 'static {
+        /// A message from the client.
+        type Request: Send + 'static;
+        /// A reply to the client.
+        type Response: Send + 'static;
+        /// Which game this is.
+        const KIND: GameKind;
+
+        /// The game a stream's first message opens, and the reply to that message; an
+        /// error (a malformed setup) ends the stream.
+        fn open(first: Self::Request) -> Result<(Self, Reply<Self::Response>), ServiceError>;
+
+        /// The reply to a later message.
+        fn reply(&mut self, request: Self::Request) -> Reply<Self::Response>;
+    }
 }
 
 /// Opens `game` as it stands with `first` as its first move: for streams that start
@@ -207,7 +222,7 @@ impl<G: LiveGame> Referee<G> {
         match reply.handled {
             Handled::Applied => {}
             Handled::Rejected => {
-                metrics::counter!("arbiter_rejected_moves_total", "game" => G::KIND.label())
+                metrics::counter!(names::REJECTED_MOVES_TOTAL, "game" => G::KIND.label())
                     .increment(1);
                 self.unapplied += 1;
             }
@@ -245,7 +260,7 @@ impl LiveGames {
                 (open < limit).then_some(open + 1)
             })
             .ok()?;
-        metrics::gauge!("arbiter_live_games", "game" => kind.label()).increment(1.0);
+        metrics::gauge!(names::LIVE_GAMES, "game" => kind.label()).increment(1.0);
         Some(OpenGame {
             count: Arc::clone(&self.count),
             kind,
@@ -262,7 +277,7 @@ pub(crate) struct OpenGame {
 impl Drop for OpenGame {
     fn drop(&mut self) {
         self.count.fetch_sub(1, Ordering::Relaxed);
-        metrics::gauge!("arbiter_live_games", "game" => self.kind.label()).decrement(1.0);
+        metrics::gauge!(names::LIVE_GAMES, "game" => self.kind.label()).decrement(1.0);
     }
 }
 

@@ -1,12 +1,6 @@
-//! Every call seen in one tower layer, health and reflection included: counted for
-//! Prometheus (served on an optional listener) and logged at debug level with its RPC,
-//! status code and duration.
-//!
-//! Metrics: `arbiter_calls_total{rpc, code}`, `arbiter_call_duration_seconds{rpc}`
-//! (histogram), `arbiter_calls_in_flight`, and from the live-game stream
-//! `arbiter_live_games` and `arbiter_rejected_moves_total`.
+//! The tower layer that counts every call: its RPC, its final status code and how long
+//! it took, without an allocation or a lookup per call.
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::OnceLock;
@@ -14,156 +8,21 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use http_body::{Body, Frame, SizeHint};
-use http_body_util::Full;
-use hyper::body::Bytes;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
 use metrics::{Counter, Gauge, Histogram};
-use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder, PrometheusHandle};
-use tokio::net::TcpListener;
 use tonic::codegen::http;
 use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
 
+use super::names::{CALLS_IN_FLIGHT, CALLS_TOTAL, CALL_DURATION_SECONDS};
+use super::rpcs::{rpc_index, rpc_label, rpc_labels};
 use crate::layers::grpc_code;
-use crate::service::play::GameKind;
-
-/// The RPCs counted under their own name; any other path counts as `other`, so that
-/// callers cannot grow the label set.
-const KNOWN_RPCS: [&str; 11] = [
-    "arbiter.v1.ArbiterService/CheckOthelloMove",
-    "arbiter.v1.ArbiterService/ListOthelloMoves",
-    "arbiter.v1.ArbiterService/CheckConnectFour",
-    "arbiter.v1.ArbiterService/JudgeTicTacToe",
-    "arbiter.v1.ArbiterService/PlayTicTacToe",
-    "arbiter.v1.ArbiterService/PlayOthello",
-    "arbiter.v1.ArbiterService/PlayConnectFour",
-    "grpc.health.v1.Health/Check",
-    "grpc.health.v1.Health/Watch",
-    "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
-    "grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
-];
-
-/// How many label values `rpc` can take: the known RPCs, then `other`.
-const RPCS: usize = KNOWN_RPCS.len() + 1;
 
 /// How many gRPC status codes there are (`Ok` = 0 to `Unauthenticated` = 16).
 const CODES: usize = 17;
 
-/// Latency buckets, in seconds: from 10 µs to 10 s.
-const BUCKETS: [f64; 13] = [
-    0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.01, 0.1, 1.0, 5.0,
-    10.0,
-];
-
-/// How long a metrics connection may take to send a request's headers.
-const SCRAPE_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How often the recorder's upkeep runs (drains histogram buffers), as the exporter's
-/// own listener would.
-const UPKEEP: Duration = Duration::from_secs(5);
-
-/// Describes every metric and registers those without per-call labels at zero, so that
-/// dashboards and alerts see them from the first scrape, before any game is played.
-fn register_metrics() {
-    metrics::describe_counter!(
-        "arbiter_calls_total",
-        "Calls answered, by RPC and gRPC status code."
-    );
-    metrics::describe_histogram!(
-        "arbiter_call_duration_seconds",
-        metrics::Unit::Seconds,
-        "Call duration, from request headers to the end of the reply, by RPC."
-    );
-    metrics::describe_gauge!(
-        "arbiter_calls_in_flight",
-        "Calls whose reply has not ended, open live-game streams included."
-    );
-    metrics::describe_gauge!(
-        "arbiter_live_games",
-        "Live games open now, by game (tic_tac_toe, othello, connect_four)."
-    );
-    metrics::describe_counter!(
-        "arbiter_rejected_moves_total",
-        "Live-game messages answered with `rejected` set, by game."
-    );
-    metrics::gauge!("arbiter_calls_in_flight").increment(0.0);
-    for game in GameKind::ALL {
-        metrics::gauge!("arbiter_live_games", "game" => game.label()).increment(0.0);
-        metrics::counter!("arbiter_rejected_moves_total", "game" => game.label()).increment(0);
-    }
-}
-
-/// Installs the metrics recorder and serves the metrics in Prometheus's text format over
-/// HTTP/1.1 on every one of `listeners` (any path) from now on. The caller binds the
-/// listeners, so that it knows the addresses actually bound (port 0 included).
-pub fn serve_metrics(listeners: Vec<TcpListener>) -> Result<(), BuildError> {
-    let handle = PrometheusBuilder::new()
-        .set_buckets_for_metric(
-            Matcher::Full("arbiter_call_duration_seconds".into()),
-            &BUCKETS,
-        )?
-        .install_recorder()?;
-    register_metrics();
-    CALL_METRICS.get_or_init(CallMetricHandles::default);
-    let upkeep = handle.clone();
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(UPKEEP);
-        loop {
-            every.tick().await;
-            upkeep.run_upkeep();
-        }
-    });
-    for listener in listeners {
-        let handle = handle.clone();
-        tokio::spawn(accept_scrapes(listener, handle));
-    }
-    Ok(())
-}
-
-/// Answers every scrape on `listener` with the metrics `handle` renders.
-async fn accept_scrapes(listener: TcpListener, handle: PrometheusHandle) {
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(error) => {
-                // Out of file descriptors, most likely: wait rather than spin.
-                tracing::warn!(%error, "metrics: cannot accept a connection");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
-        };
-        let handle = handle.clone();
-        tokio::spawn(async move {
-            let scrape = service_fn(move |_request| {
-                let text = handle.render();
-                async move {
-                    let mut response = hyper::Response::new(Full::<Bytes>::from(text));
-                    response.headers_mut().insert(
-                        http::header::CONTENT_TYPE,
-                        http::HeaderValue::from_static("text/plain; version=0.0.4"),
-                    );
-                    Ok::<_, Infallible>(response)
-                }
-            });
-            // A connection that sends no request headers for this long (a new one, or an
-            // idle one between scrapes) is closed, so silent connections cannot pile up.
-            if let Err(error) = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(SCRAPE_HEADER_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), scrape)
-                .await
-            {
-                tracing::debug!(%error, "metrics: connection ended with an error");
-            }
-        });
-    }
-}
-
 /// The tower layer that counts every call.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct CallMetricsLayer;
+pub(crate) struct CallMetricsLayer;
 
 impl<S> Layer<S> for CallMetricsLayer {
     type Service = CallMetrics<S>;
@@ -175,13 +34,17 @@ impl<S> Layer<S> for CallMetricsLayer {
 
 /// Counts the calls `inner` serves.
 #[derive(Debug, Clone)]
-pub struct CallMetrics<S> {
+pub(crate) struct CallMetrics<S> {
     inner: S,
 }
 
 impl<S, ReqBody, ResBody> Service<http::Request<ReqBody>> for CallMetrics<S>
 where
-    S: Service<http::Request<ReqBody>, Response = http::Response<ResBody>, Error = BoxError>,
+    S: Service<
+        http::Request<RequestBody<ReqBody>>,
+        Response = http::Response<ResBody>,
+        Error = BoxError,
+    >,
 {
     type Response = http::Response<MeteredBody<ResBody>>;
     type Error = BoxError;
@@ -194,9 +57,80 @@ where
     fn call(&mut self, request: http::Request<ReqBody>) -> Self::Future {
         CallFuture {
             call: Call::start(request.uri().path()),
-            inner: self.inner.call(request),
+            inner: self.inner.call(request.map(|inner| RequestBody { inner })),
         }
     }
+}
+
+pin_project_lite::pin_project! {
+    /// A request body whose failure (the client reset the stream or went away before
+    /// its request arrived whole) marks the call unfinished: it is counted `Cancelled`,
+    /// whatever status the handler then gives it (tonic's is `Unknown`), since the
+    /// server is not at fault and no reply can reach the client.
+    ///
+    /// The transport's body is boxed further in anyway (the router boxes whatever body it
+    /// gets), so wrapping it costs no allocation.
+    pub struct RequestBody<B> {
+        #[pin]
+        inner: B,
+    }
+}
+
+impl<B> Body for RequestBody<B>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    type Data = B::Data;
+    type Error = Status;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        self.project().inner.poll_frame(cx).map_err(unfinished)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// The metadata that marks the status of a call whose request failed to arrive (see
+/// [`RequestBody`]); taken off again before the reply leaves this layer.
+const UNFINISHED: &str = "arbiter-unfinished-call";
+
+/// The status of a call whose request stopped arriving with `error`: tonic's for it,
+/// marked [`UNFINISHED`]. Never `Cancelled` itself: tonic takes a cancelled request
+/// body for its clean end, and would answer a unary call INTERNAL ("Missing request
+/// message").
+#[cold]
+fn unfinished(error: impl Into<BoxError>) -> Status {
+    let status = Status::from_error(error.into());
+    let code = match status.code() {
+        Code::Cancelled => Code::Unknown,
+        code => code,
+    };
+    let mut status = Status::new(code, status.message().to_owned());
+    status
+        .metadata_mut()
+        .insert(UNFINISHED, tonic::metadata::MetadataValue::from_static("1"));
+    status
+}
+
+/// The code of a reply's status in `headers` (trailers-only) or trailers: `Cancelled`
+/// for a call marked [`UNFINISHED`], whose mark is taken off.
+fn final_code(headers: &mut http::HeaderMap) -> Option<Code> {
+    let code = grpc_code(headers)?;
+    // Only errors pay for the look-up.
+    if code != Code::Ok && headers.remove(UNFINISHED).is_some() {
+        return Some(Code::Cancelled);
+    }
+    Some(code)
 }
 
 pin_project_lite::pin_project! {
@@ -220,10 +154,10 @@ where
         let result = std::task::ready!(this.inner.poll(cx));
         let mut call = this.call.take();
         Poll::Ready(match result {
-            Ok(response) => {
+            Ok(mut response) => {
                 if let Some(call) = &mut call {
                     // Errors come trailers-only: their status is in the headers.
-                    if let Some(code) = grpc_code(response.headers()) {
+                    if let Some(code) = final_code(response.headers_mut()) {
                         call.set_code(code);
                     }
                 }
@@ -247,20 +181,6 @@ where
     }
 }
 
-/// The index of a request path's RPC in [`KNOWN_RPCS`], or `RPCS - 1` (`other`).
-fn rpc_index(path: &str) -> usize {
-    let name = path.strip_prefix('/').unwrap_or(path);
-    KNOWN_RPCS
-        .iter()
-        .position(|known| *known == name)
-        .unwrap_or(RPCS - 1)
-}
-
-/// The `rpc` label of the RPC at `index` (see [`rpc_index`]).
-fn rpc_label(index: usize) -> &'static str {
-    KNOWN_RPCS.get(index).copied().unwrap_or("other")
-}
-
 /// The per-call metrics' handles, set when the metrics recorder is installed: calls are
 /// counted only when metrics are served. Each handle is registered with the recorder
 /// once, at its first use, so that a call only updates atomics: it builds no metric key,
@@ -269,25 +189,30 @@ static CALL_METRICS: OnceLock<CallMetricHandles> = OnceLock::new();
 
 /// The handles of `arbiter_calls_in_flight`, `arbiter_calls_total{rpc, code}` and
 /// `arbiter_call_duration_seconds{rpc}`.
-struct CallMetricHandles {
+pub(super) struct CallMetricHandles {
     in_flight: Gauge,
     /// By RPC index, then status code.
-    calls: [[OnceLock<Counter>; CODES]; RPCS],
+    calls: Box<[[OnceLock<Counter>; CODES]]>,
     /// By RPC index.
-    durations: [OnceLock<Histogram>; RPCS],
-}
-
-impl Default for CallMetricHandles {
-    fn default() -> Self {
-        Self {
-            in_flight: metrics::gauge!("arbiter_calls_in_flight"),
-            calls: [const { [const { OnceLock::new() }; CODES] }; RPCS],
-            durations: [const { OnceLock::new() }; RPCS],
-        }
-    }
+    durations: Box<[OnceLock<Histogram>]>,
 }
 
 impl CallMetricHandles {
+    /// Starts counting calls: the handles, each registered at its first use, for every
+    /// value the `rpc` label can take.
+    pub(super) fn install() {
+        CALL_METRICS.get_or_init(|| {
+            let rpcs = rpc_labels();
+            Self {
+                in_flight: metrics::gauge!(CALLS_IN_FLIGHT),
+                calls: (0..rpcs)
+                    .map(|_| [const { OnceLock::new() }; CODES])
+                    .collect(),
+                durations: (0..rpcs).map(|_| OnceLock::new()).collect(),
+            }
+        });
+    }
+
     /// Counts one call of the RPC at `rpc` that ended with `code` after `elapsed`.
     fn count(&self, rpc: usize, code: Code, elapsed: Duration) {
         self.in_flight.decrement(1.0);
@@ -296,16 +221,14 @@ impl CallMetricHandles {
         self.calls[rpc][slot]
             .get_or_init(|| {
                 metrics::counter!(
-                    "arbiter_calls_total",
+                    CALLS_TOTAL,
                     "rpc" => rpc_label(rpc),
                     "code" => code_label(code)
                 )
             })
             .increment(1);
         self.durations[rpc]
-            .get_or_init(
-                || metrics::histogram!("arbiter_call_duration_seconds", "rpc" => rpc_label(rpc)),
-            )
+            .get_or_init(|| metrics::histogram!(CALL_DURATION_SECONDS, "rpc" => rpc_label(rpc)))
             .record(elapsed.as_secs_f64());
     }
 }
@@ -402,11 +325,11 @@ impl<B: Body> Body for MeteredBody<B> {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
         let this = self.project();
-        let polled = this.inner.poll_frame(cx);
+        let mut polled = this.inner.poll_frame(cx);
         if this.call.is_some() {
-            match &polled {
+            match &mut polled {
                 Poll::Ready(Some(Ok(frame))) => {
-                    if let Some(code) = frame.trailers_ref().and_then(grpc_code) {
+                    if let Some(code) = frame.trailers_mut().and_then(final_code) {
                         if let Some(mut call) = this.call.take() {
                             call.set_code(code);
                         }

@@ -1,0 +1,1068 @@
+//! Setups with a history, for the three live games. In process, against the naive
+//! referees: the reply to a setup is the referee's state after the whole history; a
+//! history holding a move its stream would reject is malformed at exactly the first such
+//! move, with the text the stream would have put in `rejected`; and the game goes on
+//! after a history exactly as it does after the same moves sent one at a time. Over the
+//! wire: a history longer than the board, and Tic-Tac-Toe's setup rules.
+
+mod common;
+mod reference;
+
+use std::fmt::Debug;
+
+use arbiter::proto::{
+    play_connect_four_request, play_othello_request, Board, Cell as WireCell, ConnectFourSetup,
+    OthelloSetup, PlayConnectFourRequest, PlayConnectFourResponse, PlayOthelloRequest,
+    PlayOthelloResponse, PlayTicTacToeRequest, PlayTicTacToeResponse, TicTacToeSetup, Verdict,
+};
+use arbiter::rules::grid::Cell;
+use arbiter::rules::othello::{Color, STANDARD_START};
+use arbiter::rules::tic_tac_toe::{self, Player};
+use arbiter::rules::{connect_four, othello};
+use arbiter::Arbiter;
+use arbiter::{LiveGame, StreamLimits};
+use common::messages::moves;
+use common::TestServer;
+use futures_util::StreamExt;
+use proptest::prelude::*;
+use proptest::sample::Index;
+use reference::games::{Expected, NaiveConnectFour, NaiveOthello};
+use reference::NaiveReferee;
+use tokio_util::sync::CancellationToken;
+use tonic::{Code, Status};
+use tonic_types::StatusExt;
+
+fn wire(cell: Cell) -> WireCell {
+    WireCell {
+        row: cell.row as i32,
+        col: cell.col as i32,
+    }
+}
+
+/// Runs `requests` through a live game of kind `G` in the service and returns every
+/// reply, or the status ending the stream.
+fn run<G: LiveGame>(requests: Vec<G::Request>) -> Vec<Result<G::Response, Status>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        Arbiter::new(StreamLimits::default(), CancellationToken::new())
+            .open_game::<G, _>(futures_util::stream::iter(requests.into_iter().map(Ok)))
+            .unwrap()
+            .collect()
+            .await
+    })
+}
+
+/// The field violations of a status that must be INVALID_ARGUMENT with a BadRequest.
+fn violations(status: &Status) -> Vec<(String, String)> {
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    status
+        .get_details_bad_request()
+        .unwrap_or_else(|| panic!("no BadRequest in {status:?}"))
+        .field_violations
+        .into_iter()
+        .map(|v| (v.field, v.description))
+        .collect()
+}
+
+/// One kind of live game as these tests drive it: a naive referee's state, and the
+/// game's wire messages.
+trait Kind {
+    /// A move as the wire carries it.
+    type Move: Copy + Debug;
+    type Request: Clone + Debug + Send + 'static;
+    type Response: Clone + Debug + PartialEq + Send + 'static;
+    /// The service's game.
+    type Game: LiveGame<Request = Self::Request, Response = Self::Response>;
+
+    /// The legal moves now; empty once the game is over.
+    fn legal(&self) -> Vec<Self::Move>;
+    /// Every move on the board, legal or not.
+    fn on_board(&self) -> Vec<Self::Move>;
+    /// The board's cells: the most moves a history may hold.
+    fn cells(&self) -> usize;
+    /// Moves the game would reject now, one list per reason (a list may be empty).
+    fn illegal(&self) -> Vec<Vec<Self::Move>>;
+    /// What the referee says of a move (applying it when legal).
+    fn play(&mut self, step: Self::Move) -> Expected<Self::Response>;
+    /// The state now, as the reply to a message that changed nothing.
+    fn now(&self) -> Self::Response;
+    /// A move at (row, col), for games whose moves have both.
+    fn anywhere(row: i32, col: i32) -> Self::Move;
+    /// The message that makes a move.
+    fn request(step: Self::Move) -> Self::Request;
+    /// A setup sent after the first message, which must be rejected.
+    fn later_setup() -> Self::Request;
+    /// A message with no action, for games that have one.
+    fn empty() -> Option<Self::Request>;
+    fn rejected(reply: &Self::Response) -> &str;
+    /// Clears the reply's `rejected`.
+    fn clear(reply: &mut Self::Response);
+    /// Whether the reply says the side due next had to pass.
+    fn passed(_reply: &Self::Response) -> bool {
+        false
+    }
+}
+
+/// Live Othello, refereed by [`NaiveOthello`].
+struct Othello(NaiveOthello);
+
+impl Kind for Othello {
+    type Move = (i32, i32);
+    type Request = PlayOthelloRequest;
+    type Response = PlayOthelloResponse;
+    type Game = othello::Game;
+
+    fn legal(&self) -> Vec<(i32, i32)> {
+        let cells = self.0.legal_cells();
+        cells
+            .into_iter()
+            .map(|c| (c.row as i32, c.col as i32))
+            .collect()
+    }
+
+    fn on_board(&self) -> Vec<(i32, i32)> {
+        let (h, w) = (self.0.rows.len() as i32, self.0.rows[0].len() as i32);
+        (0..h).flat_map(|r| (0..w).map(move |c| (r, c))).collect()
+    }
+
+    fn cells(&self) -> usize {
+        self.0.rows.len() * self.0.rows[0].len()
+    }
+
+    fn illegal(&self) -> Vec<Vec<(i32, i32)>> {
+        let rows = &self.0.rows;
+        let (h, w) = (rows.len() as i32, rows[0].len() as i32);
+        let outside = vec![
+            (-1, 0),
+            (0, -1),
+            (h, 0),
+            (0, w),
+            (i32::MIN, 0),
+            (0, i32::MAX),
+        ];
+        let (mut taken, mut dead) = (Vec::new(), Vec::new());
+        for (r, c) in self.on_board() {
+            if rows[r as usize].as_bytes()[c as usize] != b'.' {
+                taken.push((r, c));
+            } else if let Some(color) = self.0.to_move {
+                let target = Cell::new(r as usize, c as usize);
+                if reference::naive_othello_flips(rows, target, color).is_empty() {
+                    dead.push((r, c));
+                }
+            }
+        }
+        let over = if self.0.to_move.is_none() {
+            self.on_board()
+        } else {
+            Vec::new()
+        };
+        vec![outside, taken, dead, over]
+    }
+
+    fn play(&mut self, (row, col): (i32, i32)) -> Expected<PlayOthelloResponse> {
+        self.0.play(i64::from(row), i64::from(col))
+    }
+
+    fn now(&self) -> PlayOthelloResponse {
+        self.0.reply(Vec::new(), false)
+    }
+
+    fn anywhere(row: i32, col: i32) -> (i32, i32) {
+        (row, col)
+    }
+
+    fn request((row, col): (i32, i32)) -> PlayOthelloRequest {
+        PlayOthelloRequest {
+            action: Some(play_othello_request::Action::Move(WireCell { row, col })),
+        }
+    }
+
+    fn later_setup() -> PlayOthelloRequest {
+        othello_setup(&standard(), Color::Black, &[(2, 3)])
+    }
+
+    fn empty() -> Option<PlayOthelloRequest> {
+        Some(PlayOthelloRequest { action: None })
+    }
+
+    fn rejected(reply: &PlayOthelloResponse) -> &str {
+        &reply.rejected
+    }
+
+    fn clear(reply: &mut PlayOthelloResponse) {
+        reply.rejected.clear();
+    }
+
+    fn passed(reply: &PlayOthelloResponse) -> bool {
+        reply.passed
+    }
+}
+
+fn standard() -> Vec<String> {
+    STANDARD_START.iter().map(|r| r.to_string()).collect()
+}
+
+fn othello_setup(rows: &[String], to_move: Color, history: &[(i32, i32)]) -> PlayOthelloRequest {
+    PlayOthelloRequest {
+        action: Some(play_othello_request::Action::Setup(OthelloSetup {
+            board: Some(Board::from_rows(rows)),
+            to_move: char::from(to_move.byte()).to_string(),
+            history: history
+                .iter()
+                .map(|&(row, col)| WireCell { row, col })
+                .collect(),
+        })),
+    }
+}
+
+/// Live Connect Four, refereed by [`NaiveConnectFour`].
+struct ConnectFour(NaiveConnectFour);
+
+impl Kind for ConnectFour {
+    type Move = i32;
+    type Request = PlayConnectFourRequest;
+    type Response = PlayConnectFourResponse;
+    type Game = connect_four::Game;
+
+    fn legal(&self) -> Vec<i32> {
+        if self.0.over.is_some() {
+            return Vec::new();
+        }
+        self.on_board()
+            .into_iter()
+            .filter(|&c| self.0.rows[0][c as usize] == b'0')
+            .collect()
+    }
+
+    fn on_board(&self) -> Vec<i32> {
+        (0..self.0.rows[0].len() as i32).collect()
+    }
+
+    fn cells(&self) -> usize {
+        self.0.rows.len() * self.0.rows[0].len()
+    }
+
+    fn illegal(&self) -> Vec<Vec<i32>> {
+        let w = self.0.rows[0].len() as i32;
+        let outside = vec![-1, w, w + 7, i32::MIN, i32::MAX];
+        let full = self
+            .on_board()
+            .into_iter()
+            .filter(|&c| self.0.rows[0][c as usize] != b'0')
+            .collect();
+        let over = if self.0.over.is_some() {
+            self.on_board()
+        } else {
+            Vec::new()
+        };
+        vec![outside, full, over]
+    }
+
+    fn play(&mut self, col: i32) -> Expected<PlayConnectFourResponse> {
+        self.0.drop_piece(i64::from(col))
+    }
+
+    fn now(&self) -> PlayConnectFourResponse {
+        self.0.reply(None, Vec::new())
+    }
+
+    fn anywhere(_row: i32, col: i32) -> i32 {
+        col
+    }
+
+    fn request(col: i32) -> PlayConnectFourRequest {
+        PlayConnectFourRequest {
+            action: Some(play_connect_four_request::Action::Drop(col)),
+        }
+    }
+
+    fn later_setup() -> PlayConnectFourRequest {
+        connect_four_setup((0, 0, 0), &[0])
+    }
+
+    fn empty() -> Option<PlayConnectFourRequest> {
+        Some(PlayConnectFourRequest { action: None })
+    }
+
+    fn rejected(reply: &PlayConnectFourResponse) -> &str {
+        &reply.rejected
+    }
+
+    fn clear(reply: &mut PlayConnectFourResponse) {
+        reply.rejected.clear();
+    }
+}
+
+fn connect_four_setup(
+    (rows, cols, run_length): (i32, i32, i32),
+    history: &[i32],
+) -> PlayConnectFourRequest {
+    PlayConnectFourRequest {
+        action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
+            rows,
+            cols,
+            run_length,
+            history: history.to_vec(),
+        })),
+    }
+}
+
+/// Live Tic-Tac-Toe, refereed by [`NaiveReferee`] and the verdict it last gave.
+struct TicTacToe {
+    referee: NaiveReferee,
+    verdict: tic_tac_toe::Verdict,
+}
+
+impl TicTacToe {
+    fn new() -> Self {
+        Self {
+            referee: NaiveReferee::default(),
+            verdict: tic_tac_toe::Verdict::Pending,
+        }
+    }
+}
+
+/// A PlayTicTacToe setup of `history`; its `row` and `col` are set to the centre, which
+/// a setup must not play.
+fn tic_tac_toe_setup(history: &[(i32, i32)]) -> PlayTicTacToeRequest {
+    PlayTicTacToeRequest {
+        row: 1,
+        col: 1,
+        setup: Some(TicTacToeSetup {
+            history: moves(history),
+        }),
+    }
+}
+
+fn tic_tac_toe_move(row: i32, col: i32) -> PlayTicTacToeRequest {
+    PlayTicTacToeRequest {
+        row,
+        col,
+        setup: None,
+    }
+}
+
+impl Kind for TicTacToe {
+    type Move = (i32, i32);
+    type Request = PlayTicTacToeRequest;
+    type Response = PlayTicTacToeResponse;
+    type Game = tic_tac_toe::Game;
+
+    fn legal(&self) -> Vec<(i32, i32)> {
+        if self.referee.over {
+            return Vec::new();
+        }
+        self.on_board()
+            .into_iter()
+            .filter(|&(r, c)| self.referee.squares[r as usize][c as usize] == 0)
+            .collect()
+    }
+
+    fn on_board(&self) -> Vec<(i32, i32)> {
+        (0..3).flat_map(|r| (0..3).map(move |c| (r, c))).collect()
+    }
+
+    fn cells(&self) -> usize {
+        9
+    }
+
+    fn illegal(&self) -> Vec<Vec<(i32, i32)>> {
+        let outside = vec![(-1, 0), (0, 3), (3, 1), (i32::MIN, 0), (0, i32::MAX)];
+        let taken = self
+            .on_board()
+            .into_iter()
+            .filter(|&(r, c)| self.referee.squares[r as usize][c as usize] != 0)
+            .collect();
+        let over = if self.referee.over {
+            self.on_board()
+        } else {
+            Vec::new()
+        };
+        vec![outside, taken, over]
+    }
+
+    fn play(&mut self, (row, col): (i32, i32)) -> Expected<PlayTicTacToeResponse> {
+        match self.referee.play(i64::from(row), i64::from(col)) {
+            Ok(verdict) => {
+                self.verdict = verdict;
+                Expected {
+                    reply: self.now(),
+                    rejected: None,
+                }
+            }
+            Err(word) => Expected {
+                reply: self.now(),
+                rejected: Some(word),
+            },
+        }
+    }
+
+    fn now(&self) -> PlayTicTacToeResponse {
+        let (verdict, line) = match self.verdict {
+            tic_tac_toe::Verdict::Pending => (Verdict::Pending, Vec::new()),
+            tic_tac_toe::Verdict::Draw => (Verdict::Draw, Vec::new()),
+            tic_tac_toe::Verdict::Won { player, line } => (
+                match player {
+                    Player::A => Verdict::AWins,
+                    Player::B => Verdict::BWins,
+                },
+                line.iter().copied().map(wire).collect(),
+            ),
+        };
+        let rows: Vec<String> = self
+            .referee
+            .squares
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|&m| if m == 0 { '.' } else { char::from(m) })
+                    .collect()
+            })
+            .collect();
+        PlayTicTacToeResponse {
+            verdict: verdict.into(),
+            line,
+            board: Some(Board::from_rows(rows)),
+            moves_played: self.referee.moves as i32,
+            rejected: String::new(),
+        }
+    }
+
+    fn anywhere(row: i32, col: i32) -> (i32, i32) {
+        (row, col)
+    }
+
+    fn request((row, col): (i32, i32)) -> PlayTicTacToeRequest {
+        tic_tac_toe_move(row, col)
+    }
+
+    fn later_setup() -> PlayTicTacToeRequest {
+        // Its row and col name a square that is free unless the game took it.
+        PlayTicTacToeRequest {
+            row: 2,
+            col: 2,
+            setup: Some(TicTacToeSetup {
+                history: moves(&[(0, 0)]),
+            }),
+        }
+    }
+
+    fn empty() -> Option<PlayTicTacToeRequest> {
+        None
+    }
+
+    fn rejected(reply: &PlayTicTacToeResponse) -> &str {
+        &reply.rejected
+    }
+
+    fn clear(reply: &mut PlayTicTacToeResponse) {
+        reply.rejected.clear();
+    }
+}
+
+/// One illegal move to insert into a history: before which legal pick (wrapped to the
+/// history's length; past the end of the game, after it), which kind of illegal move,
+/// and which of that kind.
+#[derive(Debug, Clone)]
+struct Insert {
+    at: Index,
+    kind: Index,
+    pick: Index,
+}
+
+/// A history as drawn, before any game: picks among the legal moves at each point (the
+/// n-th, wrapped; the history stops where the game does, or, with `stop_at_pass`, after
+/// the first move that makes the other side pass), and the illegal moves put in.
+#[derive(Debug, Clone)]
+struct Draw {
+    legal: Vec<Index>,
+    illegal: Vec<Insert>,
+    stop_at_pass: bool,
+}
+
+fn draw(max_legal: usize) -> impl Strategy<Value = Draw> {
+    let insert = (any::<Index>(), any::<Index>(), any::<Index>())
+        .prop_map(|(at, kind, pick)| Insert { at, kind, pick });
+    (
+        prop::collection::vec(any::<Index>(), 0..max_legal),
+        prop_oneof![
+            3 => Just(Vec::new()),
+            2 => prop::collection::vec(insert, 1..=2),
+        ],
+        any::<bool>(),
+    )
+        .prop_map(|(legal, illegal, stop_at_pass)| Draw {
+            legal,
+            illegal,
+            stop_at_pass,
+        })
+}
+
+/// A history made by `draw` on `game`, which it leaves after the history's legal moves:
+/// the moves, and either the referee's reply after them (`start` with no move) or the
+/// first illegal move's index and the word its rejection must hold.
+#[allow(clippy::type_complexity)]
+fn history<K: Kind>(
+    game: &mut K,
+    start: K::Response,
+    draw: &Draw,
+) -> Result<(Vec<K::Move>, Result<K::Response, (usize, &'static str)>), TestCaseError> {
+    let n = draw.legal.len();
+    let mut inserts: Vec<(usize, &Insert)> = draw
+        .illegal
+        .iter()
+        .map(|insert| (insert.at.index(n + 1), insert))
+        .collect();
+    inserts.sort_by_key(|&(at, _)| at);
+    let mut inserts = inserts.into_iter().peekable();
+    let (mut steps, mut last, mut first_illegal) = (Vec::new(), start, None);
+    let (mut j, mut stopped) = (0, false);
+    loop {
+        let legal = game.legal();
+        let ending = j == n || legal.is_empty() || stopped;
+        while let Some(&(at, insert)) = inserts.peek() {
+            if at != j && !ending {
+                break;
+            }
+            inserts.next();
+            let kinds: Vec<Vec<K::Move>> = game
+                .illegal()
+                .into_iter()
+                .filter(|kind| !kind.is_empty())
+                .collect();
+            let kind = &kinds[insert.kind.index(kinds.len())];
+            let step = kind[insert.pick.index(kind.len())];
+            let Some(word) = game.play(step).rejected else {
+                return Err(TestCaseError::fail(format!(
+                    "the referee applied {step:?}, drawn as illegal"
+                )));
+            };
+            first_illegal.get_or_insert((steps.len(), word));
+            steps.push(step);
+        }
+        if ending {
+            break;
+        }
+        let step = legal[draw.legal[j].index(legal.len())];
+        let played = game.play(step);
+        prop_assert!(played.rejected.is_none(), "{:?} was legal", step);
+        stopped = draw.stop_at_pass && K::passed(&played.reply);
+        last = played.reply;
+        steps.push(step);
+        j += 1;
+    }
+    Ok((steps, first_illegal.map_or(Ok(last), Err)))
+}
+
+/// One message after the history, before the game has run.
+#[derive(Debug, Clone)]
+enum Next {
+    /// A legal move (the n-th, wrapped), or any move on the board once the game is over.
+    Legal(Index),
+    /// A move anywhere, near the board or at the int32 extremes.
+    Anywhere(i32, i32),
+    /// A setup, which is not the first message.
+    Setup,
+    /// No action at all (Tic-Tac-Toe has no such message: skipped).
+    Empty,
+}
+
+fn nexts(max: usize, near: i32) -> impl Strategy<Value = Vec<Next>> {
+    let coordinate = prop_oneof![8 => -2..near, 1 => Just(i32::MIN), 1 => Just(i32::MAX)];
+    prop::collection::vec(
+        prop_oneof![
+            12 => any::<Index>().prop_map(Next::Legal),
+            4 => (coordinate.clone(), coordinate).prop_map(|(r, c)| Next::Anywhere(r, c)),
+            1 => Just(Next::Setup),
+            1 => Just(Next::Empty),
+        ],
+        0..max,
+    )
+}
+
+/// The messages `next` makes on `game`, and what the referee says of each.
+fn continuation<K: Kind>(
+    game: &mut K,
+    next: &[Next],
+) -> (Vec<K::Request>, Vec<Expected<K::Response>>) {
+    let (mut requests, mut expected) = (Vec::new(), Vec::new());
+    for message in next {
+        let (request, outcome) = match message {
+            Next::Legal(pick) => {
+                let legal = game.legal();
+                let choices = if legal.is_empty() {
+                    game.on_board()
+                } else {
+                    legal
+                };
+                let step = choices[pick.index(choices.len())];
+                (K::request(step), game.play(step))
+            }
+            Next::Anywhere(r, c) => {
+                let step = K::anywhere(*r, *c);
+                (K::request(step), game.play(step))
+            }
+            Next::Setup => (
+                K::later_setup(),
+                Expected {
+                    reply: game.now(),
+                    rejected: Some("setup"),
+                },
+            ),
+            Next::Empty => match K::empty() {
+                Some(request) => (
+                    request,
+                    Expected {
+                        reply: game.now(),
+                        rejected: Some("no action"),
+                    },
+                ),
+                None => continue,
+            },
+        };
+        requests.push(request);
+        expected.push(outcome);
+    }
+    (requests, expected)
+}
+
+fn reply<R>(replies: &[Result<R, Status>], index: usize) -> Result<&R, TestCaseError> {
+    match replies.get(index) {
+        Some(Ok(reply)) => Ok(reply),
+        Some(Err(status)) => Err(TestCaseError::fail(format!(
+            "reply {index} is the status {status:?}"
+        ))),
+        None => Err(TestCaseError::fail(format!(
+            "no reply {index} of {}",
+            replies.len()
+        ))),
+    }
+}
+
+/// The whole test of one history on one game, given the referee at the start and the
+/// reply it gives there.
+///
+/// Broken servers this fails: one that replays a history from another position (the
+/// standard board, the wrong side first), counts it not in `moves_played`, reports the
+/// setup's own state rather than the last move's flips, placed, run, line or pass,
+/// applies a history move its stream would reject (or rejects a legal one, or names the
+/// wrong index, or with other words than its stream's), checks the history's length
+/// against too few cells, treats a Tic-Tac-Toe setup's row and col as a move, or leaves
+/// a game after a history that goes on differently from the same game played move by
+/// move.
+fn check_history<K: Kind>(
+    mut game: K,
+    start: K::Response,
+    draw: &Draw,
+    next: &[Next],
+    setup: impl Fn(&[K::Move]) -> K::Request,
+    bare_default: bool,
+) -> Result<(), TestCaseError> {
+    let (steps, outcome) = history(&mut game, start, draw)?;
+    if steps.len() > game.cells() {
+        // Illegal moves put in after the end can make a history longer than the board:
+        // refused as a whole, before any move is looked at.
+        let resumed = run::<K::Game>(vec![setup(&steps)]);
+        prop_assert_eq!(resumed.len(), 1);
+        let Err(status) = &resumed[0] else {
+            return Err(TestCaseError::fail(
+                "a history longer than the board accepted",
+            ));
+        };
+        let violations = violations(status);
+        prop_assert_eq!(violations.len(), 1, "{:?}", violations);
+        prop_assert_eq!(&violations[0].0, "setup.history");
+        return Ok(());
+    }
+    // The same game without a history: its plain setup, or none at all for the default
+    // start when the history holds a move to open the stream with.
+    let plain = (!bare_default || steps.is_empty()).then(|| setup(&[]));
+    let offset = usize::from(plain.is_some());
+    let mut one_by_one: Vec<K::Request> = plain.into_iter().collect();
+    one_by_one.extend(steps.iter().map(|&step| K::request(step)));
+    let (more, expected) = match &outcome {
+        Ok(_) => continuation(&mut game, next),
+        Err(_) => (Vec::new(), Vec::new()),
+    };
+    one_by_one.extend(more.iter().cloned());
+    let mut with_history = vec![setup(&steps)];
+    with_history.extend(more);
+
+    let resumed = run::<K::Game>(with_history);
+    let played = run::<K::Game>(one_by_one);
+    match outcome {
+        Err((index, word)) => {
+            prop_assert_eq!(resumed.len(), 1, "a malformed setup ends the stream");
+            let Err(status) = &resumed[0] else {
+                return Err(TestCaseError::fail(format!(
+                    "history {steps:?} accepted, but move {index} should be rejected"
+                )));
+            };
+            let violations = violations(status);
+            prop_assert_eq!(violations.len(), 1, "{:?}", violations);
+            let (field, description) = &violations[0];
+            prop_assert_eq!(field, &format!("setup.history[{index}]"));
+            prop_assert!(
+                description.contains(word),
+                "{:?} should mention {:?}",
+                description,
+                word
+            );
+            for before in 0..index {
+                prop_assert_eq!(K::rejected(reply(&played, offset + before)?), "");
+            }
+            // The stream, given the same move, rejects it with the same text.
+            prop_assert_eq!(K::rejected(reply(&played, offset + index)?), description);
+        }
+        Ok(after) => {
+            prop_assert_eq!(resumed.len(), 1 + expected.len());
+            prop_assert_eq!(played.len(), offset + steps.len() + expected.len());
+            let first = reply(&resumed, 0)?;
+            prop_assert_eq!(
+                first,
+                &after,
+                "the setup's reply is the state after the history"
+            );
+            for i in 0..steps.len() {
+                prop_assert_eq!(K::rejected(reply(&played, offset + i)?), "");
+            }
+            if offset + steps.len() > 0 {
+                prop_assert_eq!(reply(&played, offset + steps.len() - 1)?, first);
+            }
+            for (k, want) in expected.iter().enumerate() {
+                let got = reply(&resumed, 1 + k)?;
+                prop_assert_eq!(got, reply(&played, offset + steps.len() + k)?);
+                match want.rejected {
+                    None => prop_assert_eq!(K::rejected(got), ""),
+                    Some(word) => prop_assert!(
+                        K::rejected(got).contains(word),
+                        "rejection {:?} should mention {:?}",
+                        K::rejected(got),
+                        word
+                    ),
+                }
+                // The referee writes no texts: only their gist is compared, above.
+                let mut got = got.clone();
+                K::clear(&mut got);
+                prop_assert_eq!(&got, &want.reply);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Small boards on which Black, to move, or a side soon after, has to pass: "WB." at
+/// once, ".W.WB" after Black's (0, 2), the others in nearly every random game (found by
+/// random playouts).
+const PASS_BOARDS: [&[&str]; 5] = [
+    &["WB."],
+    &[".W.WB"],
+    &["WWW..", "B..W.", "W.B..", ".B.BB"],
+    &["WW.B", "BW..", "W..."],
+    &["WW.", "W..", "BW.", "..."],
+];
+
+fn pass_board() -> impl Strategy<Value = Vec<String>> {
+    prop::sample::select(&PASS_BOARDS[..])
+        .prop_map(|rows| rows.iter().map(|row| row.to_string()).collect())
+}
+
+/// A random Othello board up to `max_side` square, small ones (where passes and ends
+/// come soon) as often as the others, with a random share of the discs black (a side
+/// with few discs often has to pass).
+fn othello_board(max_side: usize) -> impl Strategy<Value = Vec<String>> {
+    let side = move || prop_oneof![1usize..=4, 1usize..=max_side];
+    (side(), side(), 20u8..=90, 0u8..100).prop_flat_map(|(rows, cols, empty, black)| {
+        prop::collection::vec(0u8..200, rows * cols).prop_map(move |draws| {
+            draws
+                .chunks(cols)
+                .map(|row| {
+                    row.iter()
+                        .map(|&d| match d {
+                            d if d / 2 < empty => '.',
+                            d if d % 100 < black => 'B',
+                            _ => 'W',
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+    })
+}
+
+/// A Connect Four size or run length as a setup gives it: 0 (the default) or `1..=max`.
+fn side(max: i32) -> impl Strategy<Value = i32> {
+    prop_oneof![1 => Just(0), 4 => 1..=max]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Random boards up to 12x12 and the standard start, either side to move. Fails the
+    /// broken servers [`check_history`] names, and one that replays an Othello history
+    /// without its automatic passes.
+    #[test]
+    fn othello_histories_match_the_naive_referee(
+        board in prop::option::weighted(
+            0.7,
+            prop_oneof![4 => othello_board(12), 1 => pass_board()],
+        ),
+        black in any::<bool>(),
+        draw in draw(60),
+        next in nexts(30, 14),
+        bare in any::<bool>(),
+    ) {
+        let color = if black { Color::Black } else { Color::White };
+        let rows = board.clone().unwrap_or_else(standard);
+        let (referee, passed) = NaiveOthello::new(rows.clone(), color);
+        let start = referee.reply(Vec::new(), passed);
+        check_history(
+            Othello(referee),
+            start,
+            &draw,
+            &next,
+            |history| othello_setup(&rows, color, history),
+            bare && black && board.is_none(),
+        )?;
+    }
+
+    /// Random sizes 1 to 10 and run lengths 1 to 6, each sometimes the default (0). Fails
+    /// the broken servers [`check_history`] names, and one that replays a Connect Four
+    /// history on another size or run length than the setup's (or the defaults for 0).
+    #[test]
+    fn connect_four_histories_match_the_naive_referee(
+        shape in (side(10), side(10), side(6)),
+        draw in draw(80),
+        next in nexts(30, 12),
+        bare in any::<bool>(),
+    ) {
+        let (rows, cols, run) = shape;
+        let or = |value: i32, default: usize| if value == 0 { default } else { value as usize };
+        let referee = NaiveConnectFour::new(or(rows, 6), or(cols, 7), or(run, 4));
+        let start = referee.reply(None, Vec::new());
+        check_history(
+            ConnectFour(referee),
+            start,
+            &draw,
+            &next,
+            |history| connect_four_setup(shape, history),
+            bare && shape == (0, 0, 0),
+        )?;
+    }
+
+    /// Histories from the empty board, A first. Fails the broken servers
+    /// [`check_history`] names, and one that plays a Tic-Tac-Toe setup's row and col.
+    #[test]
+    fn tic_tac_toe_histories_match_the_naive_referee(
+        draw in draw(12),
+        next in nexts(12, 4),
+        bare in any::<bool>(),
+    ) {
+        let game = TicTacToe::new();
+        let start = game.now();
+        check_history(game, start, &draw, &next, tic_tac_toe_setup, bare)?;
+    }
+}
+
+/// The violations a Play stream's refusal of its first message carries: the stream must
+/// end with INVALID_ARGUMENT before any reply.
+async fn refused<Resp: Debug>(
+    opened: Result<tonic::Response<tonic::Streaming<Resp>>, Status>,
+) -> Vec<(String, String)> {
+    let status = match opened {
+        Err(status) => status,
+        Ok(replies) => match replies.into_inner().message().await {
+            Err(status) => status,
+            Ok(reply) => panic!("the setup was answered with {reply:?}"),
+        },
+    };
+    violations(&status)
+}
+
+/// Every reply of a Play stream that must stay OK to its end.
+async fn replies<Resp>(
+    opened: Result<tonic::Response<tonic::Streaming<Resp>>, Status>,
+) -> Vec<Resp> {
+    let mut replies = opened.expect("the stream opens").into_inner();
+    let mut all = Vec::new();
+    while let Some(reply) = replies.message().await.expect("no error") {
+        all.push(reply);
+    }
+    all
+}
+
+/// A history longer than the board has cells is refused as a whole, on `setup.history`,
+/// for each game. A server that only checks each move would name `setup.history[4]`
+/// (Connect Four: the game is over), `setup.history[1]` (Tic-Tac-Toe: taken) or
+/// `setup.history[0]` (Othello: turns over no disc); one that does not check would
+/// apply the setup.
+#[tokio::test]
+async fn a_history_longer_than_the_board_is_refused_on_setup_history() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+
+    let too_long = connect_four_setup((2, 2, 0), &[0, 0, 1, 1, 0]);
+    let got = refused(
+        client
+            .play_connect_four(tokio_stream::iter([too_long]))
+            .await,
+    )
+    .await;
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "setup.history");
+    assert!(got[0].1.contains('5') && got[0].1.contains('4'), "{got:?}");
+
+    let too_long = tic_tac_toe_setup(&[(0, 0); 10]);
+    let got = refused(
+        client
+            .play_tic_tac_toe(tokio_stream::iter([too_long]))
+            .await,
+    )
+    .await;
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "setup.history");
+    assert!(got[0].1.contains("10") && got[0].1.contains('9'), "{got:?}");
+
+    let too_long = othello_setup(&[".".to_owned()], Color::Black, &[(0, 0), (0, 0)]);
+    let got = refused(client.play_othello(tokio_stream::iter([too_long])).await).await;
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "setup.history");
+
+    // As long as the board, and legal: accepted, and the game is over.
+    let full = connect_four_setup((2, 2, 0), &[0, 0, 1, 1]);
+    let got = replies(client.play_connect_four(tokio_stream::iter([full])).await).await;
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].verdict, i32::from(Verdict::Draw));
+    assert_eq!(got[0].moves_played, 4);
+}
+
+fn fresh_tic_tac_toe() -> PlayTicTacToeResponse {
+    PlayTicTacToeResponse {
+        verdict: Verdict::Pending.into(),
+        line: Vec::new(),
+        board: Some(Board::from_rows(["...", "...", "..."])),
+        moves_played: 0,
+        rejected: String::new(),
+    }
+}
+
+/// A Tic-Tac-Toe setup with no history opens the fresh game, A to move: pending, empty,
+/// no move played, whatever its row and col say. A server that plays the setup message's
+/// row and col as a move, or refuses an empty history, fails it.
+#[tokio::test]
+async fn a_tic_tac_toe_setup_with_no_history_is_a_fresh_game() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let messages = [tic_tac_toe_setup(&[]), tic_tac_toe_move(0, 0)];
+    let got = replies(client.play_tic_tac_toe(tokio_stream::iter(messages)).await).await;
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0], fresh_tic_tac_toe());
+    let mut after = fresh_tic_tac_toe();
+    after.board = Some(Board::from_rows(["X..", "...", "..."]));
+    after.moves_played = 1;
+    assert_eq!(got[1], after, "A moves first after an empty history");
+}
+
+/// A Tic-Tac-Toe setup is only the first message: later, it is rejected with the game
+/// unchanged (its history and its row and col unplayed), and the game goes on. A server
+/// that applies a later setup, plays it as a move at its row and col, or ends the stream
+/// on it fails it.
+#[tokio::test]
+async fn a_later_tic_tac_toe_setup_is_rejected_and_the_game_goes_on() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let later = PlayTicTacToeRequest {
+        row: 0,
+        col: 0,
+        setup: Some(TicTacToeSetup {
+            history: moves(&[(2, 2), (0, 1)]),
+        }),
+    };
+    for opening in [tic_tac_toe_move(1, 1), tic_tac_toe_setup(&[(1, 1)])] {
+        let messages = [opening.clone(), later.clone(), tic_tac_toe_move(0, 0)];
+        let got = replies(client.play_tic_tac_toe(tokio_stream::iter(messages)).await).await;
+        assert_eq!(got.len(), 3, "{opening:?}");
+        let mut centre = fresh_tic_tac_toe();
+        centre.board = Some(Board::from_rows(["...", ".X.", "..."]));
+        centre.moves_played = 1;
+        assert_eq!(got[0], centre, "{opening:?}");
+        assert!(got[1].rejected.contains("setup"), "{:?}", got[1]);
+        let mut unchanged = got[1].clone();
+        unchanged.rejected.clear();
+        assert_eq!(unchanged, centre, "a later setup changes nothing");
+        let mut on = centre.clone();
+        on.board = Some(Board::from_rows(["O..", ".X.", "..."]));
+        on.moves_played = 2;
+        assert_eq!(got[2], on, "the game goes on, B to move");
+    }
+}
+
+/// Othello's automatic passes in a history: a side with no move at the setup passes
+/// before the history's first move, which is then the other side's, and a history whose
+/// last move leaves the other side without a move says so in `passed`. A server that
+/// replays a history without the pass at the start (playing the first move for the
+/// wrong side), or that reports `passed` of the setup rather than of the last move,
+/// fails it.
+#[tokio::test]
+async fn othello_histories_pass_automatically() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let board = |row: &str| vec![row.to_owned()];
+    let setups = [
+        // Black cannot move on "WB.": White passes into it, and plays (0, 2).
+        othello_setup(&board("WB."), Color::Black, &[]),
+        othello_setup(&board("WB."), Color::Black, &[(0, 2)]),
+        // Black's (0, 2) leaves White with no move: Black moves again.
+        othello_setup(&board(".W.WB"), Color::Black, &[(0, 2)]),
+    ];
+    let expected = [
+        PlayOthelloResponse {
+            verdict: Verdict::Pending.into(),
+            board: Some(Board::from_rows(["WB."])),
+            flips: Vec::new(),
+            to_move: "W".into(),
+            passed: true,
+            legal_moves: vec![WireCell { row: 0, col: 2 }],
+            black_discs: 1,
+            white_discs: 1,
+            moves_played: 0,
+            rejected: String::new(),
+        },
+        PlayOthelloResponse {
+            verdict: Verdict::BWins.into(),
+            board: Some(Board::from_rows(["WWW"])),
+            flips: vec![WireCell { row: 0, col: 1 }],
+            to_move: String::new(),
+            passed: false,
+            legal_moves: Vec::new(),
+            black_discs: 0,
+            white_discs: 3,
+            moves_played: 1,
+            rejected: String::new(),
+        },
+        PlayOthelloResponse {
+            verdict: Verdict::Pending.into(),
+            board: Some(Board::from_rows([".WBBB"])),
+            flips: vec![WireCell { row: 0, col: 3 }],
+            to_move: "B".into(),
+            passed: true,
+            legal_moves: vec![WireCell { row: 0, col: 0 }],
+            black_discs: 3,
+            white_discs: 1,
+            moves_played: 1,
+            rejected: String::new(),
+        },
+    ];
+    for (setup, want) in setups.into_iter().zip(expected) {
+        let got = replies(
+            client
+                .play_othello(tokio_stream::iter([setup.clone()]))
+                .await,
+        )
+        .await;
+        assert_eq!(got, [want], "{setup:?}");
+    }
+}

@@ -1,0 +1,131 @@
+//! The call metrics of calls that never finish, and the metrics listener's life: it
+//! stops with the server. One server per test binary: the metrics recorder is global
+//! to the process.
+
+mod common;
+
+use std::time::Duration;
+
+use arbiter::proto::{Board, CheckConnectFourRequest};
+use arbiter::server::Server;
+use bytes::Bytes;
+use common::metrics::{sample, scrape};
+use common::{options, TestServer};
+use prost::Message;
+use tokio::net::{TcpListener, TcpStream};
+use tonic::codegen::http;
+
+const CHECK_CONNECT_FOUR: &str = "arbiter.v1.ArbiterService/CheckConnectFour";
+
+/// Sends the headers of a CheckConnectFour call and half of its one message, on a raw
+/// HTTP/2 connection: the server is left reading the request. Returns the connection's
+/// stream and task, for the caller to end as a client that goes away would.
+async fn half_sent_call(
+    server: &TestServer,
+) -> (
+    h2::SendStream<Bytes>,
+    tokio::task::JoinHandle<()>,
+    h2::client::ResponseFuture,
+) {
+    let tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (sender, connection) = h2::client::handshake(tcp).await.unwrap();
+    let connection = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let mut sender = sender.ready().await.unwrap();
+    let request = http::Request::post(format!("http://{}/{CHECK_CONNECT_FOUR}", server.addr))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .unwrap();
+    let (response, mut send) = sender.send_request(request, false).unwrap();
+    let message = CheckConnectFourRequest {
+        board: Some(Board::from_rows(["0000", "1111"])),
+        row: 1,
+        col: 0,
+        player: 1,
+        run_length: 4,
+    }
+    .encode_to_vec();
+    let mut framed = vec![0];
+    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&message[..message.len() / 2]);
+    send.send_data(framed.into(), false).unwrap();
+    (send, connection, response)
+}
+
+/// Waits until the metrics at `address` count `expected` calls of CheckConnectFour
+/// with `code`, and returns them.
+async fn wait_for_calls(address: &str, code: &str, expected: f64) -> String {
+    let labels = [
+        format!("rpc=\"{CHECK_CONNECT_FOUR}\""),
+        format!("code=\"{code}\""),
+    ];
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let metrics = scrape(address).await;
+        let found = sample(&metrics, "arbiter_calls_total", &labels);
+        if found == Some(expected) {
+            return metrics;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{code} calls stayed at {found:?}, not {expected}: {metrics}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn unfinished_calls_are_cancelled_and_the_metrics_listener_stops_with_the_server() {
+    let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let metrics_address = metrics_listener.local_addr().unwrap().to_string();
+    let server = TestServer::start_server(
+        Server::new(options(&["--shutdown-drain", "0s"])).with_metrics_listener(metrics_listener),
+    )
+    .await;
+
+    // A client whose connection goes away while the server reads the request: the call
+    // is unfinished, not a fault of the server's (tonic's own answer is UNKNOWN).
+    let (send, connection, response) = half_sent_call(&server).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    connection.abort();
+    let _ = connection.await;
+    drop((send, response));
+    let metrics = wait_for_calls(&metrics_address, "Cancelled", 1.0).await;
+    for code in ["Unknown", "Internal"] {
+        let found = sample(
+            &metrics,
+            "arbiter_calls_total",
+            &[
+                &format!("rpc=\"{CHECK_CONNECT_FOUR}\""),
+                &format!("code=\"{code}\""),
+            ],
+        );
+        assert_eq!(found, None, "{metrics}");
+    }
+    assert_eq!(
+        sample(&metrics, "arbiter_calls_in_flight", &[]),
+        Some(0.0),
+        "{metrics}"
+    );
+
+    // A client that resets its stream (with an error, not CANCEL) likewise.
+    let (mut send, connection, _response) = half_sent_call(&server).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    send.send_reset(h2::Reason::INTERNAL_ERROR);
+    wait_for_calls(&metrics_address, "Cancelled", 2.0).await;
+    connection.abort();
+
+    // The listener stops with the server: once `run_on` has returned, nothing answers.
+    server.shutdown().await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while TcpStream::connect(&metrics_address).await.is_ok() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the metrics listener outlived the server"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
