@@ -59,9 +59,10 @@ pub struct Options {
           default_value_t = Settings::default().stream_limits.max_game_duration.into())]
     pub max_game_duration: HumanDuration,
 
-    /// The largest request message accepted, in bytes (a 100x100 board is about 10 KB).
-    /// A larger one is refused with RESOURCE_EXHAUSTED from its length prefix, before it
-    /// is decoded.
+    /// The largest request message accepted, in bytes (a 100x100 board is about 10 KB),
+    /// on every service. A larger one is refused with RESOURCE_EXHAUSTED from its length
+    /// prefix, before it is decoded; a compressed one (gzip, deflate or zstd) as soon as
+    /// it inflates past N, so that it is never inflated whole.
     #[arg(long, value_name = "N", default_value_t = Settings::default().max_request_bytes)]
     pub max_request_bytes: usize,
 

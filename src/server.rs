@@ -15,12 +15,32 @@ use tonic_health::server::{HealthReporter, HealthService};
 use tonic_health::ServingStatus;
 use tower::ServiceBuilder;
 
-use crate::layers::{rewrite_transport_error, DeadlineLayer, InFlightLimitLayer};
+use crate::layers::{
+    reply_encoding_follows_request, rewrite_transport_error, DeadlineLayer, InFlightLimitLayer,
+};
 use crate::proto::arbiter_service_server::ArbiterServiceServer;
 use crate::proto::FILE_DESCRIPTOR_SET;
 use crate::service::play::{LiveGames, StreamLimits};
 use crate::service::Arbiter;
 use crate::telemetry::{serve_metrics, CallMetricsLayer};
+
+/// `$server` (a generated tonic server) accepting requests compressed with gzip, deflate
+/// or zstd, able to compress its replies with the same (which replies are compressed is
+/// [`reply_encoding_follows_request`]'s choice), and refusing requests larger than
+/// `$max_bytes` once inflated.
+macro_rules! configured {
+    ($server:expr, $max_bytes:expr) => {{
+        use tonic::codec::CompressionEncoding::{Deflate, Gzip, Zstd};
+        $server
+            .accept_compressed(Gzip)
+            .accept_compressed(Deflate)
+            .accept_compressed(Zstd)
+            .send_compressed(Gzip)
+            .send_compressed(Deflate)
+            .send_compressed(Zstd)
+            .max_decoding_message_size($max_bytes)
+    }};
+}
 
 /// How long the server still waits for connections to close after ending open streams.
 const FINAL_WAIT: Duration = Duration::from_secs(2);
@@ -42,7 +62,8 @@ pub struct Settings {
     pub shutdown_grace: Duration,
     /// The limits on each live-game stream, and on their number.
     pub stream_limits: StreamLimits,
-    /// The largest request message, in bytes.
+    /// The largest request message, in bytes, on every service, compressed messages
+    /// counted once inflated.
     pub max_request_bytes: usize,
     /// Calls in flight across the server beyond which new calls are refused (at least 1).
     pub max_in_flight: u32,
@@ -311,20 +332,20 @@ impl Server {
             .map_response(rewrite_transport_error)
             .layer(InFlightLimitLayer::new(settings.max_in_flight as usize))
             // Ours rather than tonic's `timeout`, which arms a timer for every call.
-            .layer(DeadlineLayer::new(settings.request_timeout));
+            .layer(DeadlineLayer::new(settings.request_timeout))
+            .map_request(reply_encoding_follows_request);
 
         let stop_accepting = CancellationToken::new();
+        let max_bytes = settings.max_request_bytes;
         let serve = builder
             .layer(layers)
-            .add_service(
-                ArbiterServiceServer::new(arbiter)
-                    .max_decoding_message_size(settings.max_request_bytes),
-            )
-            .add_service(HealthServer::new(HealthService::from_health_reporter(
-                health.clone(),
-            )))
-            .add_service(reflection_v1)
-            .add_service(reflection_v1alpha)
+            .add_service(configured!(ArbiterServiceServer::new(arbiter), max_bytes))
+            .add_service(configured!(
+                HealthServer::new(HealthService::from_health_reporter(health.clone())),
+                max_bytes
+            ))
+            .add_service(configured!(reflection_v1, max_bytes))
+            .add_service(configured!(reflection_v1alpha, max_bytes))
             .serve_with_incoming_shutdown(incoming, stop_accepting.clone().cancelled_owned());
         tokio::pin!(serve);
 
