@@ -201,14 +201,14 @@ where
 /// that sends a unary call's headers but never its body cannot hold a place for long.
 /// The timer is armed only when the call first has to wait: a call whose request was
 /// already in when its handler ran (nearly every unary call) never touches the timer
-/// wheel. A client's shorter `grpc-timeout` is tonic's to enforce.
+/// wheel. A client's shorter `grpc-timeout` is tonic's to enforce. A zero limit is none.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct DeadlineLayer {
     limit: Duration,
 }
 
 impl DeadlineLayer {
-    /// Calls end after `limit`.
+    /// Calls end after `limit`; never, if it is zero.
     pub(crate) fn new(limit: Duration) -> Self {
         Self { limit }
     }
@@ -248,7 +248,7 @@ where
     fn call(&mut self, request: R) -> Self::Future {
         DeadlineFuture {
             inner: self.inner.call(request),
-            ends: tokio::time::Instant::now() + self.limit,
+            ends: (!self.limit.is_zero()).then(|| tokio::time::Instant::now() + self.limit),
             timer: None,
         }
     }
@@ -259,7 +259,8 @@ pin_project_lite::pin_project! {
     pub(crate) struct DeadlineFuture<F> {
         #[pin]
         inner: F,
-        ends: tokio::time::Instant,
+        // `None`: no deadline.
+        ends: Option<tokio::time::Instant>,
         // Armed at the first wait only.
         timer: Option<Pin<Box<tokio::time::Sleep>>>,
     }
@@ -277,7 +278,9 @@ where
         if let Poll::Ready(result) = this.inner.poll(cx) {
             return Poll::Ready(result.map_err(Into::into));
         }
-        let ends = *this.ends;
+        let Some(ends) = *this.ends else {
+            return Poll::Pending;
+        };
         let timer = this
             .timer
             .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(ends)));
@@ -355,6 +358,15 @@ mod tests {
         let status = error.downcast_ref::<Status>().expect("a Status");
         assert_eq!(status.code(), Code::Cancelled);
         assert_eq!(status.message(), "Timeout expired");
+
+        // A zero limit is none: an hour's wait is answered.
+        let mut unlimited = DeadlineLayer::new(Duration::ZERO).layer(inner);
+        let slow = unlimited
+            .ready()
+            .await
+            .unwrap()
+            .call(Duration::from_secs(3600));
+        assert_eq!(slow.await.unwrap(), "answered");
     }
 
     /// Tonic's own decoder, fed a frame longer than the limit: the status it raises must

@@ -69,15 +69,15 @@ pub struct Settings {
     pub max_in_flight: u32,
     /// The most concurrent HTTP/2 streams one connection may open.
     pub max_concurrent_streams: u32,
-    /// A unary call's server-side deadline.
+    /// A unary call's server-side deadline; zero: none (but the client's).
     pub request_timeout: Duration,
     /// How often an HTTP/2 PING checks an idle peer; zero sends none.
     pub http2_keepalive_interval: Duration,
     /// How long a PING may go unanswered.
     pub http2_keepalive_timeout: Duration,
-    /// TCP keepalive on accepted connections.
+    /// TCP keepalive on accepted connections; zero: off.
     pub tcp_keepalive: Duration,
-    /// Close each connection gracefully after this long; never when `None`.
+    /// Close each connection gracefully after this long; never when `None` (or zero).
     pub max_connection_age: Option<Duration>,
     /// How long calls in flight on a connection closed for its age may take.
     pub max_connection_age_grace: Duration,
@@ -129,9 +129,12 @@ impl Default for Settings {
 /// gives one listener, `localhost` usually two (127.0.0.1 and ::1). With port 0 the
 /// first address gets a free port and the others the same one. An address the host
 /// does not have (::1 where IPv6 is off) is skipped with a warning when another was
-/// bound; any other failure is an error.
+/// bound; any other failure is an error, whose message names the address.
 pub async fn bind(address: &str) -> std::io::Result<Vec<TcpListener>> {
-    let addresses = tokio::net::lookup_host(address).await?.collect();
+    let addresses = tokio::net::lookup_host(address)
+        .await
+        .map_err(|error| std::io::Error::new(error.kind(), format!("{address}: {error}")))?
+        .collect();
     bind_all(address, addresses).await
 }
 
@@ -190,11 +193,11 @@ pub enum ServerError {
     #[error("serving metrics: {0}")]
     Metrics(#[from] metrics_exporter_prometheus::BuildError),
     /// The metrics listener could not be bound.
-    #[error("listening for metrics on {address}: {source}")]
+    #[error("listening for metrics: {source}")]
     MetricsListen {
         /// The address asked for.
         address: String,
-        /// Why it could not be bound.
+        /// Why it could not be bound, naming the address.
         source: std::io::Error,
     },
     /// A TLS file could not be read.
@@ -212,7 +215,7 @@ pub struct Server {
     arbiter: Arbiter,
     health: HealthReporter,
     end_streams: CancellationToken,
-    metrics_listener: Option<TcpListener>,
+    metrics_listeners: Vec<TcpListener>,
     settings: Settings,
 }
 
@@ -225,15 +228,22 @@ impl Server {
             arbiter: Arbiter::new(settings.stream_limits, end_streams.clone()),
             health: HealthReporter::new(),
             end_streams,
-            metrics_listener: None,
+            metrics_listeners: Vec::new(),
             settings,
         }
     }
 
     /// Serve metrics on `listener` rather than on a listener bound to the
     /// `metrics_listen` address: for callers that bind it themselves.
-    pub fn with_metrics_listener(mut self, listener: TcpListener) -> Self {
-        self.metrics_listener = Some(listener);
+    pub fn with_metrics_listener(self, listener: TcpListener) -> Self {
+        self.with_metrics_listeners(vec![listener])
+    }
+
+    /// Serve metrics on `listeners` (as [`bind`] returns them) rather than on listeners
+    /// bound to the `metrics_listen` address: for callers that bind them themselves,
+    /// such as the binary, which binds every address before it says it is listening.
+    pub fn with_metrics_listeners(mut self, listeners: Vec<TcpListener>) -> Self {
+        self.metrics_listeners.extend(listeners);
         self
     }
 
@@ -270,13 +280,13 @@ impl Server {
             arbiter,
             health,
             end_streams,
-            metrics_listener,
+            metrics_listeners,
             settings,
         } = self;
         health.set_serving::<ArbiterServiceServer<Arbiter>>().await;
-        let metrics_listeners = match (metrics_listener, &settings.metrics_listen) {
-            (Some(listener), _) => vec![listener],
-            (None, Some(address)) => {
+        let metrics_listeners = match (metrics_listeners.is_empty(), &settings.metrics_listen) {
+            (false, _) => metrics_listeners,
+            (true, Some(address)) => {
                 bind(address)
                     .await
                     .map_err(|source| ServerError::MetricsListen {
@@ -284,7 +294,7 @@ impl Server {
                         source,
                     })?
             }
-            (None, None) => Vec::new(),
+            (true, None) => Vec::new(),
         };
         if !metrics_listeners.is_empty() {
             // The addresses actually bound: with port 0 the OS chose them.
@@ -308,7 +318,9 @@ impl Server {
             .map(|listener| {
                 TcpIncoming::from(listener)
                     .with_nodelay(Some(true))
-                    .with_keepalive(Some(settings.tcp_keepalive))
+                    .with_keepalive(
+                        (!settings.tcp_keepalive.is_zero()).then_some(settings.tcp_keepalive),
+                    )
             })
             .collect();
 
@@ -319,7 +331,7 @@ impl Server {
                     .then_some(settings.http2_keepalive_interval),
             )
             .http2_keepalive_timeout(Some(settings.http2_keepalive_timeout));
-        if let Some(age) = settings.max_connection_age {
+        if let Some(age) = settings.max_connection_age.filter(|age| !age.is_zero()) {
             builder = builder
                 .max_connection_age(age)
                 .max_connection_age_grace(settings.max_connection_age_grace);
@@ -356,8 +368,8 @@ impl Server {
         // Drain: out of rotation first, still serving, so that calls a balancer sends
         // before it learns of the stop are not refused.
         tracing::info!(
-            drain = ?settings.shutdown_drain,
-            grace = ?settings.shutdown_grace,
+            drain = %humantime::format_duration(settings.shutdown_drain),
+            grace = %humantime::format_duration(settings.shutdown_grace),
             "shutting down: health NOT_SERVING; still accepting connections while draining"
         );
         health
@@ -371,7 +383,7 @@ impl Server {
             () = tokio::time::sleep(settings.shutdown_drain) => {}
         }
         tracing::info!(
-            grace = ?settings.shutdown_grace,
+            grace = %humantime::format_duration(settings.shutdown_grace),
             "drain over: no new connections; calls in flight may finish"
         );
         stop_accepting.cancel();

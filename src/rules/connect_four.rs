@@ -171,7 +171,10 @@ impl Board {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DropError {
     /// The column is not on the board.
-    #[error("column {col} is outside the board, which has {cols} columns (0 to {last})", last = .cols - 1)]
+    #[error("column {col} is outside the board, which has {}", match .cols {
+        1 => "1 column (only 0)".to_owned(),
+        cols => format!("{cols} columns (0 to {})", cols - 1),
+    })]
     OffBoard {
         /// The asked column.
         col: i64,

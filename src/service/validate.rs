@@ -342,8 +342,8 @@ fn cell(row: i32, col: i32, grid: Option<&Grid>, violations: &mut Vec<Violation>
         Err(off) => off,
     };
     let axes = [
-        ("row", row, off.row_is_off(), off.rows, "rows"),
-        ("col", col, off.col_is_off(), off.cols, "columns"),
+        ("row", row, off.row_is_off(), off.rows, "row"),
+        ("col", col, off.col_is_off(), off.cols, "column"),
     ];
     for (field, value, is_off, len, unit) in axes {
         if !is_off {
@@ -351,9 +351,11 @@ fn cell(row: i32, col: i32, grid: Option<&Grid>, violations: &mut Vec<Violation>
         }
         let description = if value < 0 {
             negative(value)
+        } else if len == 1 {
+            format!("{value} is outside the board, which has 1 {unit} (only 0)")
         } else {
             format!(
-                "{value} is outside the board, which has {len} {unit} (0 to {})",
+                "{value} is outside the board, which has {len} {unit}s (0 to {})",
                 len - 1
             )
         };

@@ -5,11 +5,16 @@ use std::time::{Duration, Instant};
 
 /// Sends SIGTERM to `child`.
 pub fn terminate(child: &Child) {
+    signal(child, "TERM");
+}
+
+/// Sends the signal `name` (`TERM`, `INT`) to `child`.
+pub fn signal(child: &Child, name: &str) {
     let sent = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args([&format!("-{name}"), &child.id().to_string()])
         .status()
         .unwrap();
-    assert!(sent.success(), "kill -TERM {}: {sent:?}", child.id());
+    assert!(sent.success(), "kill -{name} {}: {sent:?}", child.id());
 }
 
 /// Waits for `child` to exit and returns its status, failing if it is still running
@@ -31,12 +36,12 @@ pub async fn wait_exit(child: &mut Child, within: Duration) -> ExitStatus {
 
 /// The `arbiter` binary started with `args` (and `--listen 127.0.0.1:0`), its log read
 /// until the start-up line: the child and the address it serves on. The rest of its log
-/// is collected by a thread, and returned by [`Spawned::log`] once it exits. Killed
+/// is read by a thread, for [`Spawned::wait_for_line`] and [`Spawned::log`]. Killed
 /// when dropped, should a test fail before it stops it.
 pub struct Spawned {
     pub child: std::process::Child,
     pub addr: std::net::SocketAddr,
-    log: Option<std::thread::JoinHandle<Vec<String>>>,
+    lines: std::sync::mpsc::Receiver<String>,
 }
 
 impl Spawned {
@@ -63,11 +68,18 @@ impl Spawned {
             .unwrap_or_else(|| panic!("no start-up line: {first}"));
         let addr = addr.trim().parse().unwrap();
         // Read on, so that the server never blocks on a full pipe.
-        let log = std::thread::spawn(move || lines.map_while(Result::ok).collect());
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    return;
+                }
+            }
+        });
         Self {
             child,
             addr,
-            log: Some(log),
+            lines: receiver,
         }
     }
 
@@ -93,9 +105,23 @@ impl Spawned {
         kib * 1024
     }
 
-    /// The log lines after the start-up line, once the server has exited.
-    pub fn log(mut self) -> Vec<String> {
-        self.log.take().unwrap().join().unwrap()
+    /// Waits for a log line containing `text` and returns it (the lines before it are
+    /// skipped), failing if none comes `within`.
+    pub fn wait_for_line(&self, text: &str, within: Duration) -> String {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.contains(text) => return line,
+                Ok(_) => {}
+                Err(error) => panic!("no log line with {text:?} within {within:?}: {error}"),
+            }
+        }
+    }
+
+    /// The log lines not read yet, once the server has exited (until then, it waits).
+    pub fn log(self) -> Vec<String> {
+        self.lines.iter().collect()
     }
 }
 
