@@ -16,8 +16,16 @@
 # client: the moves examples/load.rs plays); the figure is per message, stream opening
 # and closing included. Arbiter's moves are recorded and replayed to the baseline.
 #
+# With --encoding gzip|deflate|zstd, every request body is compressed (python3's gzip and
+# zlib at level 6, as tonic compresses; the zstd command at level 3, zstd's default) and
+# posted with grpc-encoding; with --compressed-replies the calls also accept that
+# encoding, so that Arbiter compresses its replies, whose size is then taken from the
+# first call (and every other call must match it). For Arbiter only: the baseline accepts
+# no compressed request.
+#
 # Usage: bash benches/callgrind.sh [--calls N] [--warmup N] [--only LIST] [--annotate]
 #                                   [--games [--game-count N]]
+#                                   [--encoding NAME [--compressed-replies]]
 #                                   [--server NAME=BINARY[,ARG...]]...
 #   default servers: arbiter=target/release/arbiter and
 #                    baseline=target/release/examples/baseline_server; a server whose
@@ -36,6 +44,8 @@ only=""
 annotate=0
 games=0
 game_count=100
+encoding=""
+compressed_replies=0
 servers=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -46,7 +56,9 @@ while [ $# -gt 0 ]; do
     --games) games=1; shift ;;
     --game-count) game_count="$2"; shift 2 ;;
     --server) servers+=("$2"); shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --encoding) encoding="$2"; shift 2 ;;
+    --compressed-replies) compressed_replies=1; shift ;;
+    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -81,13 +93,49 @@ start() {
   echo "no listening line from $*" >&2; cat "$log" >&2; exit 1
 }
 
-# Posts $2 calls of body $1 to $3 and checks each came back with reply $4's bytes.
+# The extra headers of every call (--encoding).
+headers=()
+if [ -n "$encoding" ]; then
+  headers+=(-H "grpc-encoding: $encoding")
+  [ $compressed_replies = 1 ] && headers+=(-H "grpc-accept-encoding: $encoding")
+fi
+
+# Writes request body $1 (a gRPC frame) to $2 with its message compressed in $encoding.
+encode() {
+  local message
+  case "$encoding" in
+    gzip|deflate)
+      python3 -c '
+import gzip, sys, zlib
+message = open(sys.argv[1], "rb").read()[5:]
+packed = gzip.compress(message, 6, mtime=0) if sys.argv[3] == "gzip" else zlib.compress(message, 6)
+open(sys.argv[2], "wb").write(b"\x01" + len(packed).to_bytes(4, "big") + packed)
+' "$1" "$2" "$encoding" ;;
+    zstd)
+      message=$(mktemp)
+      tail -c +6 "$1" >"$message"
+      zstd -q -3 -c "$message" >"$2.zst"
+      rm -f "$message"
+      { printf '\001'; python3 -c 'import sys; sys.stdout.buffer.write(int(sys.argv[1]).to_bytes(4, "big"))' \
+          "$(stat -c %s "$2.zst")"; cat "$2.zst"; } >"$2"
+      rm -f "$2.zst" ;;
+    *) echo "unknown encoding $encoding (gzip, deflate or zstd)" >&2; exit 2 ;;
+  esac
+}
+
+# The DATA bytes of one call of body $1 to $2.
+reply_bytes() {
+  h2load -n 1 -d "$1" -H 'content-type: application/grpc' -H 'te: trailers' "${headers[@]}" "$2" |
+    sed -n 's/^traffic: .*(\([0-9]*\)) data.*/\1/p'
+}
+
+# Posts $2 calls of body $1 to $3 and checks each came back with $4 bytes of DATA.
 drive() {
-  local body=$1 n=$2 url=$3 reply=$4 result data expected
+  local body=$1 n=$2 url=$3 reply_size=$4 result data expected
   result=$(h2load -c 4 -m 8 -n "$n" -d "$body" -H 'content-type: application/grpc' \
-    -H 'te: trailers' "$url")
+    -H 'te: trailers' "${headers[@]}" "$url")
   data=$(sed -n 's/^traffic: .*(\([0-9]*\)) data.*/\1/p' <<<"$result")
-  expected=$(( n * $(stat -c %s "$reply") ))
+  expected=$(( n * reply_size ))
   if ! grep -q "$n succeeded, 0 failed" <<<"$result" || [ "$data" != "$expected" ]; then
     echo "$url: expected $n calls and $expected bytes of DATA; h2load said:" >&2
     echo "$result" >&2
@@ -162,10 +210,22 @@ for request in target/h2load/*.request; do
     [[ "$label" == baseline* ]] && kind=baseline
     reply="target/h2load/$name.$kind.reply"
     [ -f "$reply" ] || { echo "no expected reply $reply for $label" >&2; exit 1; }
+    body=$request
+    if [ -n "$encoding" ]; then
+      body="$out/$name.$encoding.request"
+      encode "$request" "$body"
+      workload="${name//_/ } ($encoding request, $(stat -c %s "$body") bytes of $(stat -c %s "$request"))"
+      [ $compressed_replies = 1 ] && workload="$workload, $encoding replies"
+    fi
     start "$out/$name.$label.log" "${argv[@]}"
     url="http://$addr/arbiter.v1.ArbiterService/$rpc"
-    drive "$request" "$warmup" "$url" "$reply"
-    measure drive "$request" "$calls" "$url" "$reply"
+    reply_size=$(stat -c %s "$reply")
+    if [ $compressed_replies = 1 ]; then
+      reply_size=$(reply_bytes "$body" "$url")
+      workload="$workload ($reply_size bytes of $(stat -c %s "$reply"))"
+    fi
+    drive "$body" "$warmup" "$url" "$reply_size"
+    measure drive "$body" "$calls" "$url" "$reply_size"
     printf '| %s | %s | %d |\n' "$workload" "$label" $(( total / calls ))
     if [ $annotate = 1 ]; then
       callgrind_annotate --inclusive=no "$dump" 2>/dev/null | sed -n '1,40p' >"$out/$name.$label.top"

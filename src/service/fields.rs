@@ -155,6 +155,8 @@ fn cell(row: i32, col: i32, grid: Option<&Grid>, violations: &mut Vec<Violation>
         }
         let description = if value < 0 {
             negative(value)
+        } else if len == 1 {
+            format!("{value} is outside the board, which has 1 {unit} (only 0)")
         } else {
             format!(
                 "{value} is outside the board, which has {} (0 to {})",
