@@ -11,7 +11,7 @@ use crate::proto::game_state::State;
 use crate::proto::{GameAction, GameState, PlayManyRequest, PlayManyResponse};
 use crate::rules::{connect_four, othello, tic_tac_toe};
 use crate::service::error::{ServiceError, Violation};
-use crate::service::fields;
+use crate::service::{fields, MAX_REPLY_BYTES};
 
 use super::{GameKind, Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
 
@@ -138,8 +138,16 @@ impl Games for ManyGames {
             ));
         }
         let mut states = Vec::with_capacity(count);
+        let mut bytes = 0;
         for action in request.actions {
-            states.push(self.act(action));
+            // Past the reply budget, an action is answered without being applied.
+            let state = if bytes < MAX_REPLY_BYTES {
+                self.act(action)
+            } else {
+                invalid(action.game, "action", over_budget())
+            };
+            bytes += prost::Message::encoded_len(&state) + 4;
+            states.push(state);
         }
         Ok(PlayManyResponse { states })
     }
@@ -244,6 +252,11 @@ impl ManyGames {
             ),
         }
     }
+}
+
+/// Why an action past the reply budget was not applied.
+fn over_budget() -> &'static str {
+    "not applied: the reply is full; send it again in a later message"
 }
 
 /// The description of a game ended for its unapplied messages.
