@@ -106,3 +106,86 @@ async fn new_connections_are_served_during_the_drain_and_refused_after_it() {
     drop((replies, client, before));
     server.shutdown().await.unwrap();
 }
+
+/// What ends each kind of single-game stream at shutdown, once the grace is over:
+/// UNAVAILABLE with the one message that tells a client to resume elsewhere, so that it
+/// can tell a drain from a fault. The games are live (a move applied on each) and the
+/// streams open until the server ends them. Fails against a server that says anything
+/// else, or ends them with another code.
+#[tokio::test]
+async fn single_game_streams_at_shutdown_are_told_how_to_resume() {
+    use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+    use arbiter::proto::{
+        play_connect_four_request, play_othello_request, Cell, PlayConnectFourRequest,
+        PlayOthelloRequest,
+    };
+    use common::messages::open_stream;
+
+    const RESUME: &str = "server shutting down: resume the game with a setup and its history";
+    let mut server = TestServer::start_with(options(&[
+        "--shutdown-drain",
+        "0s",
+        "--shutdown-grace",
+        "200ms",
+    ]))
+    .await;
+    let mut client = ArbiterServiceClient::new(server.channel().await);
+    let (tic_tac_toe, mut tic_tac_toe_replies) = live_tic_tac_toe(&mut client).await;
+    let (othello, mut othello_replies) = open_stream(|s| client.play_othello(s)).await;
+    othello
+        .send(PlayOthelloRequest {
+            action: Some(play_othello_request::Action::Move(Cell { row: 2, col: 3 })),
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        othello_replies
+            .message()
+            .await
+            .unwrap()
+            .unwrap()
+            .moves_played,
+        1
+    );
+    let (connect_four, mut connect_four_replies) =
+        open_stream(|s| client.play_connect_four(s)).await;
+    connect_four
+        .send(PlayConnectFourRequest {
+            action: Some(play_connect_four_request::Action::Drop(3)),
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        connect_four_replies
+            .message()
+            .await
+            .unwrap()
+            .unwrap()
+            .moves_played,
+        1
+    );
+    server.wait_for_live_games(3).await;
+
+    server.begin_shutdown();
+    let within = Duration::from_secs(10);
+    let statuses = [
+        tokio::time::timeout(within, tic_tac_toe_replies.message())
+            .await
+            .unwrap()
+            .unwrap_err(),
+        tokio::time::timeout(within, othello_replies.message())
+            .await
+            .unwrap()
+            .unwrap_err(),
+        tokio::time::timeout(within, connect_four_replies.message())
+            .await
+            .unwrap()
+            .unwrap_err(),
+    ];
+    for status in statuses {
+        assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
+        assert_eq!(status.message(), RESUME);
+    }
+    server.wait_for_live_games(0).await;
+    drop((tic_tac_toe, othello, connect_four));
+}

@@ -45,6 +45,16 @@ class Steady(threading.Thread):
             row=5, col=4, player=1)
         judge = pb.JudgeTicTacToeRequest(moves=[pb.TicTacToeMove(row=r, col=c) for r, c in
                                                 [(0, 0), (2, 0), (1, 1), (2, 1), (2, 2)]])
+        # The bulk RPCs too: a batch of two checks and one with no kind, and a PlayMany
+        # stream of two games, one closed.
+        batch = pb.CheckBatchRequest(checks=[pb.Check(check_connect_four=c4),
+                                             pb.Check(judge_tic_tac_toe=judge), pb.Check()])
+        many = [pb.PlayManyRequest(actions=[
+                    pb.GameAction(game=1, connect_four=pb.PlayConnectFourRequest(drop=3)),
+                    pb.GameAction(game=2, tic_tac_toe=pb.PlayTicTacToeRequest(row=1, col=1))]),
+                pb.PlayManyRequest(actions=[
+                    pb.GameAction(game=1, connect_four=pb.PlayConnectFourRequest(drop=3)),
+                    pb.GameAction(game=2, close=True)])]
         while not self.stop.is_set():
             try:
                 reply = stub.CheckConnectFour(c4, timeout=10)
@@ -54,10 +64,17 @@ class Steady(threading.Thread):
                 moves = iter([pb.PlayTicTacToeRequest(row=1, col=1), pb.PlayTicTacToeRequest(row=1, col=1)])
                 replies = list(stub.PlayTicTacToe(moves, timeout=10))
                 ok = ok and len(replies) == 2 and replies[1].rejected == "square (1, 1) is taken"
+                reply = stub.CheckBatch(batch, timeout=10)
+                ok = ok and [r.WhichOneof("result") for r in reply.results] == [
+                    "check_connect_four", "judge_tic_tac_toe", None] and reply.results[0].check_connect_four.wins
+                replies = list(stub.PlayMany(iter(many), timeout=10))
+                ok = ok and [[(s.game, s.WhichOneof("state")) for s in r.states] for r in replies] == [
+                    [(1, "connect_four"), (2, "tic_tac_toe")], [(1, "connect_four"), (2, None)]]
+                ok = ok and replies[1].states[0].connect_four.moves_played == 2
             except grpc.RpcError as error:
                 ok = False
                 print(f"well-formed call failed: {error.code()} {error.details()}", flush=True)
-            self.calls += 3
+            self.calls += 5
             if not ok:
                 self.failures += 1
         channel.close()
@@ -261,6 +278,206 @@ def grpc_faults(address, pb, count):
     return seen
 
 
+def send_body(client, sid, body):
+    """Sends `body` on stream `sid` and ends it, in frames the server's flow-control
+    windows and frame size allow (waiting for its window updates), unless the stream ends
+    first (the server may answer before the body is in)."""
+    conn = client.conn
+    deadline = time.time() + 10
+    while body and client.outcomes[sid] is None and not client.closed and time.time() < deadline:
+        room = min(conn.local_flow_control_window(sid), conn.max_outbound_frame_size, len(body))
+        if room == 0:
+            client.pump(timeout=1)
+            continue
+        conn.send_data(sid, body[:room])
+        body = body[room:]
+        client.flush()
+    if client.outcomes[sid] is None and not client.closed:
+        conn.end_stream(sid)
+        client.flush()
+
+
+def h2_exchange(address, path, body, then):
+    """One raw HTTP/2 call and, on the same connection, the well-formed call `then`
+    (path, body); returns (the call's outcome, the gRPC messages of its reply, whether
+    `then` was answered OK)."""
+    client = H2Client(address)
+    try:
+        sid = client.start(path)
+        send_body(client, sid, body)
+        deadline = time.time() + 10
+        while client.outcomes[sid] is None and not client.closed and time.time() < deadline:
+            client.pump()
+        outcome = client.outcomes[sid] or ("closed" if client.closed else "no answer in 10 s")
+        messages, data = [], client.data.get(sid, b"")
+        while len(data) >= 5:
+            length = struct.unpack(">I", data[1:5])[0]
+            messages.append(data[5:5 + length])
+            data = data[5 + length:]
+        after = "closed" if client.closed else client.call(*then)
+    except OSError:
+        outcome, messages, after = "closed", [], "closed"
+    finally:
+        client.close()
+    return outcome, messages, after == "grpc-status 0"
+
+
+def varint(value):
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def field(number, wire_type, payload):
+    """One protobuf field: its key, then the payload (a length prefix added for wire
+    type 2)."""
+    if wire_type == 2:
+        payload = varint(len(payload)) + payload
+    return varint(number << 3 | wire_type) + payload
+
+
+I32_MIN, I32_MAX, U64_MAX = -(1 << 31), (1 << 31) - 1, (1 << 64) - 1
+
+
+def bulk_faults(pb):
+    """Malformed CheckBatch and PlayMany messages: {name: (path, body, expected, describe)},
+    where `describe` turns the reply's messages into what is compared with `expected`
+    (the grpc-status alone when there is nothing to decode)."""
+    batch_path = "/arbiter.v1.ArbiterService/CheckBatch"
+    many_path = "/arbiter.v1.ArbiterService/PlayMany"
+    judge = pb.Check(judge_tic_tac_toe=pb.JudgeTicTacToeRequest(moves=[pb.TicTacToeMove(row=1, col=1)]))
+    good_batch = pb.CheckBatchRequest(checks=[judge]).SerializeToString()
+    start_8 = ["........", "........", "........", "...WB...", "...BW...", "........", "........", "........"]
+    c4_board = pb.Board(rows=["0000000"] * 5 + ["1000000"])
+
+    def results(messages):
+        """Each result of a CheckBatch reply, as its kind or the fields it names as invalid."""
+        if len(messages) != 1:
+            return f"{len(messages)} replies"
+        reply = pb.CheckBatchResponse.FromString(messages[0])
+        return [r.WhichOneof("result") or "invalid " + ",".join(v.field for v in r.invalid)
+                for r in reply.results]
+
+    def states(messages):
+        """Each state of each PlayMany reply: its kind, and `rejected` or the invalid fields."""
+        out = []
+        for message in messages:
+            for state in pb.PlayManyResponse.FromString(message).states:
+                kind = state.WhichOneof("state")
+                if kind is None and not state.invalid:
+                    out.append((state.game, "closed"))
+                elif kind is None:
+                    out.append((state.game, "invalid " + ",".join(v.field for v in state.invalid)))
+                else:
+                    reply = getattr(state, kind)
+                    out.append((state.game, kind, "rejected" if reply.rejected else "applied"))
+        return out
+
+    extremes = pb.CheckBatchRequest(checks=[
+        pb.Check(check_othello_move=pb.CheckOthelloMoveRequest(
+            board=pb.Board(rows=start_8), row=I32_MIN, col=I32_MAX, color="B")),
+        pb.Check(list_othello_moves=pb.ListOthelloMovesRequest(
+            board=pb.Board(rows=start_8), color="\U0010ffff")),
+        # A run longer than any board is no violation: it never wins.
+        pb.Check(check_connect_four=pb.CheckConnectFourRequest(
+            board=c4_board, row=I32_MAX, col=I32_MIN, player=I32_MIN, run_length=I32_MAX)),
+        pb.Check(check_connect_four=pb.CheckConnectFourRequest(
+            board=c4_board, row=5, col=0, player=I32_MAX, run_length=I32_MIN)),
+        pb.Check(judge_tic_tac_toe=pb.JudgeTicTacToeRequest(moves=[
+            pb.TicTacToeMove(row=I32_MIN, col=I32_MAX), pb.TicTacToeMove(row=I32_MAX, col=I32_MIN)])),
+    ]).SerializeToString()
+    many_extremes = pb.PlayManyRequest(actions=[
+        pb.GameAction(game=U64_MAX, othello=pb.PlayOthelloRequest(move=pb.Cell(row=I32_MIN, col=I32_MAX))),
+        pb.GameAction(game=U64_MAX - 1, connect_four=pb.PlayConnectFourRequest(drop=I32_MIN)),
+        pb.GameAction(game=U64_MAX - 2, tic_tac_toe=pb.PlayTicTacToeRequest(row=I32_MAX, col=I32_MIN)),
+        pb.GameAction(game=U64_MAX - 3, connect_four=pb.PlayConnectFourRequest(setup=pb.ConnectFourSetup(
+            rows=I32_MAX, cols=I32_MIN, run_length=I32_MIN, history=[I32_MIN, I32_MAX]))),
+        pb.GameAction(game=U64_MAX - 4, othello=pb.PlayOthelloRequest(setup=pb.OthelloSetup(
+            board=pb.Board(rows=start_8), to_move="B",
+            history=[pb.Cell(row=I32_MIN, col=I32_MIN)]))),
+        pb.GameAction(game=U64_MAX - 5, tic_tac_toe=pb.PlayTicTacToeRequest(setup=pb.TicTacToeSetup(
+            history=[pb.TicTacToeMove(row=I32_MAX, col=I32_MAX)]))),
+        # Another kind on u64::MAX, which now holds an Othello game; and closes.
+        pb.GameAction(game=U64_MAX, tic_tac_toe=pb.PlayTicTacToeRequest(row=0, col=0)),
+        pb.GameAction(game=U64_MAX, close=True),
+        pb.GameAction(game=U64_MAX, close=True),
+        pb.GameAction(game=0),
+    ]).SerializeToString()
+    judge_bytes = judge.SerializeToString()
+    othello_check = pb.Check(check_othello_move=pb.CheckOthelloMoveRequest(
+        board=pb.Board(rows=start_8), row=2, col=3, color="B")).SerializeToString()
+    drop_action = pb.GameAction(game=7, connect_four=pb.PlayConnectFourRequest(drop=3)).SerializeToString()
+    move_action = pb.GameAction(game=7, tic_tac_toe=pb.PlayTicTacToeRequest(row=1, col=1)).SerializeToString()
+    one_check = lambda check_bytes: frame(field(1, 2, check_bytes))  # noqa: E731
+    one_action = lambda action_bytes: frame(field(1, 2, action_bytes))  # noqa: E731
+    status = lambda messages: None  # noqa: E731 - the outcome alone is compared
+    return {
+        "CheckBatch truncated": (batch_path, frame(good_batch)[:-2], "grpc-status 13", status),
+        "CheckBatch length prefix past the body": (
+            batch_path, frame(good_batch, declared=len(good_batch) + 100), "grpc-status 13", status),
+        # Two members of the oneof in one Check: protobuf keeps the last one.
+        "CheckBatch two kinds in one check": (
+            batch_path, one_check(othello_check + judge_bytes), ("grpc-status 0", ["judge_tic_tac_toe"]), results),
+        # A field number the oneof does not have is skipped: a check with no kind.
+        "CheckBatch unknown kind (field 9)": (
+            batch_path, one_check(field(9, 2, judge_bytes[2:])), ("grpc-status 0", ["invalid check"]), results),
+        "CheckBatch kind with the wrong wire type": (
+            batch_path, one_check(field(1, 0, varint(1))), "grpc-status 13", status),
+        "CheckBatch int32 extremes in every coordinate": (batch_path, frame(extremes), ("grpc-status 0", [
+            "invalid row,col", "invalid color", "invalid row,col,player", "invalid player,run_length",
+            "invalid moves[0],moves[1]"]), results),
+        "CheckBatch of 10,001 checks": (
+            batch_path, frame(pb.CheckBatchRequest(checks=[judge] * 10_001).SerializeToString()),
+            "grpc-status 3", status),
+        "PlayMany truncated": (many_path, one_action(drop_action)[:-1], "grpc-status 13", status),
+        "PlayMany game numbers at u64::MAX, int32 extremes in every coordinate": (
+            many_path, frame(many_extremes), ("grpc-status 0", [
+                (U64_MAX, "othello", "rejected"), (U64_MAX - 1, "connect_four", "rejected"),
+                (U64_MAX - 2, "tic_tac_toe", "rejected"), (U64_MAX - 3, "invalid setup.rows,setup.cols,setup.run_length"),
+                (U64_MAX - 4, "invalid setup.history[0]"), (U64_MAX - 5, "invalid setup.history[0]"),
+                (U64_MAX, "invalid action"), (U64_MAX, "closed"), (U64_MAX, "invalid game"),
+                (0, "invalid action")]), states),
+        # A game number longer than any varint (11 bytes) does not decode.
+        "PlayMany game number of 11 varint bytes": (
+            many_path, one_action(field(1, 0, b"\xff" * 10 + b"\x01") + drop_action[2:]), "grpc-status 13", status),
+        "PlayMany two actions in one GameAction": (
+            many_path, one_action(drop_action + move_action), ("grpc-status 0", [(7, "tic_tac_toe", "applied")]),
+            states),
+        "PlayMany action with the wrong wire type": (
+            many_path, one_action(field(1, 0, varint(7)) + field(3, 0, varint(3))), "grpc-status 13", status),
+        "PlayMany of 10,001 actions": (
+            many_path, frame(pb.PlayManyRequest(actions=[pb.GameAction(game=1, close=True)] * 10_001)
+                             .SerializeToString()), "grpc-status 3", status),
+    }
+
+
+def run_bulk_faults(address, pb, count):
+    """Each malformed bulk message `count` times, each followed by a well-formed call on
+    its connection; returns {fault: {outcome: count}} and {fault: expected outcome}."""
+    judge = pb.JudgeTicTacToeRequest(moves=[pb.TicTacToeMove(row=1, col=1)]).SerializeToString()
+    good = ("/arbiter.v1.ArbiterService/JudgeTicTacToe", frame(judge))
+    seen, expected = {}, {}
+    for name, (path, body, expect, describe) in bulk_faults(pb).items():
+        expected[name] = f"{expect}; connection usable"
+        for _ in range(count):
+            outcome, messages, usable = h2_exchange(address, path, body, good)
+            try:
+                described = describe(messages)
+            except Exception as error:  # noqa: BLE001 - an undecodable reply is an outcome
+                described = f"undecodable reply: {error!r}"
+            got = outcome if described is None else (outcome, described)
+            key = f"{got}; " + ("connection usable" if usable else "connection NOT usable")
+            seen.setdefault(name, {}).setdefault(key, 0)
+            seen[name][key] += 1
+    return seen, expected
+
+
 def abandoned_streams(address, pb, pb_grpc, count):
     """Live games abandoned mid-game: the client cancels after two moves."""
     channel = grpc.insecure_channel(address)
@@ -363,6 +580,7 @@ def main():
     for worker in workers:
         worker.start()
     faults = grpc_faults(address, pb, 100 * scale)
+    bulk, bulk_expected = run_bulk_faults(address, pb, 50 * scale)
     slow = slow_reader(address, pb)
     for worker in workers:
         worker.join(timeout=300)
@@ -372,11 +590,14 @@ def main():
     time.sleep(1)
     rss_after = rss_kib(args.pid)
 
-    injected = connections + 2 * 300 * scale + 300 * scale + sum(sum(o.values()) for o in faults.values()) + 1
+    injected = (connections + 2 * 300 * scale + 300 * scale + sum(sum(o.values()) for o in faults.values())
+                + sum(sum(o.values()) for o in bulk.values()) + 1)
     print(f"connections opened and dropped: {connections}")
     print("garbage connections: %d; HTTP/1.1 requests: %d; abandoned games: %d" % (300 * scale, 300 * scale, 300 * scale))
     for name, outcomes in faults.items():
         print(f"gRPC fault '{name}': " + ", ".join(f"{k} x{v}" for k, v in sorted(outcomes.items())))
+    for name, outcomes in bulk.items():
+        print(f"bulk fault '{name}': " + ", ".join(f"{k} x{v}" for k, v in sorted(outcomes.items())))
     sent, move_bytes, server_window, held_bytes, answered, slow_outcome, slow_correct = slow
     print(f"slow reader: held after {sent} moves of {move_bytes} bytes "
           f"(the server's stream window: {server_window} bytes), {held_bytes} bytes of replies "
@@ -392,6 +613,8 @@ def main():
         "memory back near the start": rss_after <= rss_before + 16 * 1024,
         **{f"{name}: {expected}": faults[name] == {expected: 100 * scale}
            for name, expected in FAULT_OUTCOMES.items()},
+        **{f"{name}: {expected}": bulk[name] == {expected: 50 * scale}
+           for name, expected in bulk_expected.items()},
         # The server sent nothing past the client's window of 0, never gave back window
         # for moves it did not read (so the client stopped within the server's initial
         # windows, far short of the stream's 1,000 moves), and answered every held move.

@@ -1,0 +1,910 @@
+"""The rolling-restart test (run by tests/rolling/run.sh): no live game is lost when every
+replica of three is restarted in turn, behind two balancers of the ecosystem's kind.
+
+Two phases, one per balancer, each restarting all three replicas one after the other:
+
+- `round-robin`: grpcio's own client-side balancing over the three addresses
+  (`ipv4:A,B,C` with `grpc.lb_policy_name=round_robin`, and `grpc.default_authority`,
+  since grpcio would otherwise send the whole address list as `:authority`, which the
+  server's HTTP/2 stack refuses). A replica leaves the list (a new channel) once its
+  health says NOT_SERVING after SIGTERM, and its replacement joins once SERVING.
+- `nginx`: Debian's nginx as an L7 gRPC proxy (`grpc_pass` to an upstream of the three).
+  A replica leaves the upstream (the config rewritten, then SIGHUP) once NOT_SERVING,
+  and its replacement joins the same way.
+
+Throughout each phase, SLOTS single-game streams (Tic-Tac-Toe, Othello, Connect Four,
+a third each) play games back to back, a move every few hundred milliseconds, and
+MANY PlayMany streams hold GAMES_PER_MANY games each; tasks make unary calls back to
+back. A game client keeps what the README says a game server must keep: the moves the
+server applied (and, for Othello, the starting board and side). When its stream ends
+with UNAVAILABLE (the drain's "server shutting down: resume the game with a setup and
+its history", or a transport error such as "Stream removed (sendmsg: Broken pipe)"), or
+a write fails because the stream's transport has just ended it (grpcio's asyncio API
+then makes up a local INTERNAL "Internal error from Core" instead of the stream's
+status: see LOCAL_WRITE_FAILURE), it opens a new stream through the balancer with a
+setup whose history is those moves, and sends again the move whose reply it had not
+received. Nothing else is resumed: any other status (a server's INTERNAL, say), or a
+reply that takes over READ_TIMEOUT seconds, loses the game.
+
+Afterwards every game is played once more, uninterrupted, against one replica, with the
+same moves, and every reply is compared, field for field (protobuf equality): the reply
+to each move, the reply to the first setup, and the reply to each resuming setup (which
+must be the state after the history: the uninterrupted game's reply to its last applied
+move). The unary calls are made once each, with a deadline of UNARY_DEADLINE seconds and
+no retry of our own (grpcio's transparent retry of a call that never left the client,
+gRFC A6, is the only retry): a unary call is lost if it ends in any error, or with a
+wrong answer.
+
+Exit status 0 only when no game is lost, no reply differs, no unary call is lost and no
+replica panicked. The last line is "N passed, M failed".
+"""
+
+import argparse
+import asyncio
+import collections
+import os
+import pathlib
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import grpc
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
+from stubs import load_stubs  # noqa: E402
+
+pb, pb_grpc = load_stubs()
+
+PENDING = pb.Verdict.Value("VERDICT_PENDING")
+READ_TIMEOUT = 15.0
+UNARY_DEADLINE = 5.0
+RESUME_ATTEMPTS = 10
+SHUTDOWN_MESSAGE = "server shutting down: resume the game with a setup and its history"
+HEALTH_CHECK = "/grpc.health.v1.Health/Check"
+SERVING, NOT_SERVING = b"\x08\x01", b"\x08\x02"
+
+
+def log(*parts):
+    print(f"[{time.strftime('%H:%M:%S')}]", *parts, flush=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Processes: replicas and nginx, each started by us and stopped by its own pid.
+
+
+class Replica:
+    """One arbiter process on 127.0.0.1 port 0; its address is read from its log."""
+
+    def __init__(self, binary, workdir, name, extra):
+        self.name = name
+        self.log_path = pathlib.Path(workdir) / f"{name}.log"
+        self.log_file = open(self.log_path, "w")
+        self.process = subprocess.Popen(
+            [binary, "--listen", "127.0.0.1:0", *extra],
+            stdout=self.log_file, stderr=subprocess.STDOUT,
+            env={**os.environ, "RUST_LOG": "warn,arbiter=info"})
+        self.address = None
+
+    async def started(self):
+        for _ in range(600):
+            text = self.log_path.read_text()
+            marker = "arbiter listening on "
+            if marker in text:
+                self.address = text.split(marker, 1)[1].split()[0]
+                return self
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited before listening:\n{text}")
+            await asyncio.sleep(0.05)
+        raise RuntimeError(f"{self.name} logged no address in 30 s")
+
+    async def health(self):
+        """The replica's health over a new connection, or None if it does not answer."""
+        channel = grpc.aio.insecure_channel(self.address)
+        try:
+            check = channel.unary_unary(HEALTH_CHECK)
+            return await check(b"", timeout=1.0)
+        except grpc.RpcError:
+            return None
+        finally:
+            await channel.close()
+
+    async def wait_health(self, wanted):
+        for _ in range(200):
+            if await self.health() == wanted:
+                return
+            await asyncio.sleep(0.05)
+        raise RuntimeError(f"{self.name} never answered {wanted!r}")
+
+    def terminate(self):
+        self.process.send_signal(signal.SIGTERM)
+
+    async def exited(self):
+        while self.process.poll() is None:
+            await asyncio.sleep(0.05)
+        return self.process.returncode
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def panicked(self):
+        return "panicked" in self.log_path.read_text()
+
+
+class Nginx:
+    """nginx in the foreground, with its own config, pid and logs in `workdir`.
+
+    nginx cannot listen on port 0, so the listening socket is ours: bound to
+    127.0.0.1 port 0 here and handed to nginx as an inherited socket (its `NGINX`
+    environment variable, the mechanism of its binary upgrade), whose port the config's
+    `listen` names. No port is freed and bound again."""
+
+    def __init__(self, binary, workdir):
+        self.binary = binary
+        self.dir = pathlib.Path(workdir) / "nginx"
+        self.dir.mkdir()
+        os.chmod(self.dir, 0o755)
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(511)
+        self.listener.set_inheritable(True)
+        self.port = self.listener.getsockname()[1]
+        self.address = f"127.0.0.1:{self.port}"
+        self.conf = self.dir / "nginx.conf"
+        self.error_log = self.dir / "error.log"
+        self.process = None
+
+    def write_config(self, upstreams):
+        servers = "\n".join(f"    server {address};" for address in upstreams)
+        d = self.dir
+        self.conf.write_text(f"""\
+daemon off;
+worker_processes 1;
+pid {d}/nginx.pid;
+error_log {self.error_log} notice;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  client_body_temp_path {d}/body;
+  proxy_temp_path {d}/proxy;
+  fastcgi_temp_path {d}/fastcgi;
+  uwsgi_temp_path {d}/uwsgi;
+  scgi_temp_path {d}/scgi;
+  upstream arbiter {{
+{servers}
+    keepalive 64;
+  }}
+  server {{
+    listen 127.0.0.1:{self.port} http2;
+    http2_max_concurrent_streams 2048;
+    location / {{
+      grpc_pass grpc://arbiter;
+      grpc_read_timeout 1h;
+      grpc_send_timeout 1h;
+    }}
+  }}
+}}
+""")
+
+    async def start(self, upstreams):
+        self.write_config(upstreams)
+        fd = self.listener.fileno()
+        self.process = subprocess.Popen(
+            [self.binary, "-c", str(self.conf), "-p", str(self.dir), "-e", str(self.error_log)],
+            pass_fds=(fd,), env={**os.environ, "NGINX": f"{fd};"},
+            stdout=subprocess.DEVNULL, stderr=open(self.dir / "stderr.log", "w"))
+        await self.wait_for_log("start worker process", 1)
+
+    async def wait_for_log(self, text, count):
+        for _ in range(200):
+            if self.error_log.exists() and self.error_log.read_text().count(text) >= count:
+                return
+            if self.process.poll() is not None:
+                raise RuntimeError("nginx exited:\n" + self.error_log.read_text()
+                                   + (self.dir / "stderr.log").read_text())
+            await asyncio.sleep(0.05)
+        raise RuntimeError(f"nginx never logged {text!r} x{count}:\n" + self.error_log.read_text())
+
+    async def reload(self, upstreams):
+        """Rewrites the upstream and reloads (SIGHUP, as `nginx -s reload` sends it);
+        returns once the new worker has started."""
+        done = self.error_log.read_text().count("start worker process")
+        self.write_config(upstreams)
+        self.process.send_signal(signal.SIGHUP)
+        await self.wait_for_log("start worker process", done + 1)
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGQUIT)
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+# ---------------------------------------------------------------------------------------
+# Balancers: where a new stream or call goes.
+
+
+CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 64 << 20)]
+
+
+class RoundRobin:
+    """grpcio client-side round robin over the replicas' addresses; a change of the
+    list makes a new channel (the old ones stay open for the streams they carry)."""
+
+    name = "round-robin"
+
+    def __init__(self):
+        self.channel = None
+        self.old = []
+
+    async def set(self, addresses):
+        target = "ipv4:" + ",".join(addresses)
+        options = CHANNEL_OPTIONS + [("grpc.lb_policy_name", "round_robin"),
+                                     ("grpc.default_authority", "arbiter")]
+        if self.channel is not None:
+            self.old.append(self.channel)
+        self.channel = grpc.aio.insecure_channel(target, options=options)
+
+    async def close(self):
+        for channel in self.old + [self.channel]:
+            await channel.close()
+
+
+class Proxied:
+    """One channel to nginx, whose upstream follows the replicas."""
+
+    name = "nginx"
+
+    def __init__(self, nginx):
+        self.nginx = nginx
+        self.channel = None
+
+    async def set(self, addresses):
+        if self.channel is None:
+            await self.nginx.start(addresses)
+            self.channel = grpc.aio.insecure_channel(self.nginx.address, options=CHANNEL_OPTIONS)
+        else:
+            await self.nginx.reload(addresses)
+
+    async def close(self):
+        await self.channel.close()
+
+
+# ---------------------------------------------------------------------------------------
+# Games: what a client keeps, how it picks its moves, and how it resumes.
+
+
+OTHELLO_8 = ["........", "........", "........", "...WB...", "...BW...",
+             "........", "........", "........"]
+OTHELLO_6 = ["......", "......", "..WB..", "..BW..", "......", "......"]
+
+
+class Game:
+    """One game as its client sees it: its setup, the moves the server applied, and
+    every message sent with the reply it got."""
+
+    def __init__(self, kind, rng, number):
+        self.kind = kind
+        self.number = number
+        self.rng = random.Random(rng.getrandbits(64))
+        if kind == "c4":
+            self.rows, self.cols, self.run = self.rng.choice([(6, 7, 4), (6, 7, 4), (9, 11, 5)])
+        elif kind == "othello":
+            self.board, self.first = self.rng.choice([(OTHELLO_8, "B"), (OTHELLO_8, "B"),
+                                                      (OTHELLO_6, "W")])
+        self.applied = []       # the moves the server applied, in order
+        self.moves = []         # every move sent, once each
+        self.replies = []       # the reply to each of them
+        self.setup_reply = None  # the reply to the first setup
+        self.resumes = []       # (moves answered before it, the resuming setup's reply)
+        self.pending = None     # the move sent whose reply has not come
+        self.last = None        # the last reply
+        self.finished = False   # no move left to send
+        self.lost = None        # why the game was lost, if it was
+        self.extra = 1          # moves sent after the game is over (each must be rejected)
+
+    # The setup, from the start (no history) or the history of applied moves.
+    def setup(self, history):
+        if self.kind == "ttt":
+            return pb.PlayTicTacToeRequest(setup=pb.TicTacToeSetup(
+                history=[pb.TicTacToeMove(row=r, col=c) for r, c in history]))
+        if self.kind == "c4":
+            return pb.PlayConnectFourRequest(setup=pb.ConnectFourSetup(
+                rows=self.rows, cols=self.cols, run_length=self.run, history=history))
+        return pb.PlayOthelloRequest(setup=pb.OthelloSetup(
+            board=pb.Board(rows=self.board), to_move=self.first,
+            history=[pb.Cell(row=r, col=c) for r, c in history]))
+
+    def request(self, move):
+        if self.kind == "ttt":
+            return pb.PlayTicTacToeRequest(row=move[0], col=move[1])
+        if self.kind == "c4":
+            return pb.PlayConnectFourRequest(drop=move)
+        return pb.PlayOthelloRequest(move=pb.Cell(row=move[0], col=move[1]))
+
+    def next_move(self):
+        """The move to send now (the unanswered one again after a resume), or None when
+        the game is done: mostly good moves, some the server must reject, and one more
+        after the end."""
+        if self.pending is not None:
+            return self.pending
+        if self.finished:
+            return None
+        over = self.last.verdict != PENDING
+        if over:
+            if self.extra == 0:
+                self.finished = True
+                return None
+            self.extra -= 1
+        rng = self.rng
+        rows = list(self.last.board.rows)
+        if self.kind == "ttt":
+            empty = [(r, c) for r in range(3) for c in range(3) if rows[r][c] == "."]
+            if empty and not over and rng.random() < 0.85:
+                move = rng.choice(empty)
+            else:
+                move = (rng.randint(-1, 3), rng.randint(-1, 3))
+        elif self.kind == "c4":
+            open_cols = [c for c in range(self.cols) if rows[0][c] == "0"]
+            if open_cols and not over and rng.random() < 0.9:
+                move = rng.choice(open_cols)
+            else:
+                move = rng.randint(-1, self.cols)
+        else:
+            legal = [(cell.row, cell.col) for cell in self.last.legal_moves]
+            size = len(self.board)
+            if legal and rng.random() < 0.9:
+                move = rng.choice(legal)
+            else:
+                move = (rng.randint(-1, size), rng.randint(-1, size))
+        self.pending = move
+        return move
+
+    def answered(self, reply):
+        move, self.pending = self.pending, None
+        self.moves.append(move)
+        self.replies.append(reply)
+        if not reply.rejected:
+            self.applied.append(move)
+        self.last = reply
+
+    def set_up(self, reply):
+        if self.setup_reply is None:
+            self.setup_reply = reply
+        else:
+            self.resumes.append((len(self.replies), reply))
+        self.last = reply
+
+
+# What grpcio's asyncio API raises when a write meets a stream whose connection has
+# just been lost: it marks the call INTERNAL itself (set_internal_error) and the
+# transport's own status is never seen. A server's INTERNAL carries other details.
+LOCAL_WRITE_FAILURE = "Internal error from Core"
+
+
+class WriteFailed(Exception):
+    """A write on a stream failed; `error` is what grpcio raised."""
+
+    def __init__(self, error):
+        super().__init__(repr(error))
+        self.error = error
+
+
+async def write(call, request):
+    try:
+        await call.write(request)
+    except Exception as error:  # noqa: BLE001 - classified by ending()
+        raise WriteFailed(error) from error
+
+
+async def ending(call, error):
+    """How a stream that raised `error` ended: (status code, details), or (None, what
+    was raised) when it did not end within 5 s (a reply that never came). The call's
+    own status is what counts: a write on a stream that has just ended raises, in
+    grpcio's asyncio API, InvalidStateError (the call's status is then the server's),
+    or the local INTERNAL above when the connection was lost under it, which is
+    reported as ("stream lost", ...)."""
+    written = isinstance(error, WriteFailed)
+    error = error.error if written else error
+    try:
+        code = await asyncio.wait_for(call.code(), 5)
+        details = await call.details()
+    except asyncio.TimeoutError:
+        return None, f"{type(error).__name__}: {error}"
+    if written and code == grpc.StatusCode.INTERNAL and details == LOCAL_WRITE_FAILURE:
+        return "stream lost", "a write failed on a stream its transport had ended (grpcio: local INTERNAL)"
+    if code != grpc.StatusCode.UNAVAILABLE:
+        debug = error.debug_error_string() if isinstance(error, grpc.aio.AioRpcError) else repr(error)
+        details += f" at {time.strftime('%H:%M:%S')} ({debug})"
+    return code, details
+
+
+def note_ending(stats, code, details):
+    """Counts how a stream ended; True when the client resumes from it: UNAVAILABLE
+    (the drain's message, or a transport failure), or a stream lost under a write."""
+    name = code if isinstance(code, str) else code.name if code else "no status"
+    stats.statuses[(name, details)] += 1
+    return code in (grpc.StatusCode.UNAVAILABLE, "stream lost")
+
+
+class Stats:
+    def __init__(self):
+        self.resume_seconds = []        # single-game streams
+        self.many_resume_seconds = []   # PlayMany streams (every game of the stream at once)
+        self.statuses = collections.Counter()  # (code, details) of the streams that ended
+        # Streams that ended with an error once every move had its reply (nothing lost).
+        self.ended_after_last_reply = collections.Counter()
+        self.games = []
+        self.manys = []
+        self.unary_calls = 0
+        self.unary_lost = collections.Counter()
+        self.messages = 0
+        self.loop_lag = []
+        self.unary_seconds = []
+
+
+def stream_method(stub, kind):
+    return {"ttt": stub.PlayTicTacToe, "c4": stub.PlayConnectFour,
+            "othello": stub.PlayOthello}[kind]
+
+
+async def read(call):
+    reply = await asyncio.wait_for(call.read(), READ_TIMEOUT)
+    if reply is grpc.aio.EOF:
+        raise EOFError("the stream ended without a reply")
+    return reply
+
+
+async def play_single(game, balancer, stats, stop, pace):
+    """Plays one game on a single-game stream to its end, resuming on UNAVAILABLE."""
+    failed_at = None
+    for _ in range(RESUME_ATTEMPTS):
+        stub = pb_grpc.ArbiterServiceStub(balancer.channel)
+        call = stream_method(stub, game.kind)()
+        try:
+            await write(call, game.setup(game.applied))
+            game.set_up(await read(call))
+            if failed_at is not None:
+                stats.resume_seconds.append(time.monotonic() - failed_at)
+                failed_at = None
+            while (move := game.next_move()) is not None:
+                await write(call, game.request(move))
+                game.answered(await read(call))
+                stats.messages += 1
+                if not stop.is_set():
+                    await asyncio.sleep(pace * game.rng.uniform(0.5, 1.5))
+            await call.done_writing()
+            code = await asyncio.wait_for(call.code(), READ_TIMEOUT)
+            if code != grpc.StatusCode.OK:
+                # Every move was answered: a drain that ended the stream before its OK
+                # lost nothing (counted, not resumed).
+                stats.ended_after_last_reply[(code.name, await call.details())] += 1
+            return
+        except Exception as error:  # noqa: BLE001 - every failure is either resumed or counted
+            code, details = await ending(call, error)
+            call.cancel()
+            if not note_ending(stats, code, details):
+                game.lost = f"{code}: {details}"
+                return
+            failed_at = failed_at or time.monotonic()
+            await asyncio.sleep(0.01)
+    game.lost = f"not resumed in {RESUME_ATTEMPTS} attempts"
+
+
+async def slot(index, kind, balancer, stats, stop, seed):
+    """One single-game stream after another, until `stop`."""
+    rng = random.Random(seed)
+    number = 0
+    pace = {"ttt": 0.9, "c4": 0.3, "othello": 0.25}[kind]
+    while not stop.is_set():
+        game = Game(kind, rng, (index, number))
+        number += 1
+        stats.games.append(game)
+        await play_single(game, balancer, stats, stop, pace)
+
+
+KIND_OF_STATE = {"ttt": "tic_tac_toe", "c4": "connect_four", "othello": "othello"}
+
+
+def action(game, request):
+    field = KIND_OF_STATE[game.kind]
+    return pb.GameAction(game=game.number, **{field: request})
+
+
+def state_reply(game, state, problems):
+    """The kind's reply in `state`, or None (and a problem noted) if it is not there."""
+    field = KIND_OF_STATE[game.kind]
+    if state.game != game.number or state.invalid or state.WhichOneof("state") != field:
+        problems.append(f"game {game.number}: unexpected state {state}")
+        return None
+    return getattr(state, field)
+
+
+class Many:
+    """A PlayMany stream holding GAMES games at once; a finished game is closed and a new
+    one (a new number) takes its place until `stop`."""
+
+    def __init__(self, index, games, seed):
+        self.index = index
+        self.rng = random.Random(seed)
+        self.size = games
+        self.next_number = (index << 32) | 1
+        self.live = []
+        self.problems = []
+        self.lost = None
+
+    def new_game(self, stats):
+        kind = self.rng.choice(["ttt", "c4", "othello"])
+        game = Game(kind, self.rng, self.next_number)
+        self.next_number += 1
+        stats.games.append(game)
+        return game
+
+    async def run(self, balancer, stats, stop):
+        fresh = [self.new_game(stats) for _ in range(self.size)]
+        failed_at = None
+        attempts = 0
+        while True:
+            stub = pb_grpc.ArbiterServiceStub(balancer.channel)
+            call = stub.PlayMany()
+            try:
+                # The first message sets every game up: new games from the start, the
+                # others (after a lost stream) from their history.
+                games = self.live + fresh
+                await write(call, pb.PlayManyRequest(
+                    actions=[action(g, g.setup(g.applied)) for g in games]))
+                reply = await read(call)
+                if len(reply.states) != len(games):
+                    raise AssertionError(f"{len(reply.states)} states for {len(games)} setups")
+                for g, state in zip(games, reply.states):
+                    got = state_reply(g, state, self.problems)
+                    if got is not None:
+                        g.set_up(got)
+                self.live, fresh = games, []
+                if failed_at is not None:
+                    stats.many_resume_seconds.append(time.monotonic() - failed_at)
+                    failed_at, attempts = None, 0
+                while self.live:
+                    # Moves, then closes of the games that are done, then new games.
+                    playing, closing = [], []
+                    for g in self.live:
+                        (closing if g.next_move() is None else playing).append(g)
+                    starting = [] if stop.is_set() else [self.new_game(stats) for _ in closing]
+                    actions = ([action(g, g.request(g.next_move())) for g in playing]
+                               + [pb.GameAction(game=g.number, close=True) for g in closing]
+                               + [action(g, g.setup([])) for g in starting])
+                    # Closes are sent once: a finished game is not resumed.
+                    self.live = playing
+                    fresh = starting
+                    await write(call, pb.PlayManyRequest(actions=actions))
+                    reply = await read(call)
+                    stats.messages += 1
+                    if len(reply.states) != len(actions):
+                        raise AssertionError(f"{len(reply.states)} states for {len(actions)} actions")
+                    states = iter(reply.states)
+                    for g in playing:
+                        got = state_reply(g, next(states), self.problems)
+                        if got is not None:
+                            g.answered(got)
+                    for g in closing:
+                        state = next(states)
+                        if state.invalid or state.WhichOneof("state") is not None:
+                            self.problems.append(f"close of game {g.number}: {state}")
+                    for g in starting:
+                        got = state_reply(g, next(states), self.problems)
+                        if got is not None:
+                            g.set_up(got)
+                    self.live, fresh = playing + starting, []
+                    if not stop.is_set():
+                        await asyncio.sleep(0.3 * self.rng.uniform(0.5, 1.5))
+                await call.done_writing()
+                code = await asyncio.wait_for(call.code(), READ_TIMEOUT)
+                if code != grpc.StatusCode.OK:
+                    stats.ended_after_last_reply[(code.name, await call.details())] += 1
+                return
+            except Exception as error:  # noqa: BLE001 - every failure is either resumed or counted
+                code, details = await ending(call, error)
+                call.cancel()
+                attempts += 1
+                if not note_ending(stats, code, details) or attempts >= RESUME_ATTEMPTS:
+                    self.lost = f"{code}: {details}"
+                    for g in self.live + fresh:
+                        g.lost = f"its PlayMany stream was lost: {self.lost}"
+                    return
+                failed_at = failed_at or time.monotonic()
+                await asyncio.sleep(0.01)
+
+
+# Unary calls with known answers, made once each.
+UNARY_CALLS = [
+    ("JudgeTicTacToe",
+     pb.JudgeTicTacToeRequest(moves=[
+         pb.TicTacToeMove(row=0, col=0), pb.TicTacToeMove(row=1, col=0),
+         pb.TicTacToeMove(row=0, col=1), pb.TicTacToeMove(row=1, col=1),
+         pb.TicTacToeMove(row=0, col=2)]),
+     lambda r: r.verdict == pb.Verdict.Value("VERDICT_A_WINS") and r.moves_played == 5),
+    ("CheckConnectFour",
+     pb.CheckConnectFourRequest(board=pb.Board(rows=["0000000", "0000000", "0000000",
+                                                     "1000000", "1200000", "1220000"]),
+                                row=3, col=0, player=1, run_length=3),
+     lambda r: r.wins and len(r.run) == 3),
+]
+
+
+async def loop_lag(stats, stop):
+    """How late the client's event loop wakes a task that sleeps 100 ms: a client
+    starved of CPU shows here, not as a fault of the servers."""
+    while not stop.is_set():
+        t0 = time.monotonic()
+        await asyncio.sleep(0.1)
+        stats.loop_lag.append(time.monotonic() - t0 - 0.1)
+
+
+async def unary_caller(balancer, stats, stop):
+    index = 0
+    while not stop.is_set():
+        name, request, right = UNARY_CALLS[index % len(UNARY_CALLS)]
+        index += 1
+        stub = pb_grpc.ArbiterServiceStub(balancer.channel)
+        stats.unary_calls += 1
+        t0 = time.monotonic()
+        try:
+            reply = await getattr(stub, name)(request, timeout=UNARY_DEADLINE)
+            stats.unary_seconds.append(time.monotonic() - t0)
+            if not right(reply):
+                stats.unary_lost[f"{name}: wrong answer {reply}"] += 1
+        except grpc.aio.AioRpcError as error:
+            stats.unary_lost[f"{name}: {error.code().name}: {error.details()} at "
+                             f"{time.strftime('%H:%M:%S')} ({error.debug_error_string()})"] += 1
+
+
+# ---------------------------------------------------------------------------------------
+# The phases.
+
+
+class Fleet:
+    def __init__(self, binary, workdir, extra):
+        self.binary = binary
+        self.workdir = workdir
+        self.extra = extra
+        self.started = 0
+        self.replicas = []
+        self.all = []
+
+    async def start_one(self):
+        self.started += 1
+        replica = Replica(self.binary, self.workdir, f"replica-{self.started}", self.extra)
+        self.all.append(replica)
+        await replica.started()
+        await replica.wait_health(SERVING)
+        return replica
+
+    def addresses(self):
+        return [r.address for r in self.replicas]
+
+    def stop_all(self):
+        for replica in self.all:
+            replica.kill()
+
+
+async def rolling_restart(fleet, balancer, report):
+    """Restarts each replica in turn, as a Deployment would."""
+    for i in range(len(fleet.replicas)):
+        old = fleet.replicas[i]
+        t0 = time.monotonic()
+        old.terminate()
+        await old.wait_health(NOT_SERVING)
+        fleet.replicas = [r for r in fleet.replicas if r is not old]
+        await balancer.set(fleet.addresses())
+        code = await old.exited()
+        stopped = time.monotonic() - t0
+        new = await fleet.start_one()
+        fleet.replicas.insert(i, new)
+        await balancer.set(fleet.addresses())
+        log(f"  {balancer.name}: {old.name} ({old.address}) exited {code} {stopped:.1f} s after "
+            f"SIGTERM; {new.name} serving on {new.address}")
+        report.append((old.name, code))
+        await asyncio.sleep(1.5)
+
+
+async def phase(fleet, balancer, args, seed):
+    stats = Stats()
+    stop = asyncio.Event()
+    await balancer.set(fleet.addresses())
+    kinds = ["ttt", "c4", "othello"]
+    tasks = [asyncio.create_task(slot(i, kinds[i % 3], balancer, stats, stop, seed * 100_000 + i))
+             for i in range(args.slots)]
+    manys = [Many(j + 1, args.games_per_many, seed * 1000 + j) for j in range(args.many)]
+    stats.manys = manys
+    tasks += [asyncio.create_task(m.run(balancer, stats, stop)) for m in manys]
+    unary = [asyncio.create_task(unary_caller(balancer, stats, stop)) for _ in range(2)]
+    lag = asyncio.create_task(loop_lag(stats, stop))
+
+    def live():
+        return sum(1 for g in stats.games if g.setup_reply is not None and g.lost is None
+                   and not g.finished)
+
+    # Every slot and every PlayMany game live before the first restart.
+    wanted = args.slots + args.many * args.games_per_many
+    deadline = time.monotonic() + 60
+    while live() < wanted and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(args.warmup)
+    live = live()
+    log(f"{balancer.name}: {live} games live, {stats.messages} replies so far; restarting")
+    exits = []
+    await rolling_restart(fleet, balancer, exits)
+    stop.set()
+    log(f"{balancer.name}: restarts done; letting the games finish")
+    await asyncio.wait_for(asyncio.gather(*tasks, *unary, lag), 120)
+    return stats, exits
+
+
+async def reference(games, address, problems):
+    """Plays every game again, uninterrupted, on one replica, and compares each reply."""
+    channel = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+    stub = pb_grpc.ArbiterServiceStub(channel)
+    differ = collections.Counter()
+    semaphore = asyncio.Semaphore(64)
+
+    async def again(game):
+        async with semaphore:
+            call = stream_method(stub, game.kind)()
+            await write(call, game.setup([]))
+            first = await read(call)
+            if first != game.setup_reply:
+                differ["first setup"] += 1
+                problems.append(f"{game.kind} {game.number}: setup reply {game.setup_reply} != {first}")
+            replies = []
+            for move, got in zip(game.moves, game.replies):
+                await write(call, game.request(move))
+                want = await read(call)
+                replies.append(want)
+                if want != got:
+                    differ["move"] += 1
+                    if len(problems) < 20:
+                        problems.append(f"{game.kind} {game.number} move {move}: {got} != {want}")
+            await call.done_writing()
+            if await call.code() != grpc.StatusCode.OK:
+                differ["reference stream"] += 1
+            # A resuming setup answers the state after its history: the uninterrupted
+            # game's reply to its last applied move (or to the setup, if none was).
+            for answered, got in game.resumes:
+                applied = [r for r in replies[:answered] if not r.rejected]
+                want = applied[-1] if applied else first
+                if want != got:
+                    differ["resume"] += 1
+                    if len(problems) < 20:
+                        problems.append(f"{game.kind} {game.number} resume after {answered}: "
+                                        f"{got} != {want}")
+
+    await asyncio.gather(*(again(g) for g in games if g.lost is None))
+    await channel.close()
+    return differ
+
+
+def summary(label, values):
+    if not values:
+        return f"{label}: none"
+    values = sorted(values)
+    return (f"{label}: {len(values)}, median {statistics.median(values) * 1000:.0f} ms, "
+            f"worst {values[-1] * 1000:.0f} ms")
+
+
+async def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--nginx", required=True)
+    parser.add_argument("--slots", type=int, default=300,
+                        help="single-game streams live at once (a third of each kind)")
+    parser.add_argument("--many", type=int, default=3, help="PlayMany streams")
+    parser.add_argument("--games-per-many", type=int, default=100)
+    parser.add_argument("--warmup", type=float, default=2.0,
+                        help="seconds of play, once every game is live, before the first restart")
+    parser.add_argument("--drain", default="1s")
+    parser.add_argument("--grace", default="1s")
+    parser.add_argument("--seed", type=int, default=22)
+    args = parser.parse_args()
+
+    workdir = tempfile.mkdtemp(prefix="arbiter-rolling-")
+    fleet = Fleet(args.binary, workdir, ["--shutdown-drain", args.drain,
+                                          "--shutdown-grace", args.grace])
+    nginx = Nginx(args.nginx, workdir)
+    checks = []
+
+    def check(name, ok, detail=""):
+        checks.append((name, ok))
+        log(("PASS " if ok else "FAIL ") + name + (f": {detail}" if detail else ""))
+
+    started = time.monotonic()
+    try:
+        fleet.replicas = [await fleet.start_one() for _ in range(3)]
+        log("replicas: " + ", ".join(fleet.addresses()))
+        results = []
+        for number, balancer in enumerate([RoundRobin(), Proxied(nginx)], 1):
+            t0 = time.monotonic()
+            stats, exits = await phase(fleet, balancer, args, args.seed + number)
+            results.append((balancer.name, stats, exits, time.monotonic() - t0))
+            await balancer.close()
+        # Every game again, uninterrupted, on one replica that was never restarted
+        # during play: a fresh one.
+        judge = await fleet.start_one()
+        log(f"replaying every game on {judge.name} ({judge.address})")
+        totals = collections.Counter()
+        for name, stats, exits, seconds in results:
+            problems = []
+            t0 = time.monotonic()
+            differ = await reference(stats.games, judge.address, problems)
+            singles = [g for g in stats.games if isinstance(g.number, tuple)]
+            many_games = [g for g in stats.games if not isinstance(g.number, tuple)]
+            lost = [g for g in stats.games if g.lost is not None]
+            for g in lost[:10]:
+                log(f"  lost {g.kind} {g.number}: {g.lost}")
+            for p in problems[:10]:
+                log("  " + p)
+            for m in stats.manys:
+                for p in m.problems[:5]:
+                    log(f"  PlayMany {m.index}: {p}")
+            by_kind = collections.Counter(g.kind for g in stats.games)
+            resumed = sum(1 for g in stats.games if g.resumes)
+            log(f"{name}: {seconds:.1f} s of play, {len(singles)} single-stream games and "
+                f"{len(many_games)} PlayMany games ({dict(by_kind)}), "
+                f"{sum(len(g.replies) for g in stats.games)} move replies, {resumed} games resumed; "
+                f"replayed in {time.monotonic() - t0:.1f} s")
+            log(f"{name}: " + summary("client event-loop lag", stats.loop_lag))
+            log(f"{name}: " + summary("unary calls answered", stats.unary_seconds))
+            log(f"{name}: " + summary("single-stream resumes", stats.resume_seconds))
+            log(f"{name}: " + summary("PlayMany resumes (all its games in one setup message)",
+                                      stats.many_resume_seconds))
+            for (code, details), count in stats.statuses.most_common():
+                log(f"{name}: streams ended {code} x{count}: {details!r}")
+            for (code, details), count in stats.ended_after_last_reply.most_common():
+                log(f"{name}: streams ended {code} after their last reply (nothing to resume) "
+                    f"x{count}: {details!r}")
+            check(f"{name}: replicas exited 0 after SIGTERM",
+                  all(code == 0 for _, code in exits), str(exits))
+            check(f"{name}: games lost: {len(lost)}", not lost)
+            check(f"{name}: replies that differ: {sum(differ.values())}",
+                  not differ, str(dict(differ)) if differ else "")
+            many_problems = sum(len(m.problems) for m in stats.manys)
+            check(f"{name}: PlayMany replies out of shape: {many_problems}", many_problems == 0)
+            check(f"{name}: games resumed: {resumed} (the test must interrupt games)", resumed > 0)
+            lost_unary = sum(stats.unary_lost.values())
+            check(f"{name}: unary calls lost: {lost_unary} of {stats.unary_calls}",
+                  lost_unary == 0 and stats.unary_calls > 0,
+                  "; ".join(f"{k} x{v}" for k, v in stats.unary_lost.most_common(5)))
+            totals["games"] += len(stats.games)
+            totals["lost"] += len(lost)
+            totals["differ"] += sum(differ.values())
+            totals["unary"] += stats.unary_calls
+            totals["unary lost"] += lost_unary
+        log(f"all balancers: {totals['games']} games, games lost: {totals['lost']}, replies that "
+            f"differ: {totals['differ']}; unary calls lost: {totals['unary lost']} of {totals['unary']}")
+        panics = [r.name for r in fleet.all if r.panicked()]
+        check(f"replicas that panicked: {len(panics)}", not panics, ", ".join(panics))
+    finally:
+        fleet.stop_all()
+        nginx.stop()
+    failed = sum(1 for _, ok in checks if not ok)
+    if failed or not checks:
+        log(f"done in {time.monotonic() - started:.0f} s; the logs are kept in {workdir}")
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+        log(f"done in {time.monotonic() - started:.0f} s")
+    print(f"{len(checks) - failed} passed, {failed} failed", flush=True)
+    return 1 if failed or not checks else 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
