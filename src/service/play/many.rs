@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use foldhash::fast::RandomState;
+
 use crate::proto::game_action::Action;
 use crate::proto::game_state::State;
 use crate::proto::{GameAction, GameState, PlayManyRequest, PlayManyResponse};
@@ -20,7 +22,10 @@ pub const MAX_ACTIONS: usize = 10_000;
 
 /// The games of one PlayMany stream, by the client's numbers.
 pub(crate) struct ManyGames {
-    games: HashMap<u64, Entry>,
+    /// foldhash, seeded per process, instead of std's SipHash: the numbers are the
+    /// client's, but a stream holds at most `max_games_per_stream` of them, so even
+    /// numbers chosen to collide cost a bounded probe.
+    games: HashMap<u64, Entry, RandomState>,
     limits: StreamLimits,
     live_games: LiveGames,
 }
@@ -30,7 +35,7 @@ impl ManyGames {
     /// `live_games`.
     pub(crate) fn new(limits: StreamLimits, live_games: LiveGames) -> Self {
         Self {
-            games: HashMap::new(),
+            games: HashMap::default(),
             limits,
             live_games,
         }
