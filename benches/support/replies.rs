@@ -4,8 +4,8 @@
 
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::rules::{connect_four, othello, tic_tac_toe};
-use arbiter::LiveGame;
 use arbiter::Arbiter;
+use arbiter::LiveGame;
 use futures_util::{stream, StreamExt, TryStreamExt};
 use prost::Message;
 use tonic::{Request, Status};
