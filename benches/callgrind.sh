@@ -41,7 +41,7 @@
 #   --only           workloads whose name contains one of these (comma-separated)
 #   --annotate       also print callgrind_annotate's top functions for each run
 # The request bodies and expected replies come from examples/h2load.rs (target/h2load);
-# they are generated first if missing. Needs valgrind (apt-get install valgrind).
+# they are generated first if missing (examples/h2load --prepare). Needs valgrind (apt-get install valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -63,7 +63,7 @@ while [ $# -gt 0 ]; do
     --games) games=1; shift ;;
     --game-count) game_count="$2"; shift 2 ;;
     --server) servers+=("$2"); shift 2 ;;
-    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -448,7 +448,8 @@ fn h2load(args: &Args, target: &Target, shape: Shape) -> Result<H2Run, String> {
 }
 
 /// Warms up for `warmup` at `connections` x `streams` (checked, but loosely: see
-/// `Length::Time`), then measures about `duration` of calls at the rate the warm-up
+/// `Length::Time`; a batch workload, whose one call may outlast a warm-up, warms up
+/// with two calls per stream instead, checked exactly), then measures about `duration` of calls at the rate the warm-up
 /// reached, as a fixed number of calls, all of them checked exactly. Returns the
 /// warm-up, the measurement and the server's CPU time over the measurement.
 fn measure(
@@ -457,14 +458,20 @@ fn measure(
     connections: usize,
     streams: usize,
     duration: Duration,
+    batch: bool,
 ) -> Result<(H2Run, H2Run, Duration), String> {
+    let length = if batch {
+        Length::Calls(2 * (connections * streams) as u64)
+    } else {
+        Length::Time(args.runs.warmup)
+    };
     let warm = h2load(
         args,
         target,
         Shape {
             connections,
             streams,
-            length: Length::Time(args.runs.warmup),
+            length,
         },
     )?;
     let calls =
@@ -540,8 +547,9 @@ fn run_once(
     } else {
         (args.connections, args.streams)
     };
-    let (warm, saturation, cpu) = measure(args, &target, c, m, args.runs.duration)?;
-    let (warm_single, single, _) = measure(args, &target, 1, 1, args.runs.latency_duration)?;
+    let batch = call.is_batch();
+    let (warm, saturation, cpu) = measure(args, &target, c, m, args.runs.duration, batch)?;
+    let (warm_single, single, _) = measure(args, &target, 1, 1, args.runs.latency_duration, batch)?;
     check("after")?;
     if config.metered {
         // The server's own count of the calls, by final status, must agree: every call
