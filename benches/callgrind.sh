@@ -11,22 +11,37 @@
 # with its expected reply bytes (the same check as examples/h2load.rs: DATA received
 # = calls x the reply frame), or the run stops.
 #
+# CheckBatch and PlayMany calls carry many items (checks, or moves: the ITEMS of
+# target/h2load/NAME.items): those take CALLS/ITEMS calls (at least 2; WARMUP/ITEMS, at
+# least 1, for the warm-up) on one connection, two in flight, and the table also shows
+# instructions per item, beside the one-decision calls'.
+#
 # With --games, the live games instead: each server plays GAMES whole games of each kind
 # (after as many for warm-up), one move in flight (benches/callgrind_play.py, a grpcio
 # client: the moves examples/load.rs plays); the figure is per message, stream opening
 # and closing included. Arbiter's moves are recorded and replayed to the baseline.
 #
+# With --encoding gzip|deflate|zstd, every request body is compressed (python3's gzip and
+# zlib at level 6, as tonic compresses; the zstd command at level 3, zstd's default) and
+# posted with grpc-encoding; with --compressed-replies the calls also accept that
+# encoding, so that Arbiter compresses its replies, whose size is then taken from the
+# first call (and every other call must match it). For Arbiter only: the baseline accepts
+# no compressed request.
+#
 # Usage: bash benches/callgrind.sh [--calls N] [--warmup N] [--only LIST] [--annotate]
 #                                   [--games [--game-count N]]
+#                                   [--encoding NAME [--compressed-replies]]
 #                                   [--server NAME=BINARY[,ARG...]]...
 #   default servers: arbiter=target/release/arbiter and
 #                    baseline=target/release/examples/baseline_server; a server whose
 #                    NAME starts with "baseline" is checked against the empty reply,
-#                    any other against Arbiter's
+#                    any other (and "baseline-same", the same-bytes baseline, run as
+#                    --server baseline-same=target/release/examples/baseline_server,--same-bytes)
+#                    against Arbiter's
 #   --only           workloads whose name contains one of these (comma-separated)
 #   --annotate       also print callgrind_annotate's top functions for each run
 # The request bodies and expected replies come from examples/h2load.rs (target/h2load);
-# they are generated first if missing. Needs valgrind (apt-get install valgrind).
+# they are generated first if missing (examples/h2load --prepare). Needs valgrind (apt-get install valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +51,8 @@ only=""
 annotate=0
 games=0
 game_count=100
+encoding=""
+compressed_replies=0
 servers=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -46,7 +63,7 @@ while [ $# -gt 0 ]; do
     --games) games=1; shift ;;
     --game-count) game_count="$2"; shift 2 ;;
     --server) servers+=("$2"); shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -58,10 +75,9 @@ command -v h2load >/dev/null || { echo "h2load is missing (apt-get install nghtt
 
 out=target/callgrind
 mkdir -p "$out"
-if ! ls target/h2load/*.request >/dev/null 2>&1; then
+if ! ls target/h2load/PlayMany*.request >/dev/null 2>&1; then
   cargo build --release --bins --examples
-  ./target/release/examples/h2load --rounds 1 --warmup 200ms --duration 300ms \
-    --latency-duration 100ms --metrics off >/dev/null
+  ./target/release/examples/h2load --prepare >/dev/null
 fi
 
 # Starts "$@" under callgrind; sets pid and addr.
@@ -81,13 +97,14 @@ start() {
   echo "no listening line from $*" >&2; cat "$log" >&2; exit 1
 }
 
-# Posts $2 calls of body $1 to $3 and checks each came back with reply $4's bytes.
+# Posts $2 calls of body $1 to $3 and checks each came back with reply $4's bytes
+# ($5 connections, $6 streams in flight on each).
 drive() {
-  local body=$1 n=$2 url=$3 reply=$4 result data expected
-  result=$(h2load -c 4 -m 8 -n "$n" -d "$body" -H 'content-type: application/grpc' \
+  local body=$1 n=$2 url=$3 reply=$4 c=${5:-4} m=${6:-8} result data expected
+  result=$(h2load -c "$c" -m "$m" -n "$n" -d "$body" -H 'content-type: application/grpc' \
     -H 'te: trailers' "$url")
   data=$(sed -n 's/^traffic: .*(\([0-9]*\)) data.*/\1/p' <<<"$result")
-  expected=$(( n * $(stat -c %s "$reply") ))
+  expected=$(( n * reply_size ))
   if ! grep -q "$n succeeded, 0 failed" <<<"$result" || [ "$data" != "$expected" ]; then
     echo "$url: expected $n calls and $expected bytes of DATA; h2load said:" >&2
     echo "$result" >&2
@@ -143,7 +160,7 @@ if [ $games = 1 ]; then
   exit 0
 fi
 
-printf '| workload | server | instructions per call |\n|---|---|---:|\n'
+printf '| workload | server | instructions per call | items per call | instructions per item |\n|---|---|---:|---:|---:|\n'
 for request in target/h2load/*.request; do
   name=$(basename "$request" .request)
   workload=${name//_/ }
@@ -154,19 +171,36 @@ for request in target/h2load/*.request; do
     [ $keep = 1 ] || continue
   fi
   rpc=${name%%_*}
+  items=1
+  [ -f "target/h2load/$name.items" ] && items=$(cat "target/h2load/$name.items")
+  n=$calls; w=$warmup; c=4; m=8
+  if [ "$rpc" = CheckBatch ] || [ "$rpc" = PlayMany ]; then
+    n=$(( (calls + items - 1) / items )); [ $n -ge 2 ] || n=2
+    w=$(( (warmup + items - 1) / items )); [ $w -ge 1 ] || w=1
+    c=1; m=2
+  fi
   for server in "${servers[@]}"; do
     label=${server%%=*}
     IFS=, read -ra argv <<<"${server#*=}"
     # A server labelled baseline... answers as the baseline; any other as Arbiter.
     kind=arbiter
     [[ "$label" == baseline* ]] && kind=baseline
+    [[ "$label" == baseline-same* ]] && kind=arbiter
     reply="target/h2load/$name.$kind.reply"
     [ -f "$reply" ] || { echo "no expected reply $reply for $label" >&2; exit 1; }
+    body=$request
+    if [ -n "$encoding" ]; then
+      body="$out/$name.$encoding.request"
+      encode "$request" "$body"
+      workload="${name//_/ } ($encoding request, $(stat -c %s "$body") bytes of $(stat -c %s "$request"))"
+      [ $compressed_replies = 1 ] && workload="$workload, $encoding replies"
+    fi
     start "$out/$name.$label.log" "${argv[@]}"
     url="http://$addr/arbiter.v1.ArbiterService/$rpc"
-    drive "$request" "$warmup" "$url" "$reply"
-    measure drive "$request" "$calls" "$url" "$reply"
-    printf '| %s | %s | %d |\n' "$workload" "$label" $(( total / calls ))
+    drive "$request" "$w" "$url" "$reply" "$c" "$m"
+    measure drive "$request" "$n" "$url" "$reply" "$c" "$m"
+    printf '| %s | %s | %d | %d | %d |\n' "$workload" "$label" $(( total / n )) "$items" \
+      $(( total / n / items ))
     if [ $annotate = 1 ]; then
       callgrind_annotate --inclusive=no "$dump" 2>/dev/null | sed -n '1,40p' >"$out/$name.$label.top"
       echo "(top functions: $out/$name.$label.top)" >&2

@@ -4,11 +4,16 @@
 #
 # Two generators, both run by default:
 #
-#   h2load    examples/h2load.rs drives the unary workloads, and whole live games posted
-#             at once, with h2load (Debian's nghttp2-client, installed here if missing)
+#   h2load    examples/h2load.rs drives the unary workloads, whole live games posted
+#             at once, CheckBatch (1,000 checks per call; 50 of 100x100) and PlayMany
+#             (1,000 games stepped together to their ends, the whole session one body,
+#             then half-close), with h2load (Debian's nghttp2-client, installed here if missing)
 #             from gRPC request bodies framed from the proto, at saturation (16
 #             connections x 32 streams) and at one call in flight. Rounds alternate Arbiter, Arbiter with --metrics-listen (as
-#             production runs) and the baseline. Every measured call is checked: h2load
+#             production runs), the same-bytes baseline (baseline_server --same-bytes:
+#             Arbiter's reply bytes from stock prost types built once and cloned) and
+#             the empty baseline; the batch workloads also per item (checks/s or
+#             moves/s, CPU per item, ratios to the same run's unary calls). Every measured call is checked: h2load
 #             must count no failure, log HTTP 200 for each call, and receive exactly
 #             calls x the expected reply frame in DATA bytes (a gRPC error is a
 #             trailers-only 200 without DATA); a tonic call before and after each run
@@ -39,6 +44,7 @@ Options:
   --only LIST         only the workloads whose names contain one of these
                       (comma-separated), e.g. --only Othello,PlayTicTacToe
   --no-metrics        skip the runs with Arbiter's --metrics-listen on
+  --no-same-bytes     skip the same-bytes baseline (baseline_server --same-bytes)
   --quick             a validation run: 1 round, short warm-ups and measurements
   --h2load-arg ARG    pass ARG to examples/h2load (repeatable; see its --help)
   --tonic-arg ARG     pass ARG to examples/load (repeatable; see its --help)
@@ -54,6 +60,7 @@ run_tonic=1
 rounds=3
 only=""
 metrics=1
+same_bytes=1
 quick=0
 h2load_args=()
 tonic_args=()
@@ -64,6 +71,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift ;;
     --only) only=$2; shift ;;
     --no-metrics) metrics=0 ;;
+    --no-same-bytes) same_bytes=0 ;;
     --quick) quick=1 ;;
     --h2load-arg) h2load_args+=("$2"); shift ;;
     --tonic-arg) tonic_args+=("$2"); shift ;;
@@ -90,12 +98,13 @@ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'); $(h2load --version 2>/dev/null | head 
 
 if [ "$run_h2load" = 1 ]; then
   echo
-  echo "## h2load: unary workloads"
+  echo "## h2load: unary workloads, live games, CheckBatch and PlayMany"
   echo
   metrics_arg=(--metrics both)
   [ "$metrics" = 1 ] || metrics_arg=(--metrics off)
   only_arg=()
   [ -z "$only" ] || only_arg=(--only "$only")
+  [ "$same_bytes" = 0 ] || only_arg+=(--same-bytes)
   target/release/examples/h2load --rounds "$rounds" "${metrics_arg[@]}" "${only_arg[@]}" \
     "${short[@]}" "${h2load_args[@]}"
 fi

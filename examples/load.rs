@@ -198,7 +198,11 @@ async fn unary(client: &mut ArbiterServiceClient<Channel>, call: &Call) -> Resul
         // are h2load's workloads (unary_workloads has none).
         Call::Play { .. }
         | Call::Unary(
-            LoadCall::PlayTicTacToe(_) | LoadCall::PlayOthello(_) | LoadCall::PlayConnectFour(_),
+            LoadCall::PlayTicTacToe(_)
+            | LoadCall::PlayOthello(_)
+            | LoadCall::PlayConnectFour(_)
+            | LoadCall::CheckBatch(_)
+            | LoadCall::PlayMany(_),
         ) => unreachable!("a game is played by play_game, not as a unary call"),
     }
 }

@@ -12,7 +12,11 @@ use crate::server::{Settings, TlsFiles};
 
 /// What `--help` adds after the options.
 const AFTER_HELP: &str = "\
-Durations are written like 500ms, 10s, 5m or 1h (and combined: 1m30s).
+Durations are written like 500ms, 10s, 5m or 1h (and combined: 1m30s). 0s turns off
+each limit that can be off (--stream-idle-timeout, --max-game-duration, --request-timeout,
+--http2-keepalive-interval, --tcp-keepalive, --max-connection-age) and means no wait for
+the delays (--shutdown-drain, --shutdown-grace, --max-connection-age-grace);
+--http2-keepalive-timeout refuses it.
 ADDR is HOST:PORT, with HOST an IP address or a host name; every address a host name
 resolves to is bound (localhost: 127.0.0.1 and ::1). Port 0 picks a free port; the log
 says the address bound (\"arbiter listening on ADDR\").
@@ -30,13 +34,13 @@ pub struct Options {
     /// After SIGTERM or Ctrl-C, how long the server keeps accepting connections and
     /// serving calls while its health already says NOT_SERVING, so that balancers and
     /// readiness probes take it out of rotation before it stops accepting. 0s stops
-    /// accepting at once.
+    /// accepting at once (for a server run by hand). A second signal stops at once.
     #[arg(long, value_name = "DURATION", default_value_t = Settings::default().shutdown_drain.into())]
     pub shutdown_drain: HumanDuration,
 
     /// After the drain (--shutdown-drain), when no new connection is taken any more: how
     /// long calls in flight may take to finish before open live-game
-    /// streams are ended with UNAVAILABLE.
+    /// streams are ended with UNAVAILABLE. 0s ends them at once.
     #[arg(long, value_name = "DURATION", default_value_t = Settings::default().shutdown_grace.into())]
     pub shutdown_grace: HumanDuration,
 
@@ -56,22 +60,23 @@ pub struct Options {
     pub max_games_per_stream: usize,
 
     /// How long a live-game stream may go without a message before it is ended with
-    /// DEADLINE_EXCEEDED (whether or not the client reads its replies).
+    /// DEADLINE_EXCEEDED (whether or not the client reads its replies). 0s: no limit.
     #[arg(long, value_name = "DURATION",
           default_value_t = Settings::default().stream_limits.idle_timeout.into())]
     pub stream_idle_timeout: HumanDuration,
 
     /// How long a live game may last in all, however active, before its stream is
     /// ended with DEADLINE_EXCEEDED (whether or not the client reads its replies).
+    /// 0s: no limit.
     #[arg(long, value_name = "DURATION",
           default_value_t = Settings::default().stream_limits.max_game_duration.into())]
     pub max_game_duration: HumanDuration,
 
-    /// The largest request message accepted, in bytes (a 100x100 board is about 10 KB):
-    /// it bounds a whole CheckBatch call or PlayMany message too, so 1 MiB carries about
-    /// 100 checks on 100x100 boards, or 10,000 checks on 8x8 ones.
-    /// A larger one is refused with RESOURCE_EXHAUSTED from its length prefix, before it
-    /// is decoded.
+    /// The largest request message accepted, in bytes (a 100x100 board is about 10 KB),
+    /// on every service: it bounds a whole CheckBatch call or PlayMany message too, so
+    /// 1 MiB carries about 100 checks on 100x100 boards, or 10,000 on 8x8 ones. A larger one is refused with RESOURCE_EXHAUSTED from its length
+    /// prefix, before it is decoded; a compressed one (gzip, deflate or zstd) as soon as
+    /// it inflates past N, so that it is never inflated whole.
     #[arg(long, value_name = "N", default_value_t = Settings::default().max_request_bytes)]
     pub max_request_bytes: usize,
 
@@ -92,33 +97,39 @@ pub struct Options {
     #[arg(long, value_name = "N", default_value_t = Settings::default().max_concurrent_streams)]
     pub max_concurrent_streams: u32,
 
-    /// A unary call's server-side deadline; a shorter `grpc-timeout` from the client
-    /// wins.
+    /// A unary call's server-side deadline, which also ends a call whose request never
+    /// fully arrives; a shorter `grpc-timeout` from the client wins. 0s: none but the
+    /// client's.
     #[arg(long, value_name = "DURATION", default_value_t = Settings::default().request_timeout.into())]
     pub request_timeout: HumanDuration,
 
-    /// How often an HTTP/2 PING checks that an idle peer is still there; `0s` sends
-    /// none (TCP keepalive still applies), which saves the clock reads the PINGs'
-    /// bookkeeping costs on every frame (BENCHMARKS.md).
+    /// How often an HTTP/2 PING checks that an idle peer is still there, so that a
+    /// vanished client's connection is dropped. 0s sends none (TCP keepalive still
+    /// applies), which makes each call slightly cheaper (about 1.7% of a small call's
+    /// work: BENCHMARKS.md).
     #[arg(long, value_name = "DURATION",
           default_value_t = Settings::default().http2_keepalive_interval.into())]
     pub http2_keepalive_interval: HumanDuration,
 
-    /// How long a PING may go unanswered before the connection is dropped.
+    /// How long a PING may go unanswered before the connection is dropped; more than 0s
+    /// (turn the PINGs off with --http2-keepalive-interval 0s).
     #[arg(long, value_name = "DURATION",
-          default_value_t = Settings::default().http2_keepalive_timeout.into())]
+          default_value_t = Settings::default().http2_keepalive_timeout.into(),
+          value_parser = parse_positive_duration)]
     pub http2_keepalive_timeout: HumanDuration,
 
-    /// TCP keepalive on accepted connections.
+    /// TCP keepalive on accepted connections: idle time before the first probe. 0s: off.
     #[arg(long, value_name = "DURATION", default_value_t = Settings::default().tcp_keepalive.into())]
     pub tcp_keepalive: HumanDuration,
 
     /// Close each connection gracefully after it has been open this long (HTTP/2
-    /// GOAWAY), so that clients reconnect and spread over new replicas. Off when absent.
+    /// GOAWAY), so that clients reconnect and spread over new replicas. Off when absent
+    /// or 0s.
     #[arg(long, value_name = "DURATION")]
     pub max_connection_age: Option<HumanDuration>,
 
     /// How long calls in flight on a connection closed for its age may take to finish.
+    /// 0s: none.
     #[arg(long, value_name = "DURATION",
           default_value_t = Settings::default().max_connection_age_grace.into())]
     pub max_connection_age_grace: HumanDuration,
@@ -178,6 +189,15 @@ impl FromStr for HumanDuration {
     }
 }
 
+/// A duration above zero, for the flags where zero cannot mean off.
+fn parse_positive_duration(text: &str) -> Result<HumanDuration, String> {
+    let duration: HumanDuration = text.parse().map_err(|error| format!("{error}"))?;
+    if duration.0.is_zero() {
+        return Err("must be more than 0s".into());
+    }
+    Ok(duration)
+}
+
 /// Checks that `text` is `HOST:PORT` (an IP address, a bracketed IPv6 address or a host
 /// name, then a port number); the host name is resolved only when the server binds.
 fn parse_address(text: &str) -> Result<String, String> {
@@ -211,7 +231,10 @@ impl Options {
             http2_keepalive_interval: self.http2_keepalive_interval.0,
             http2_keepalive_timeout: self.http2_keepalive_timeout.0,
             tcp_keepalive: self.tcp_keepalive.0,
-            max_connection_age: self.max_connection_age.map(|age| age.0),
+            max_connection_age: self
+                .max_connection_age
+                .map(|age| age.0)
+                .filter(|age| !age.is_zero()),
             max_connection_age_grace: self.max_connection_age_grace.0,
             metrics_listen: self.metrics_listen.clone(),
             tls: match (&self.tls_cert, &self.tls_key) {
@@ -263,6 +286,70 @@ mod tests {
         ] {
             assert!(parse_address(bad).is_err(), "{bad} was accepted");
         }
+    }
+
+    /// The settings `args` ask for.
+    fn settings(args: &[&str]) -> Settings {
+        Options::try_parse_from(["arbiter"].iter().chain(args))
+            .unwrap()
+            .settings()
+    }
+
+    #[test]
+    fn zero_turns_off_the_limits_that_can_be_off() {
+        let zero = settings(&[
+            "--stream-idle-timeout",
+            "0s",
+            "--max-game-duration",
+            "0s",
+            "--request-timeout",
+            "0s",
+            "--http2-keepalive-interval",
+            "0s",
+            "--tcp-keepalive",
+            "0s",
+            "--max-connection-age",
+            "0s",
+            "--shutdown-drain",
+            "0s",
+            "--shutdown-grace",
+            "0s",
+            "--max-connection-age-grace",
+            "0s",
+        ]);
+        assert_eq!(zero.stream_limits.idle_timeout, Duration::ZERO);
+        assert_eq!(zero.stream_limits.max_game_duration, Duration::ZERO);
+        assert_eq!(zero.request_timeout, Duration::ZERO);
+        assert_eq!(zero.http2_keepalive_interval, Duration::ZERO);
+        assert_eq!(zero.tcp_keepalive, Duration::ZERO);
+        assert_eq!(zero.max_connection_age, None);
+        assert_eq!(zero.shutdown_drain, Duration::ZERO);
+        assert_eq!(zero.shutdown_grace, Duration::ZERO);
+        assert_eq!(zero.max_connection_age_grace, Duration::ZERO);
+        assert_eq!(
+            settings(&["--max-connection-age", "1h"]).max_connection_age,
+            Some(Duration::from_secs(3600))
+        );
+    }
+
+    #[test]
+    fn zero_is_refused_where_it_cannot_mean_off() {
+        let error = Options::try_parse_from(["arbiter", "--http2-keepalive-timeout", "0s"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("invalid value '0s' for '--http2-keepalive-timeout <DURATION>'")
+                && error.contains("must be more than 0s"),
+            "{error}"
+        );
+        assert_eq!(
+            settings(&["--http2-keepalive-timeout", "500ms"]).http2_keepalive_timeout,
+            Duration::from_millis(500)
+        );
+        let error = Options::try_parse_from(["arbiter", "--http2-keepalive-timeout", "soon"])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("--http2-keepalive-timeout"), "{error}");
     }
 
     #[test]

@@ -48,6 +48,43 @@ pub(crate) fn rewrite_transport_error<B>(mut response: http::Response<B>) -> htt
     response
 }
 
+/// Lets tonic compress a reply only when its request came compressed, and then with the
+/// request's own encoding (what grpc-go's server does).
+///
+/// Tonic, given `send_compressed`, compresses every reply whose request lists an enabled
+/// encoding in `grpc-accept-encoding`, and picks the first one listed, whatever the
+/// request itself used; grpcio and grpc-go list theirs on every call, compressed or not.
+/// Most replies are tens of bytes, which compression makes longer and slower. So a
+/// request without `grpc-encoding` (or with `identity`) loses its
+/// `grpc-accept-encoding`, and tonic replies plain; a compressed one keeps only its own
+/// encoding there, if it listed it, and tonic replies in that encoding.
+pub(crate) fn reply_encoding_follows_request<B>(mut request: http::Request<B>) -> http::Request<B> {
+    const ENCODING: http::HeaderName = http::HeaderName::from_static("grpc-encoding");
+    const ACCEPT: http::HeaderName = http::HeaderName::from_static("grpc-accept-encoding");
+    let headers = request.headers_mut();
+    let sent = headers
+        .get(ENCODING)
+        .filter(|encoding| encoding.as_bytes() != b"identity")
+        .filter(|encoding| {
+            headers.get_all(ACCEPT).iter().any(|accepted| {
+                accepted
+                    .as_bytes()
+                    .split(|&byte| byte == b',')
+                    .any(|listed| listed.trim_ascii() == encoding.as_bytes())
+            })
+        })
+        .cloned();
+    match sent {
+        Some(encoding) => {
+            headers.insert(ACCEPT, encoding);
+        }
+        None => {
+            headers.remove(ACCEPT);
+        }
+    }
+    request
+}
+
 /// Refuses calls beyond `limit` in flight across the server at once with
 /// RESOURCE_EXHAUSTED, rather than queueing them (`--max-in-flight`; what it counts is
 /// explained once, in RELIABILITY.md, "Calls in flight").
@@ -163,14 +200,14 @@ where
 /// that sends a unary call's headers but never its body cannot hold a place for long.
 /// The timer is armed only when the call first has to wait: a call whose request was
 /// already in when its handler ran (nearly every unary call) never touches the timer
-/// wheel. A client's shorter `grpc-timeout` is tonic's to enforce.
+/// wheel. A client's shorter `grpc-timeout` is tonic's to enforce. A zero limit is none.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct DeadlineLayer {
     limit: Duration,
 }
 
 impl DeadlineLayer {
-    /// Calls end after `limit`.
+    /// Calls end after `limit`; never, if it is zero.
     pub(crate) fn new(limit: Duration) -> Self {
         Self { limit }
     }
@@ -210,7 +247,7 @@ where
     fn call(&mut self, request: R) -> Self::Future {
         DeadlineFuture {
             inner: self.inner.call(request),
-            ends: tokio::time::Instant::now() + self.limit,
+            ends: (!self.limit.is_zero()).then(|| tokio::time::Instant::now() + self.limit),
             timer: None,
         }
     }
@@ -221,7 +258,8 @@ pin_project_lite::pin_project! {
     pub(crate) struct DeadlineFuture<F> {
         #[pin]
         inner: F,
-        ends: tokio::time::Instant,
+        // `None`: no deadline.
+        ends: Option<tokio::time::Instant>,
         // Armed at the first wait only.
         timer: Option<Pin<Box<tokio::time::Sleep>>>,
     }
@@ -239,7 +277,9 @@ where
         if let Poll::Ready(result) = this.inner.poll(cx) {
             return Poll::Ready(result.map_err(Into::into));
         }
-        let ends = *this.ends;
+        let Some(ends) = *this.ends else {
+            return Poll::Pending;
+        };
         let timer = this
             .timer
             .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(ends)));
@@ -317,6 +357,15 @@ mod tests {
         let status = error.downcast_ref::<Status>().expect("a Status");
         assert_eq!(status.code(), Code::Cancelled);
         assert_eq!(status.message(), "Timeout expired");
+
+        // A zero limit is none: an hour's wait is answered.
+        let mut unlimited = DeadlineLayer::new(Duration::ZERO).layer(inner);
+        let slow = unlimited
+            .ready()
+            .await
+            .unwrap()
+            .call(Duration::from_secs(3600));
+        assert_eq!(slow.await.unwrap(), "answered");
     }
 
     /// Tonic's own decoder, fed a frame longer than the limit: the status it raises must
@@ -344,5 +393,83 @@ mod tests {
         let rewritten = rewrite_transport_error(response);
         let status = Status::from_header_map(rewritten.headers()).unwrap();
         assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+        assert_eq!(
+            status.message(),
+            "the request is 100 bytes; the server accepts at most 10 (--max-request-bytes)"
+        );
+    }
+
+    /// The same for a compressed message that inflates past the limit.
+    #[tokio::test]
+    async fn tonics_refusal_of_a_message_that_inflates_too_far_is_recognised() {
+        use std::io::Write;
+
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gzip.write_all(&[b'x'; 1000]).unwrap();
+        let compressed = gzip.finish().unwrap();
+        let mut frame = vec![1];
+        frame.extend_from_slice(&u32::try_from(compressed.len()).unwrap().to_be_bytes());
+        frame.extend_from_slice(&compressed);
+        let mut codec = tonic_prost::ProstCodec::<proto::Board, proto::Board>::default();
+        let body = tonic::body::Body::new(http_body_util::Full::new(Bytes::from(frame)));
+        let mut messages = tonic::Streaming::new_request(
+            codec.decoder(),
+            body,
+            Some(tonic::codec::CompressionEncoding::Gzip),
+            // Over the 35 bytes sent, under the 1000 they inflate to.
+            Some(100),
+        );
+        let status = messages.message().await.unwrap_err();
+        let error = ServiceError::from_transport(&status);
+        assert_eq!(
+            error,
+            Some(ServiceError::RequestTooLarge {
+                bytes: None,
+                limit: 100
+            }),
+            "tonic now refuses a message that inflates too far with {status:?}: update \
+             ServiceError::from_transport"
+        );
+        assert_eq!(
+            Status::from(error.unwrap()).message(),
+            "the request inflates to more than 100 bytes; the server accepts at most 100 \
+             (--max-request-bytes)"
+        );
+    }
+
+    /// A reply may be compressed only in the encoding its request came in, and only if
+    /// the client accepts that encoding.
+    #[test]
+    fn the_accepted_encodings_are_cut_to_the_requests_own() {
+        let accepted = |encoding: Option<&str>, accept: Option<&str>| {
+            let mut request = http::Request::new(());
+            if let Some(encoding) = encoding {
+                request
+                    .headers_mut()
+                    .insert("grpc-encoding", encoding.parse().unwrap());
+            }
+            if let Some(accept) = accept {
+                request
+                    .headers_mut()
+                    .insert("grpc-accept-encoding", accept.parse().unwrap());
+            }
+            let request = reply_encoding_follows_request(request);
+            request
+                .headers()
+                .get("grpc-accept-encoding")
+                .map(|value| value.to_str().unwrap().to_owned())
+        };
+        // grpcio's list, on every call.
+        let grpcio = Some("identity, deflate, gzip");
+        assert_eq!(accepted(None, grpcio), None);
+        assert_eq!(accepted(Some("identity"), grpcio), None);
+        assert_eq!(accepted(Some("gzip"), grpcio).as_deref(), Some("gzip"));
+        assert_eq!(
+            accepted(Some("deflate"), grpcio).as_deref(),
+            Some("deflate")
+        );
+        assert_eq!(accepted(Some("zstd"), grpcio), None);
+        assert_eq!(accepted(Some("zstd"), None), None);
+        assert_eq!(accepted(Some("gzip"), Some("gzipx,zstd")), None);
     }
 }

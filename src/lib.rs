@@ -27,4 +27,4 @@ mod telemetry;
 pub use service::batch::MAX_CHECKS;
 pub use service::play::many::MAX_ACTIONS;
 pub use service::play::{GameKind, LiveGame, LiveGames, ReplyStream, StreamLimits};
-pub use service::Arbiter;
+pub use service::{Arbiter, MAX_REPLY_BYTES};

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use arbiter::config::{LogFormat, Options};
 use arbiter::server::{self, Server};
 use clap::Parser;
+use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
 /// The server's allocator: mimalloc, which costs fewer instructions per call than the
@@ -27,20 +28,31 @@ async fn main() -> ExitCode {
             .init(),
     }
 
-    let shutdown = match shutdown_signal() {
-        Ok(shutdown) => shutdown,
+    let (stop, stop_now) = match stop_signals() {
+        Ok(tokens) => tokens,
         Err(error) => {
             tracing::error!(%error, "cannot listen for signals");
             return ExitCode::FAILURE;
         }
     };
     let settings = options.settings();
+    // Every address is bound before the server says it listens on any.
     let listeners = match server::bind(&settings.listen).await {
         Ok(listeners) => listeners,
         Err(error) => {
-            tracing::error!(address = %settings.listen, %error, "cannot listen");
+            tracing::error!("cannot listen: {error}");
             return ExitCode::FAILURE;
         }
+    };
+    let metrics_listeners = match &settings.metrics_listen {
+        Some(address) => match server::bind(address).await {
+            Ok(listeners) => listeners,
+            Err(error) => {
+                tracing::error!("cannot listen for metrics: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => Vec::new(),
     };
     for listener in &listeners {
         match listener.local_addr() {
@@ -48,37 +60,86 @@ async fn main() -> ExitCode {
             Err(_) => tracing::info!("arbiter listening on {}", settings.listen),
         }
     }
-    match Server::new(settings).run_on(listeners, shutdown).await {
-        Ok(()) => {
-            tracing::info!("stopped");
-            ExitCode::SUCCESS
-        }
-        Err(error) => {
-            tracing::error!(%error, "server failed");
+    let serve = Server::new(settings)
+        .with_metrics_listeners(metrics_listeners)
+        .run_on(listeners, stop.cancelled_owned());
+    tokio::select! {
+        result = serve => match result {
+            Ok(()) => {
+                tracing::info!("stopped");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                tracing::error!(%error, "server failed");
+                ExitCode::FAILURE
+            }
+        },
+        () = stop_now.cancelled() => {
+            // Returning drops the runtime, and with it every connection and call.
+            tracing::warn!("second stop signal: stopped at once, calls in flight cut off");
             ExitCode::FAILURE
         }
     }
 }
 
-/// Completes on Ctrl-C or SIGTERM. The handlers are registered at once, before the
-/// server starts, so that a signal arriving early is never fatal.
-#[cfg(unix)]
-fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let mut terminate = signal(SignalKind::terminate())?;
-    Ok(async move {
-        tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = terminate.recv() => {}
-        }
-    })
+/// Two tokens: the first cancelled on the first Ctrl-C or SIGTERM (the graceful stop),
+/// the second on the next one (stop at once). The handlers are registered at once,
+/// before the server starts, so that a signal arriving early is never fatal.
+fn stop_signals() -> std::io::Result<(CancellationToken, CancellationToken)> {
+    let mut signals = StopSignals::new()?;
+    let stop = CancellationToken::new();
+    let stop_now = CancellationToken::new();
+    let (first, second) = (stop.clone(), stop_now.clone());
+    tokio::spawn(async move {
+        signals.next().await;
+        tracing::info!(
+            "stop signal: stopping gracefully; a second Ctrl-C or SIGTERM stops at once"
+        );
+        first.cancel();
+        signals.next().await;
+        second.cancel();
+    });
+    Ok((stop, stop_now))
 }
 
-/// Completes on Ctrl-C.
+/// Ctrl-C and SIGTERM.
+#[cfg(unix)]
+struct StopSignals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+#[cfg(unix)]
+impl StopSignals {
+    fn new() -> std::io::Result<Self> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(Self {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+        })
+    }
+
+    /// Completes on the next Ctrl-C or SIGTERM.
+    async fn next(&mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+    }
+}
+
+/// Ctrl-C.
 #[cfg(not(unix))]
-fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
-    Ok(async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
+struct StopSignals(tokio::signal::windows::CtrlC);
+
+#[cfg(not(unix))]
+impl StopSignals {
+    fn new() -> std::io::Result<Self> {
+        tokio::signal::windows::ctrl_c().map(Self)
+    }
+
+    /// Completes on the next Ctrl-C.
+    async fn next(&mut self) {
+        let _ = self.0.recv().await;
+    }
 }

@@ -15,12 +15,32 @@ use tonic_health::server::{HealthReporter, HealthService};
 use tonic_health::ServingStatus;
 use tower::ServiceBuilder;
 
-use crate::layers::{rewrite_transport_error, DeadlineLayer, InFlightLimitLayer};
+use crate::layers::{
+    reply_encoding_follows_request, rewrite_transport_error, DeadlineLayer, InFlightLimitLayer,
+};
 use crate::proto::arbiter_service_server::ArbiterServiceServer;
 use crate::proto::FILE_DESCRIPTOR_SET;
 use crate::service::play::{LiveGames, StreamLimits};
 use crate::service::Arbiter;
 use crate::telemetry::{serve_metrics, CallMetricsLayer};
+
+/// `$server` (a generated tonic server) accepting requests compressed with gzip, deflate
+/// or zstd, able to compress its replies with the same (which replies are compressed is
+/// [`reply_encoding_follows_request`]'s choice), and refusing requests larger than
+/// `$max_bytes` once inflated.
+macro_rules! configured {
+    ($server:expr, $max_bytes:expr) => {{
+        use tonic::codec::CompressionEncoding::{Deflate, Gzip, Zstd};
+        $server
+            .accept_compressed(Gzip)
+            .accept_compressed(Deflate)
+            .accept_compressed(Zstd)
+            .send_compressed(Gzip)
+            .send_compressed(Deflate)
+            .send_compressed(Zstd)
+            .max_decoding_message_size($max_bytes)
+    }};
+}
 
 /// How long the server still waits for connections to close after ending open streams.
 const FINAL_WAIT: Duration = Duration::from_secs(2);
@@ -46,21 +66,22 @@ pub struct Settings {
     pub shutdown_grace: Duration,
     /// The limits on each live-game stream, and on their number.
     pub stream_limits: StreamLimits,
-    /// The largest request message, in bytes.
+    /// The largest request message, in bytes, on every service, compressed messages
+    /// counted once inflated.
     pub max_request_bytes: usize,
     /// Calls in flight across the server beyond which new calls are refused (at least 1).
     pub max_in_flight: u32,
     /// The most concurrent HTTP/2 streams one connection may open.
     pub max_concurrent_streams: u32,
-    /// A unary call's server-side deadline.
+    /// A unary call's server-side deadline; zero: none (but the client's).
     pub request_timeout: Duration,
     /// How often an HTTP/2 PING checks an idle peer; zero sends none.
     pub http2_keepalive_interval: Duration,
     /// How long a PING may go unanswered.
     pub http2_keepalive_timeout: Duration,
-    /// TCP keepalive on accepted connections.
+    /// TCP keepalive on accepted connections; zero: off.
     pub tcp_keepalive: Duration,
-    /// Close each connection gracefully after this long; never when `None`.
+    /// Close each connection gracefully after this long; never when `None` (or zero).
     pub max_connection_age: Option<Duration>,
     /// How long calls in flight on a connection closed for its age may take.
     pub max_connection_age_grace: Duration,
@@ -107,9 +128,12 @@ impl Default for Settings {
 /// gives one listener, `localhost` usually two (127.0.0.1 and ::1). With port 0 the
 /// first address gets a free port and the others the same one. An address the host
 /// does not have (::1 where IPv6 is off) is skipped with a warning when another was
-/// bound; any other failure is an error.
+/// bound; any other failure is an error, whose message names the address.
 pub async fn bind(address: &str) -> std::io::Result<Vec<TcpListener>> {
-    let addresses = tokio::net::lookup_host(address).await?.collect();
+    let addresses = tokio::net::lookup_host(address)
+        .await
+        .map_err(|error| std::io::Error::new(error.kind(), format!("{address}: {error}")))?
+        .collect();
     bind_all(address, addresses).await
 }
 
@@ -168,11 +192,11 @@ pub enum ServerError {
     #[error("serving metrics: {0}")]
     Metrics(#[from] metrics_exporter_prometheus::BuildError),
     /// The metrics listener could not be bound.
-    #[error("listening for metrics on {address}: {source}")]
+    #[error("listening for metrics: {source}")]
     MetricsListen {
         /// The address asked for.
         address: String,
-        /// Why it could not be bound.
+        /// Why it could not be bound, naming the address.
         source: std::io::Error,
     },
     /// A TLS file could not be read.
@@ -190,7 +214,7 @@ pub struct Server {
     arbiter: Arbiter,
     health: HealthReporter,
     end_streams: CancellationToken,
-    metrics_listener: Option<TcpListener>,
+    metrics_listeners: Vec<TcpListener>,
     settings: Settings,
 }
 
@@ -203,15 +227,22 @@ impl Server {
             arbiter: Arbiter::new(settings.stream_limits, end_streams.clone()),
             health: HealthReporter::new(),
             end_streams,
-            metrics_listener: None,
+            metrics_listeners: Vec::new(),
             settings,
         }
     }
 
     /// Serve metrics on `listener` rather than on a listener bound to the
     /// `metrics_listen` address: for callers that bind it themselves.
-    pub fn with_metrics_listener(mut self, listener: TcpListener) -> Self {
-        self.metrics_listener = Some(listener);
+    pub fn with_metrics_listener(self, listener: TcpListener) -> Self {
+        self.with_metrics_listeners(vec![listener])
+    }
+
+    /// Serve metrics on `listeners` (as [`bind`] returns them) rather than on listeners
+    /// bound to the `metrics_listen` address: for callers that bind them themselves,
+    /// such as the binary, which binds every address before it says it is listening.
+    pub fn with_metrics_listeners(mut self, listeners: Vec<TcpListener>) -> Self {
+        self.metrics_listeners.extend(listeners);
         self
     }
 
@@ -248,13 +279,13 @@ impl Server {
             arbiter,
             health,
             end_streams,
-            metrics_listener,
+            metrics_listeners,
             settings,
         } = self;
         health.set_serving::<ArbiterServiceServer<Arbiter>>().await;
-        let metrics_listeners = match (metrics_listener, &settings.metrics_listen) {
-            (Some(listener), _) => vec![listener],
-            (None, Some(address)) => {
+        let metrics_listeners = match (metrics_listeners.is_empty(), &settings.metrics_listen) {
+            (false, _) => metrics_listeners,
+            (true, Some(address)) => {
                 bind(address)
                     .await
                     .map_err(|source| ServerError::MetricsListen {
@@ -262,7 +293,7 @@ impl Server {
                         source,
                     })?
             }
-            (None, None) => Vec::new(),
+            (true, None) => Vec::new(),
         };
         // Served until this is dropped, when `run_on` returns, whichever way.
         let mut _metrics = None;
@@ -288,7 +319,9 @@ impl Server {
             .map(|listener| {
                 TcpIncoming::from(listener)
                     .with_nodelay(Some(true))
-                    .with_keepalive(Some(settings.tcp_keepalive))
+                    .with_keepalive(
+                        (!settings.tcp_keepalive.is_zero()).then_some(settings.tcp_keepalive),
+                    )
             })
             .collect();
 
@@ -299,7 +332,7 @@ impl Server {
                     .then_some(settings.http2_keepalive_interval),
             )
             .http2_keepalive_timeout(Some(settings.http2_keepalive_timeout));
-        if let Some(age) = settings.max_connection_age {
+        if let Some(age) = settings.max_connection_age.filter(|age| !age.is_zero()) {
             builder = builder
                 .max_connection_age(age)
                 .max_connection_age_grace(settings.max_connection_age_grace);
@@ -312,20 +345,20 @@ impl Server {
             .map_response(rewrite_transport_error)
             .layer(InFlightLimitLayer::new(settings.max_in_flight as usize))
             // Ours rather than tonic's `timeout`, which arms a timer for every call.
-            .layer(DeadlineLayer::new(settings.request_timeout));
+            .layer(DeadlineLayer::new(settings.request_timeout))
+            .map_request(reply_encoding_follows_request);
 
         let stop_accepting = CancellationToken::new();
+        let max_bytes = settings.max_request_bytes;
         let serve = builder
             .layer(layers)
-            .add_service(
-                ArbiterServiceServer::new(arbiter)
-                    .max_decoding_message_size(settings.max_request_bytes),
-            )
-            .add_service(HealthServer::new(HealthService::from_health_reporter(
-                health.clone(),
-            )))
-            .add_service(reflection_v1)
-            .add_service(reflection_v1alpha)
+            .add_service(configured!(ArbiterServiceServer::new(arbiter), max_bytes))
+            .add_service(configured!(
+                HealthServer::new(HealthService::from_health_reporter(health.clone())),
+                max_bytes
+            ))
+            .add_service(configured!(reflection_v1, max_bytes))
+            .add_service(configured!(reflection_v1alpha, max_bytes))
             .serve_with_incoming_shutdown(incoming, stop_accepting.clone().cancelled_owned());
         tokio::pin!(serve);
 
@@ -336,8 +369,8 @@ impl Server {
         // Drain: out of rotation first, still serving, so that calls a balancer sends
         // before it learns of the stop are not refused.
         tracing::info!(
-            drain = ?settings.shutdown_drain,
-            grace = ?settings.shutdown_grace,
+            drain = %humantime::format_duration(settings.shutdown_drain),
+            grace = %humantime::format_duration(settings.shutdown_grace),
             "shutting down: health NOT_SERVING; still accepting connections while draining"
         );
         health
@@ -351,7 +384,7 @@ impl Server {
             () = tokio::time::sleep(settings.shutdown_drain) => {}
         }
         tracing::info!(
-            grace = ?settings.shutdown_grace,
+            grace = %humantime::format_duration(settings.shutdown_grace),
             "drain over: no new connections; calls in flight may finish"
         );
         stop_accepting.cancel();

@@ -417,3 +417,48 @@ async fn every_malformed_check_lists_a_bounded_number_of_violations() {
             .all(|v| v.field.len() <= 64 && v.description.len() <= 200));
     }
 }
+
+/// A batch whose answers would pass MAX_REPLY_BYTES is answered in full up to it, the
+/// checks past it with `invalid` on `check`, unrun. Fails against a server whose reply
+/// grows without bound with the checks' answers.
+#[tokio::test]
+async fn a_reply_holds_at_most_its_byte_budget() {
+    use prost::Message;
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    // 100x100 boards of rows B, W, ., W, ...: every empty cell is a legal move for
+    // black turning over up to six discs, about 110 KB of listing from a 10 KB check.
+    let rows: Vec<String> = (0..100)
+        .map(|r| ["B", "W", ".", "W"][r % 4].repeat(100))
+        .collect();
+    let check = Check {
+        check: Some(Kind::ListOthelloMoves(ListOthelloMovesRequest {
+            board: Some(Board::from_rows(&rows)),
+            color: "B".into(),
+        })),
+    };
+    let reply = client
+        .check_batch(CheckBatchRequest {
+            checks: vec![check; 90],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.results.len(), 90);
+    let answered = reply
+        .results
+        .iter()
+        .take_while(|r| r.result.is_some())
+        .count();
+    assert!(answered > 10 && answered < 90, "{answered} answered");
+    assert!(
+        reply.encoded_len() < 4 * 1024 * 1024,
+        "{}",
+        reply.encoded_len()
+    );
+    for result in &reply.results[answered..] {
+        assert_eq!(result.invalid.len(), 1);
+        assert_eq!(result.invalid[0].field, "check");
+        assert!(result.invalid[0].description.starts_with("not run"));
+    }
+}

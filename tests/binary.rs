@@ -1,5 +1,6 @@
 //! The `arbiter` binary as an operator runs it: the start-up line, JSON logs with one
-//! line per call, and a graceful stop on SIGTERM with exit status 0.
+//! line per call, a graceful stop on SIGTERM with exit status 0, and a stop at once on a
+//! second signal.
 
 mod common;
 
@@ -11,7 +12,7 @@ use std::time::Duration;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::JudgeTicTacToeRequest;
-use common::process::{terminate, wait_exit};
+use common::process::{signal, terminate, wait_exit, Spawned};
 
 #[tokio::test]
 async fn serves_logs_json_and_stops_cleanly_on_sigterm() {
@@ -21,6 +22,8 @@ async fn serves_logs_json_and_stops_cleanly_on_sigterm() {
             "127.0.0.1:0",
             "--log-format",
             "json",
+            "--shutdown-drain",
+            "0s",
             "--shutdown-grace",
             "1s",
         ])
@@ -52,7 +55,15 @@ async fn serves_logs_json_and_stops_cleanly_on_sigterm() {
     let status = wait_exit(&mut child, Duration::from_secs(20)).await;
     assert!(status.success(), "exit status {status:?}");
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
-    assert!(rest.iter().any(|l| l.contains("shutting down")), "{rest:?}");
+    let stopping = rest
+        .iter()
+        .find(|l| l.contains("shutting down"))
+        .unwrap_or_else(|| panic!("no shutdown line: {rest:?}"));
+    // Durations as they are written on the command line.
+    assert!(
+        stopping.contains(r#""drain":"0s""#) && stopping.contains(r#""grace":"1s""#),
+        "{stopping}"
+    );
     // One debug line per call, with its RPC, status code and duration.
     let call = rest
         .iter()
@@ -150,4 +161,60 @@ async fn listens_on_a_host_name() {
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("expected HOST:PORT"), "{stderr}");
+}
+
+/// With a game open and the default drain (5 s) and grace (10 s), a second signal stops
+/// the server at once: a server that ignored it would take at least the 5 s drain.
+/// SIGTERM then Ctrl-C (SIGINT), and Ctrl-C twice.
+#[tokio::test]
+async fn a_second_signal_stops_at_once() {
+    for (first, second) in [("TERM", "INT"), ("INT", "INT")] {
+        let mut server = Spawned::start(&[]);
+        let mut client = ArbiterServiceClient::connect(format!("http://{}", server.addr))
+            .await
+            .unwrap();
+        let (moves, mut replies) = common::messages::live_tic_tac_toe(&mut client).await;
+
+        signal(&server.child, first);
+        // Signals sent before the first is seen may count as one.
+        server.wait_for_line(
+            "a second Ctrl-C or SIGTERM stops at once",
+            Duration::from_secs(10),
+        );
+        signal(&server.child, second);
+        let status = wait_exit(&mut server.child, Duration::from_secs(3)).await;
+        assert_eq!(status.code(), Some(1), "{first} then {second}");
+        let rest = server.log();
+        assert!(
+            rest.iter()
+                .any(|line| line.contains("second stop signal: stopped at once")),
+            "{rest:?}"
+        );
+        // The open game was cut off with the connection.
+        assert!(replies.message().await.is_err());
+        drop(moves);
+    }
+}
+
+/// A metrics address already taken: the server says so once, naming the address once,
+/// and exits without first claiming to listen.
+#[test]
+fn a_taken_metrics_port_fails_before_the_server_says_it_listens() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let output = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["--listen", "127.0.0.1:0", "--metrics-listen", &address])
+        .env("RUST_LOG", "info")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let log = String::from_utf8_lossy(&output.stdout);
+    assert!(!log.contains("arbiter listening on"), "{log}");
+    let error = log
+        .lines()
+        .find(|line| line.contains("cannot listen for metrics"))
+        .unwrap_or_else(|| panic!("no error line: {log}"));
+    assert_eq!(error.matches(&address).count(), 1, "{error}");
+    assert!(error.contains("in use"), "{error}");
+    drop(taken);
 }

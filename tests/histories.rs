@@ -6,17 +6,19 @@
 //! wire: a history longer than the board, and Tic-Tac-Toe's setup rules.
 
 mod common;
+
+use common::setups::*;
 mod reference;
 
 use std::fmt::Debug;
 
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Board, Cell as WireCell, ConnectFourSetup,
-    OthelloSetup, PlayConnectFourRequest, PlayConnectFourResponse, PlayOthelloRequest,
-    PlayOthelloResponse, PlayTicTacToeRequest, PlayTicTacToeResponse, TicTacToeSetup, Verdict,
+    play_connect_four_request, play_othello_request, Board, Cell as WireCell, OthelloSetup,
+    PlayConnectFourRequest, PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse,
+    PlayTicTacToeRequest, PlayTicTacToeResponse, TicTacToeSetup, Verdict,
 };
 use arbiter::rules::grid::Cell;
-use arbiter::rules::othello::{Color, STANDARD_START};
+use arbiter::rules::othello::Color;
 use arbiter::rules::tic_tac_toe::{self, Player};
 use arbiter::rules::{connect_four, othello};
 use arbiter::Arbiter;
@@ -201,10 +203,6 @@ impl Kind for Othello {
     }
 }
 
-fn standard() -> Vec<String> {
-    STANDARD_START.iter().map(|r| r.to_string()).collect()
-}
-
 fn othello_setup(rows: &[String], to_move: Color, history: &[(i32, i32)]) -> PlayOthelloRequest {
     PlayOthelloRequest {
         action: Some(play_othello_request::Action::Setup(OthelloSetup {
@@ -293,20 +291,6 @@ impl Kind for ConnectFour {
 
     fn clear(reply: &mut PlayConnectFourResponse) {
         reply.rejected.clear();
-    }
-}
-
-fn connect_four_setup(
-    (rows, cols, run_length): (i32, i32, i32),
-    history: &[i32],
-) -> PlayConnectFourRequest {
-    PlayConnectFourRequest {
-        action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-            rows,
-            cols,
-            run_length,
-            history: history.to_vec(),
-        })),
     }
 }
 
@@ -752,50 +736,6 @@ fn check_history<K: Kind>(
         }
     }
     Ok(())
-}
-
-/// Small boards on which Black, to move, or a side soon after, has to pass: "WB." at
-/// once, ".W.WB" after Black's (0, 2), the others in nearly every random game (found by
-/// random playouts).
-const PASS_BOARDS: [&[&str]; 5] = [
-    &["WB."],
-    &[".W.WB"],
-    &["WWW..", "B..W.", "W.B..", ".B.BB"],
-    &["WW.B", "BW..", "W..."],
-    &["WW.", "W..", "BW.", "..."],
-];
-
-fn pass_board() -> impl Strategy<Value = Vec<String>> {
-    prop::sample::select(&PASS_BOARDS[..])
-        .prop_map(|rows| rows.iter().map(|row| row.to_string()).collect())
-}
-
-/// A random Othello board up to `max_side` square, small ones (where passes and ends
-/// come soon) as often as the others, with a random share of the discs black (a side
-/// with few discs often has to pass).
-fn othello_board(max_side: usize) -> impl Strategy<Value = Vec<String>> {
-    let side = move || prop_oneof![1usize..=4, 1usize..=max_side];
-    (side(), side(), 20u8..=90, 0u8..100).prop_flat_map(|(rows, cols, empty, black)| {
-        prop::collection::vec(0u8..200, rows * cols).prop_map(move |draws| {
-            draws
-                .chunks(cols)
-                .map(|row| {
-                    row.iter()
-                        .map(|&d| match d {
-                            d if d / 2 < empty => '.',
-                            d if d % 100 < black => 'B',
-                            _ => 'W',
-                        })
-                        .collect()
-                })
-                .collect()
-        })
-    })
-}
-
-/// A Connect Four size or run length as a setup gives it: 0 (the default) or `1..=max`.
-fn side(max: i32) -> impl Strategy<Value = i32> {
-    prop_oneof![1 => Just(0), 4 => 1..=max]
 }
 
 proptest! {

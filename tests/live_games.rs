@@ -323,6 +323,22 @@ async fn connect_four_full_columns_off_board_columns_and_bad_messages_are_reject
     assert_eq!((next.placed, next.to_move), (Some(cell(2, 1)), 1));
 }
 
+/// The rejection counts columns in words that read right for one column and for more.
+#[tokio::test]
+async fn an_off_board_column_is_explained_in_the_boards_own_width() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    for (cols, said) in [(1, "1 column (only 0)"), (2, "2 columns (0 to 1)")] {
+        let mut game = connect_four(&mut client).await;
+        game.send(shape(3, cols, 2)).await.unwrap();
+        let reply = game.send(drop_in(5)).await.unwrap();
+        assert_eq!(
+            reply.rejected,
+            format!("column 5 is outside the board, which has {said}")
+        );
+    }
+}
+
 #[tokio::test]
 async fn connect_four_full_board_without_a_win_is_a_draw() {
     let server = TestServer::start().await;

@@ -358,6 +358,75 @@ async fn an_idle_stream_is_closed() {
     server.wait_for_live_games(0).await;
 }
 
+/// `--stream-idle-timeout 0s` is no idle limit: a game silent for a while plays on (a
+/// server taking 0s literally ends it within a few milliseconds), while the lifetime
+/// limit still ends it.
+#[tokio::test]
+async fn an_idle_timeout_of_0s_is_off() {
+    let server = TestServer::start_with(common::options(&[
+        "--stream-idle-timeout",
+        "0s",
+        "--max-game-duration",
+        "1s",
+    ]))
+    .await;
+    let mut client = server.client().await;
+    let mut game = LiveGame::open(&mut client).await;
+    game.play(1, 1).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(game.play(0, 0).await.moves_played, 2);
+    let status = game.replies.message().await.unwrap_err();
+    assert_eq!(status.code(), Code::DeadlineExceeded);
+    assert!(status.message().contains("lasted"), "{status:?}");
+    server.wait_for_live_games(0).await;
+}
+
+/// `--max-game-duration 0s` is no lifetime limit: a game plays on past its first
+/// moments, while the idle limit still ends it.
+#[tokio::test]
+async fn a_game_duration_of_0s_is_off() {
+    let server = TestServer::start_with(common::options(&[
+        "--max-game-duration",
+        "0s",
+        "--stream-idle-timeout",
+        "400ms",
+    ]))
+    .await;
+    let mut client = server.client().await;
+    let mut game = LiveGame::open(&mut client).await;
+    for (count, (row, col)) in [(1, 1), (0, 0), (2, 2)].into_iter().enumerate() {
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        assert_eq!(game.play(row, col).await.moves_played, count as i32 + 1);
+    }
+    let status = game.replies.message().await.unwrap_err();
+    assert_eq!(status.code(), Code::DeadlineExceeded);
+    assert!(
+        status.message().contains("no message arrived for 400ms"),
+        "{status:?}"
+    );
+    server.wait_for_live_games(0).await;
+}
+
+/// Both limits off: a game outlives any tick of the watch and finishes normally.
+#[tokio::test]
+async fn with_both_limits_off_a_game_lives_until_it_ends() {
+    let server = TestServer::start_with(common::options(&[
+        "--max-game-duration",
+        "0s",
+        "--stream-idle-timeout",
+        "0s",
+    ]))
+    .await;
+    let mut client = server.client().await;
+    let mut game = LiveGame::open(&mut client).await;
+    game.play(1, 1).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    assert_eq!(game.play(0, 0).await.moves_played, 2);
+    assert_eq!(server.live_games.count(), 1);
+    game.finish().await;
+    server.wait_for_live_games(0).await;
+}
+
 #[tokio::test]
 async fn shutdown_ends_open_games_with_unavailable_after_the_grace_period() {
     let mut server = TestServer::start_with(common::options(&["--shutdown-grace", "1s"])).await;

@@ -716,3 +716,50 @@ async fn shutdown_ends_a_playmany_stream_with_the_way_to_resume() {
     );
     server.wait_for_live_games(0).await;
 }
+
+/// One message of 10,000 drops into 100x100 games would be a 100 MB reply: the reply
+/// stops growing at MAX_REPLY_BYTES (and one state), and the actions past it are
+/// answered with `invalid` on `action`, unapplied. Fails against a server whose reply
+/// grows with every action, or that applies the actions it does not report.
+#[tokio::test]
+async fn a_reply_holds_at_most_its_byte_budget() {
+    use prost::Message;
+    let server = TestServer::start().await;
+    let mut stream = open(&server).await;
+    let setup = GameAction {
+        game: 1,
+        action: Some(Action::ConnectFour(PlayConnectFourRequest {
+            action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
+                rows: 100,
+                cols: 100,
+                run_length: 100,
+                history: Vec::new(),
+            })),
+        })),
+    };
+    exchange(&mut stream, vec![setup]).await;
+    let drops: Vec<GameAction> = (0..10_000).map(|i| drop(1, i % 100)).collect();
+    stream.0.send(message(drops)).await.unwrap();
+    let reply = stream.1.message().await.unwrap().unwrap();
+    assert_eq!(reply.states.len(), 10_000);
+    assert!(
+        reply.encoded_len() < 4 * 1024 * 1024,
+        "{}",
+        reply.encoded_len()
+    );
+    let applied = reply
+        .states
+        .iter()
+        .take_while(|s| s.state.is_some())
+        .count();
+    assert!(applied > 100 && applied < 1000, "{applied} applied");
+    for state in &reply.states[applied..] {
+        assert_eq!(only_violation(state).field, "action");
+    }
+    // The game holds exactly the drops reported: the next one is the next piece.
+    let states = exchange(&mut stream, vec![drop(1, 0)]).await;
+    match &states[0].state {
+        Some(State::ConnectFour(r)) => assert_eq!(r.moves_played, applied as i32 + 1),
+        other => panic!("{other:?}"),
+    }
+}

@@ -490,3 +490,56 @@ async fn health_reports_serving_then_not_serving_on_shutdown() {
     let next = watch.message().await.unwrap().unwrap();
     assert_eq!(next.status(), ServingStatus::NotServing);
 }
+
+/// A cell off the board is explained in the board's own size, in words that read right
+/// for one row or column and for more.
+#[tokio::test]
+async fn an_off_board_cell_is_explained_in_the_boards_own_size() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    for (rows, row, col, field, said) in [
+        (
+            &["1"][..],
+            1,
+            0,
+            "row",
+            "1 is outside the board, which has 1 row (only 0)",
+        ),
+        (
+            &["1"][..],
+            0,
+            3,
+            "col",
+            "3 is outside the board, which has 1 column (only 0)",
+        ),
+        (
+            &["11", "11"][..],
+            2,
+            0,
+            "row",
+            "2 is outside the board, which has 2 rows (0 to 1)",
+        ),
+        (
+            &["11", "11"][..],
+            0,
+            2,
+            "col",
+            "2 is outside the board, which has 2 columns (0 to 1)",
+        ),
+    ] {
+        let status = client
+            .check_connect_four(c4(rows, row, col, 1))
+            .await
+            .unwrap_err();
+        assert_eq!(status.code(), Code::InvalidArgument);
+        let violations = status.get_details_bad_request().unwrap().field_violations;
+        assert_eq!(
+            violations
+                .iter()
+                .map(|v| (v.field.as_str(), v.description.as_str()))
+                .collect::<Vec<_>>(),
+            [(field, said)],
+            "{rows:?} ({row}, {col})"
+        );
+    }
+}

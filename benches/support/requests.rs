@@ -8,9 +8,10 @@
 use std::num::NonZeroUsize;
 
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Board, Cell, CheckConnectFourRequest,
-    CheckOthelloMoveRequest, JudgeTicTacToeRequest, ListOthelloMovesRequest,
-    PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove,
+    check, game_action, play_connect_four_request, play_othello_request, Board, Cell, Check,
+    CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, GameAction,
+    JudgeTicTacToeRequest, ListOthelloMovesRequest, PlayConnectFourRequest, PlayManyRequest,
+    PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove,
 };
 use arbiter::rules::{connect_four, othello};
 
@@ -134,6 +135,10 @@ pub enum LoadCall {
     PlayOthello(Vec<PlayOthelloRequest>),
     /// `PlayConnectFour`, one stream of these drops.
     PlayConnectFour(Vec<PlayConnectFourRequest>),
+    /// `CheckBatch`, one call of these checks.
+    CheckBatch(CheckBatchRequest),
+    /// `PlayMany`, one stream of these messages (then half-close).
+    PlayMany(Vec<PlayManyRequest>),
 }
 
 impl LoadCall {
@@ -147,7 +152,30 @@ impl LoadCall {
             Self::PlayTicTacToe(_) => "PlayTicTacToe",
             Self::PlayOthello(_) => "PlayOthello",
             Self::PlayConnectFour(_) => "PlayConnectFour",
+            Self::CheckBatch(_) => "CheckBatch",
+            Self::PlayMany(_) => "PlayMany",
         }
+    }
+
+    /// The decisions one call carries: 1 for a unary call, a move per message for a
+    /// game, the checks of a batch, the actions of all a PlayMany stream's messages.
+    pub fn items(&self) -> usize {
+        match self {
+            Self::CheckOthelloMove(_)
+            | Self::ListOthelloMoves(_)
+            | Self::CheckConnectFour(_)
+            | Self::JudgeTicTacToe(_) => 1,
+            Self::PlayTicTacToe(moves) => moves.len(),
+            Self::PlayOthello(moves) => moves.len(),
+            Self::PlayConnectFour(drops) => drops.len(),
+            Self::CheckBatch(batch) => batch.checks.len(),
+            Self::PlayMany(messages) => messages.iter().map(|m| m.actions.len()).sum(),
+        }
+    }
+
+    /// Whether one call carries many decisions per message (CheckBatch, PlayMany).
+    pub fn is_batch(&self) -> bool {
+        matches!(self, Self::CheckBatch(_) | Self::PlayMany(_))
     }
 
     /// The request messages, each encoded with prost (without the gRPC frame prefix):
@@ -162,6 +190,8 @@ impl LoadCall {
             Self::PlayTicTacToe(moves) => moves.iter().map(Message::encode_to_vec).collect(),
             Self::PlayOthello(moves) => moves.iter().map(Message::encode_to_vec).collect(),
             Self::PlayConnectFour(drops) => drops.iter().map(Message::encode_to_vec).collect(),
+            Self::CheckBatch(batch) => vec![batch.encode_to_vec()],
+            Self::PlayMany(messages) => messages.iter().map(Message::encode_to_vec).collect(),
         }
     }
 }
@@ -260,4 +290,92 @@ pub fn connect_four_script() -> Vec<PlayConnectFourRequest> {
         col += 3;
     }
     drops
+}
+
+/// Games stepped together in each PlayMany workload, and checks in each CheckBatch call
+/// (but for the 10 KB boards).
+pub const BATCH: usize = 1000;
+
+/// `count` copies of `check` as one CheckBatch request.
+pub fn batch_of(count: usize, check: check::Check) -> CheckBatchRequest {
+    CheckBatchRequest {
+        checks: vec![Check { check: Some(check) }; count],
+    }
+}
+
+/// `games` games numbered 0 to `games - 1`, each playing `script` from its first
+/// message, stepped together: message i carries every game's i-th action, in game order.
+pub fn stepped_together<R: Clone>(
+    games: usize,
+    script: &[R],
+    action: fn(R) -> game_action::Action,
+) -> Vec<PlayManyRequest> {
+    script
+        .iter()
+        .map(|step| PlayManyRequest {
+            actions: (0..games as u64)
+                .map(|game| GameAction {
+                    game,
+                    action: Some(action(step.clone())),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The CheckBatch and PlayMany workloads of the h2load runs: 1,000 checks per call of
+/// each unary workload's request (50 of the 10 KB 100x100 board, within the default
+/// 1 MiB request), and 1,000 games stepped together through the whole game of each kind
+/// (one action per game per message, played to the end, then half-close).
+pub fn batch_workloads() -> Vec<(&'static str, LoadCall)> {
+    use check::Check as K;
+    vec![
+        (
+            "CheckBatch 1000 CheckOthelloMove 8x8",
+            LoadCall::CheckBatch(batch_of(BATCH, K::CheckOthelloMove(check_midgame()))),
+        ),
+        (
+            "CheckBatch 1000 ListOthelloMoves 8x8",
+            LoadCall::CheckBatch(batch_of(BATCH, K::ListOthelloMoves(list_midgame()))),
+        ),
+        (
+            "CheckBatch 1000 CheckConnectFour 6x7",
+            LoadCall::CheckBatch(batch_of(
+                BATCH,
+                K::CheckConnectFour(check_connect_four_seed()),
+            )),
+        ),
+        (
+            "CheckBatch 50 CheckConnectFour 100x100",
+            LoadCall::CheckBatch(batch_of(50, K::CheckConnectFour(dense_connect_four(100)))),
+        ),
+        (
+            "CheckBatch 1000 JudgeTicTacToe 9 moves",
+            LoadCall::CheckBatch(batch_of(BATCH, K::JudgeTicTacToe(judge_draw()))),
+        ),
+        (
+            "PlayMany 1000 TicTacToe games of 9 moves",
+            LoadCall::PlayMany(stepped_together(
+                BATCH,
+                &tic_tac_toe_script(),
+                game_action::Action::TicTacToe,
+            )),
+        ),
+        (
+            "PlayMany 1000 Othello whole games",
+            LoadCall::PlayMany(stepped_together(
+                BATCH,
+                &othello_script(),
+                game_action::Action::Othello,
+            )),
+        ),
+        (
+            "PlayMany 1000 ConnectFour games on 6x7",
+            LoadCall::PlayMany(stepped_together(
+                BATCH,
+                &connect_four_script(),
+                game_action::Action::ConnectFour,
+            )),
+        ),
+    ]
 }

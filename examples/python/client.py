@@ -8,7 +8,8 @@ Run it against a server on the default address (start one with `cargo run --rele
     python3 -m venv .venv && .venv/bin/pip install -r examples/python/requirements.txt
     .venv/bin/python examples/python/client.py
 
-Pass another address as the first argument: `python3 examples/python/client.py host:port`.
+(a virtual environment: Debian's Python refuses a plain `pip install`). Pass another
+address as the first argument: `.venv/bin/python examples/python/client.py host:port`.
 The stubs are generated from the repository's proto/ at start-up with grpcio-tools, so
 the example always matches the contract; copy the `load_stubs` function or generate
 the stubs once with `python -m grpc_tools.protoc` in your own project.

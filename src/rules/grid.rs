@@ -65,10 +65,13 @@ impl fmt::Display for OffBoard {
                 counted(self.rows, "row"),
                 counted(cols, "column")
             ),
+            None if cols == 1 => write!(
+                f,
+                "column {col} is outside the board, which has 1 column (only 0)"
+            ),
             None => write!(
                 f,
-                "column {col} is outside the board, which has {} (0 to {})",
-                counted(cols, "column"),
+                "column {col} is outside the board, which has {cols} columns (0 to {})",
                 cols.saturating_sub(1)
             ),
         }

@@ -6,13 +6,14 @@ use crate::proto::check_result::Result as Answer;
 use crate::proto::{Check, CheckBatchRequest, CheckBatchResponse, CheckResult};
 
 use super::error::{ServiceError, Violation};
-use super::{connect_four, fields, othello, tic_tac_toe};
+use super::{connect_four, fields, othello, tic_tac_toe, MAX_REPLY_BYTES};
 
 /// The most checks one CheckBatch call may carry.
 pub const MAX_CHECKS: usize = 10_000;
 
 /// Answers a CheckBatch request: one result per check, in order. Only a batch of more
-/// than [`MAX_CHECKS`] checks fails as a whole.
+/// than [`MAX_CHECKS`] checks fails as a whole; once the reply holds
+/// [`MAX_REPLY_BYTES`], the checks left are answered without being run.
 pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchResponse, ServiceError> {
     let count = request.checks.len();
     if count > MAX_CHECKS {
@@ -24,9 +25,19 @@ pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchRespon
             )],
         ));
     }
-    Ok(CheckBatchResponse {
-        results: request.checks.into_iter().map(answer).collect(),
-    })
+    let mut results = Vec::with_capacity(count);
+    let mut bytes = 0;
+    for check in request.checks {
+        // Past the reply budget, a check is answered without being run.
+        let result = if bytes < MAX_REPLY_BYTES {
+            answer(check)
+        } else {
+            over_budget()
+        };
+        bytes += prost::Message::encoded_len(&result) + 4;
+        results.push(result);
+    }
+    Ok(CheckBatchResponse { results })
 }
 
 /// The answer to one check, as its own RPC gives it, or its violations.
@@ -56,6 +67,17 @@ fn answer(check: Check) -> CheckResult {
             .into_field_violations("check"),
             result: None,
         },
+    }
+}
+
+/// The answer to a check past the reply budget.
+fn over_budget() -> CheckResult {
+    CheckResult {
+        invalid: vec![crate::proto::FieldViolation {
+            field: "check".to_owned(),
+            description: "not run: the reply is full; send it again in another call".to_owned(),
+        }],
+        result: None,
     }
 }
 

@@ -138,28 +138,10 @@ fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>), ServiceError
         return Err(fields::invalid(MESSAGE, violations));
     };
     let cells = rows.get() * cols.get();
-    if setup.history.len() > cells {
-        return Err(fields::invalid(
-            MESSAGE,
-            vec![fields::too_long_history(setup.history.len(), cells)],
-        ));
-    }
     let mut game = Game::new(rows, cols, run_length.get());
-    let mut placed = None;
-    for (index, &col) in setup.history.iter().enumerate() {
-        match game.drop_piece(i64::from(col)) {
-            Ok(cell) => placed = Some(cell),
-            Err(error) => {
-                return Err(fields::invalid(
-                    MESSAGE,
-                    vec![Violation::new(
-                        format!("setup.history[{index}]"),
-                        error.to_string(),
-                    )],
-                ))
-            }
-        }
-    }
+    let placed = fields::replay_history(MESSAGE, &setup.history, cells, |&col| {
+        game.drop_piece(i64::from(col))
+    })?;
     Ok((game, placed))
 }
 

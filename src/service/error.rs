@@ -133,15 +133,33 @@ pub enum ServiceError {
         /// The limit.
         limit: usize,
     },
-    /// A request message is larger than the server accepts.
-    #[error("the request is too large: {detail}")]
+    /// A request message is larger than the server accepts (`--max-request-bytes`),
+    /// as sent or once decompressed.
+    #[error("{}", too_large(*.bytes, *.limit))]
     RequestTooLarge {
-        /// What the transport said of its size and the limit.
-        detail: String,
+        /// The message's size as its length prefix gave it; `None` when it was
+        /// compressed and inflated past the limit.
+        bytes: Option<u64>,
+        /// The largest message the server accepts, in bytes.
+        limit: u64,
     },
     /// The server is shutting down and ended a call that was still open.
     #[error("server shutting down: resume the game with a setup and its history")]
     ShuttingDown,
+}
+
+/// The message of [`ServiceError::RequestTooLarge`].
+fn too_large(bytes: Option<u64>, limit: u64) -> String {
+    match bytes {
+        Some(bytes) => format!(
+            "the request is {bytes} bytes; the server accepts at most {limit} \
+             (--max-request-bytes)"
+        ),
+        None => format!(
+            "the request inflates to more than {limit} bytes; the server accepts at most \
+             {limit} (--max-request-bytes)"
+        ),
+    }
 }
 
 /// A bad request's message, at most [`MAX_MESSAGE_BYTES`]: its first violation (cut), and
@@ -242,13 +260,31 @@ impl ServiceError {
     }
 
     /// The error for a status the transport raised, where Arbiter reports it otherwise:
-    /// tonic refuses an over-long message with OUT_OF_RANGE, while gRPC's own servers
-    /// (and our documentation) say RESOURCE_EXHAUSTED.
+    /// tonic refuses an over-long message with OUT_OF_RANGE (while gRPC's own servers,
+    /// and our documentation, say RESOURCE_EXHAUSTED), and one that inflates past the
+    /// limit with RESOURCE_EXHAUSTED, both in words of its own internals.
     pub fn from_transport(status: &Status) -> Option<Self> {
-        (status.code() == Code::OutOfRange && status.message().contains("message length too large"))
-            .then(|| Self::RequestTooLarge {
-                detail: status.message().to_owned(),
-            })
+        let message = status.message();
+        // The numbers in tonic's message: the length, then the limit; or the limit alone.
+        let mut numbers = message
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|digits| digits.parse::<u64>().ok());
+        match status.code() {
+            Code::OutOfRange if message.contains("message length too large") => {
+                let bytes = numbers.next()?;
+                Some(Self::RequestTooLarge {
+                    bytes: Some(bytes),
+                    limit: numbers.next()?,
+                })
+            }
+            Code::ResourceExhausted if message.contains("exceeded while decompressing") => {
+                Some(Self::RequestTooLarge {
+                    bytes: None,
+                    limit: numbers.next()?,
+                })
+            }
+            _ => None,
+        }
     }
 }
 

@@ -22,12 +22,40 @@ pub(crate) fn invalid(message: &'static str, violations: Vec<Violation>) -> Serv
     }
 }
 
-/// The violation of a setup's history with more moves than its board has cells.
-pub(crate) fn too_long_history(moves: usize, cells: usize) -> Violation {
-    Violation::new(
-        "setup.history",
-        format!("has {moves} moves, more than the board's {cells} cells"),
-    )
+/// Replays a setup's `history` with `play`, the game's own move, on a board of `cells`
+/// cells: what the last move returned (`None` for an empty history), or the error of a
+/// malformed `message` naming the first move `play` refuses (`setup.history[i]`, with
+/// the text the stream would reject it with) or a history longer than the board.
+pub(crate) fn replay_history<M, T, E: std::fmt::Display>(
+    message: &'static str,
+    history: &[M],
+    cells: usize,
+    mut play: impl FnMut(&M) -> Result<T, E>,
+) -> Result<Option<T>, ServiceError> {
+    if history.len() > cells {
+        let description = format!(
+            "has {} moves, more than the board's {cells} cells",
+            history.len()
+        );
+        return Err(invalid(
+            message,
+            vec![Violation::new("setup.history", description)],
+        ));
+    }
+    let mut last = None;
+    for (index, step) in history.iter().enumerate() {
+        match play(step) {
+            Ok(done) => last = Some(done),
+            Err(error) => {
+                let field = format!("setup.history[{index}]");
+                return Err(invalid(
+                    message,
+                    vec![Violation::new(field, error.to_string())],
+                ));
+            }
+        }
+    }
+    Ok(last)
 }
 
 /// Checks the board's size, then parses it with the game's `parse`; `field` names the
@@ -127,6 +155,8 @@ fn cell(row: i32, col: i32, grid: Option<&Grid>, violations: &mut Vec<Violation>
         }
         let description = if value < 0 {
             negative(value)
+        } else if len == 1 {
+            format!("{value} is outside the board, which has 1 {unit} (only 0)")
         } else {
             format!(
                 "{value} is outside the board, which has {} (0 to {})",

@@ -11,7 +11,7 @@ use crate::rules::grid::Cell;
 use crate::rules::othello::{Board, Color, Game, Outcome};
 
 use super::convert::{self, Standing};
-use super::error::{ServiceError, Violation};
+use super::error::ServiceError;
 use super::fields;
 use super::play::{self, GameKind, Reply};
 
@@ -96,7 +96,6 @@ impl play::sealed::Game for Game {
 
 /// What the last move of a setup's history did (nothing, without a history, but
 /// perhaps a pass at once).
-#[derive(Default)]
 struct LastMove {
     flips: Vec<Cell>,
     passed: bool,
@@ -118,36 +117,20 @@ fn set_up(setup: proto::OthelloSetup) -> Result<(Game, LastMove), ServiceError> 
         return Err(fields::invalid(MESSAGE, violations));
     };
     let cells = board.grid().cells().len();
-    if setup.history.len() > cells {
-        return Err(fields::invalid(
-            MESSAGE,
-            vec![fields::too_long_history(setup.history.len(), cells)],
-        ));
-    }
     let (mut game, passed) = Game::from_position(board, to_move);
-    let mut last = LastMove {
-        flips: Vec::new(),
-        passed,
+    let last = fields::replay_history(MESSAGE, &setup.history, cells, |cell| {
+        game.play(i64::from(cell.row), i64::from(cell.col))
+    })?;
+    let last = match last {
+        Some(turn) => LastMove {
+            flips: turn.flips,
+            passed: turn.passed,
+        },
+        None => LastMove {
+            flips: Vec::new(),
+            passed,
+        },
     };
-    for (index, cell) in setup.history.iter().enumerate() {
-        match game.play(i64::from(cell.row), i64::from(cell.col)) {
-            Ok(turn) => {
-                last = LastMove {
-                    flips: turn.flips,
-                    passed: turn.passed,
-                }
-            }
-            Err(error) => {
-                return Err(fields::invalid(
-                    MESSAGE,
-                    vec![Violation::new(
-                        format!("setup.history[{index}]"),
-                        error.to_string(),
-                    )],
-                ))
-            }
-        }
-    }
     Ok((game, last))
 }
 

@@ -89,17 +89,11 @@ impl play::sealed::Game for Game {
 /// The game a PlayTicTacToe setup starts: its history replayed from the empty board,
 /// A first. Fields are named under `setup.`.
 fn set_up(setup: &TicTacToeSetup) -> Result<Game, ServiceError> {
-    const MESSAGE: &str = "PlayTicTacToeRequest";
-    if setup.history.len() > MAX_MOVES {
-        return Err(fields::invalid(
-            MESSAGE,
-            vec![fields::too_long_history(setup.history.len(), MAX_MOVES)],
-        ));
-    }
-    replay(&setup.history, "setup.history").map_err(|violations| {
-        // The first bad move stops the game: the moves after it are not the game's.
-        fields::invalid(MESSAGE, violations.into_iter().take(1).collect())
-    })
+    let mut game = Game::new();
+    fields::replay_history("PlayTicTacToeRequest", &setup.history, MAX_MOVES, |step| {
+        game.play(i64::from(step.row), i64::from(step.col))
+    })?;
+    Ok(game)
 }
 
 /// A Tic-Tac-Toe game's verdict, winning line and board, as wire fields: what the

@@ -4,6 +4,7 @@
 pub mod messages;
 pub mod metrics;
 pub mod process;
+pub mod setups;
 
 use std::net::SocketAddr;
 use std::time::Duration;

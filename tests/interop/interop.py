@@ -571,6 +571,39 @@ def python_resume_from_history(ctx):
     equal(resumed[0], whole[len(played) - 1], "the setup's reply is the last played move's")
     equal(resumed[1:], whole[len(played):], "the game goes on as it would have")
     equal(resumed[-1].verdict, pb.VERDICT_DRAW)
+def python_compressed_channel(ctx):
+    """A channel that compresses every call, as one line of grpcio configuration does
+    (gzip, then deflate: what grpcio offers): the 100x100 board, a live game and health
+    are answered as they are uncompressed. A server without the codecs refuses each with
+    UNIMPLEMENTED "Content is compressed with `gzip` which isn't supported"."""
+    import grpc
+
+    pb, pb_grpc = ctx.stubs
+    service = b"arbiter.v1.ArbiterService"
+    # grpc.health.v1 by hand, so as not to need its package: HealthCheckRequest
+    # {service}, and HealthCheckResponse {status: SERVING} is field 1 = 1.
+    health_request = b"\x0a" + bytes([len(service)]) + service
+    for compression in (grpc.Compression.Gzip, grpc.Compression.Deflate):
+        what = str(compression)
+        channel = grpc.insecure_channel(ctx.address, compression=compression)
+        client = pb_grpc.ArbiterServiceStub(channel)
+        reply = client.CheckConnectFour(pb.CheckConnectFourRequest(
+            board=pb.Board(rows=["1" * 100] * 100), row=0, col=0, player=1), timeout=10)
+        equal((reply.wins, len(reply.run)), (True, 100), what)
+        requests = (pb.PlayTicTacToeRequest(row=r, col=c) for r, c in LIVE_MOVES)
+        replies = list(client.PlayTicTacToe(requests, timeout=30))
+        equal([(pb.Verdict.Name(r.verdict), r.moves_played, r.rejected) for r in replies],
+              [(verdict, played, rejected)
+               for verdict, _, _, played, rejected in LIVE_REPLIES], what)
+        health = channel.unary_unary("/grpc.health.v1.Health/Check")(health_request, timeout=10)
+        equal(health, b"\x08\x01", f"{what}: health")
+        channel.close()
+    # Compression chosen per call, on a plain channel.
+    _, client = stub(ctx)
+    reply = client.CheckConnectFour(pb.CheckConnectFourRequest(
+        board=pb.Board(rows=["1" * 100] * 100), row=0, col=0, player=1), timeout=10,
+        compression=grpc.Compression.Gzip)
+    equal(reply.wins, True, "per call")
 
 
 @check

@@ -6,12 +6,14 @@
 
 use std::collections::HashMap;
 
+use foldhash::fast::RandomState;
+
 use crate::proto::game_action::Action;
 use crate::proto::game_state::State;
 use crate::proto::{GameAction, GameState, PlayManyRequest, PlayManyResponse};
 use crate::rules::{connect_four, othello, tic_tac_toe};
 use crate::service::error::{ServiceError, Violation};
-use crate::service::fields;
+use crate::service::{fields, MAX_REPLY_BYTES};
 
 use super::{GameKind, Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
 
@@ -20,7 +22,10 @@ pub const MAX_ACTIONS: usize = 10_000;
 
 /// The games of one PlayMany stream, by the client's numbers.
 pub(crate) struct ManyGames {
-    games: HashMap<u64, Entry>,
+    /// foldhash, seeded per process, instead of std's SipHash: the numbers are the
+    /// client's, but a stream holds at most `max_games_per_stream` of them, so even
+    /// numbers chosen to collide cost a bounded probe.
+    games: HashMap<u64, Entry, RandomState>,
     limits: StreamLimits,
     live_games: LiveGames,
 }
@@ -30,7 +35,7 @@ impl ManyGames {
     /// `live_games`.
     pub(crate) fn new(limits: StreamLimits, live_games: LiveGames) -> Self {
         Self {
-            games: HashMap::new(),
+            games: HashMap::default(),
             limits,
             live_games,
         }
@@ -138,8 +143,16 @@ impl Games for ManyGames {
             ));
         }
         let mut states = Vec::with_capacity(count);
+        let mut bytes = 0;
         for action in request.actions {
-            states.push(self.act(action));
+            // Past the reply budget, an action is answered without being applied.
+            let state = if bytes < MAX_REPLY_BYTES {
+                self.act(action)
+            } else {
+                invalid(action.game, "action", over_budget())
+            };
+            bytes += prost::Message::encoded_len(&state) + 4;
+            states.push(state);
         }
         Ok(PlayManyResponse { states })
     }
@@ -244,6 +257,11 @@ impl ManyGames {
             ),
         }
     }
+}
+
+/// Why an action past the reply budget was not applied.
+fn over_budget() -> &'static str {
+    "not applied: the reply is full; send it again in a later message"
 }
 
 /// The description of a game ended for its unapplied messages.

@@ -39,9 +39,9 @@ pub struct StreamLimits {
     /// The most messages one game may be sent that are not applied moves (rejected
     /// moves, and the setup); applied moves are bounded by the board's cells.
     pub max_unapplied: usize,
-    /// How long a stream may go without a message before it is closed.
+    /// How long a stream may go without a message before it is closed; zero: no limit.
     pub idle_timeout: Duration,
-    /// How long a game may last in all, however active.
+    /// How long a game may last in all, however active; zero: no limit.
     pub max_game_duration: Duration,
     /// The most live games, of every kind, the server holds at once.
     pub max_live_games: usize,

@@ -44,13 +44,13 @@ struct Watched {
 }
 
 impl Watched {
-    /// Why the game should end at `now`, if it should.
+    /// Why the game should end at `now`, if it should. A zero limit is no limit.
     fn due(&self, now: Instant) -> Option<Ending> {
         let open = now.saturating_duration_since(self.opened);
         let last = Duration::from_nanos(self.last_message.load(Ordering::Relaxed));
-        if open >= self.lifetime {
+        if !self.lifetime.is_zero() && open >= self.lifetime {
             Some(Ending::Lifetime(self.lifetime))
-        } else if open.saturating_sub(last) >= self.idle_timeout {
+        } else if !self.idle_timeout.is_zero() && open.saturating_sub(last) >= self.idle_timeout {
             Some(Ending::Idle(self.idle_timeout))
         } else {
             None
@@ -152,16 +152,20 @@ impl Reaper {
         Watch(watched)
     }
 
-    /// Spawns the task that ends overdue games, looking a few times per shortest limit,
-    /// and every game once `end_streams` is cancelled. Without a Tokio runtime (a fuzz
-    /// target driving the streams by hand) there is no task, and games end only with
-    /// their streams.
+    /// Spawns the task that ends overdue games, looking a few times per shortest limit
+    /// that is on (once a second when both are off), and every game once `end_streams`
+    /// is cancelled. Without a Tokio runtime (a fuzz target driving the streams by hand)
+    /// there is no task, and games end only with their streams.
     fn start(&self, limits: StreamLimits, end_streams: CancellationToken) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let period = (limits.idle_timeout.min(limits.max_game_duration) / 8)
-            .clamp(Duration::from_millis(5), Duration::from_secs(1));
+        let shortest = [limits.idle_timeout, limits.max_game_duration]
+            .into_iter()
+            .filter(|limit| !limit.is_zero())
+            .min()
+            .unwrap_or(Duration::MAX);
+        let period = (shortest / 8).clamp(Duration::from_millis(5), Duration::from_secs(1));
         let registry = Arc::downgrade(&self.registry);
         runtime.spawn(async move {
             let mut ticks = tokio::time::interval(period);
@@ -214,4 +218,49 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Nothing;
+
+    impl Expire for Nothing {
+        fn expire(&self) {}
+    }
+
+    fn watched(idle_timeout: Duration, lifetime: Duration) -> Watched {
+        Watched {
+            opened: Instant::now(),
+            last_message: AtomicU64::new(0),
+            idle_timeout,
+            lifetime,
+            ending: OnceLock::new(),
+            ended: AtomicBool::new(false),
+            waker: AtomicWaker::new(),
+            game: Arc::new(Nothing),
+        }
+    }
+
+    /// A zero limit never ends a game; the other limit still does.
+    #[test]
+    fn a_zero_limit_is_off() {
+        let second = Duration::from_secs(1);
+        let hour = Duration::from_secs(3600);
+        let both_off = watched(Duration::ZERO, Duration::ZERO);
+        assert_eq!(both_off.due(both_off.opened + 1000 * hour), None);
+        let lifetime_only = watched(Duration::ZERO, hour);
+        assert_eq!(lifetime_only.due(lifetime_only.opened + second), None);
+        assert_eq!(
+            lifetime_only.due(lifetime_only.opened + hour),
+            Some(Ending::Lifetime(hour))
+        );
+        let idle_only = watched(second, Duration::ZERO);
+        assert_eq!(idle_only.due(idle_only.opened), None);
+        assert_eq!(
+            idle_only.due(idle_only.opened + 1000 * hour),
+            Some(Ending::Idle(second))
+        );
+    }
 }

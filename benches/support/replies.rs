@@ -1,0 +1,64 @@
+//! Arbiter's replies to a load call, from the real service called in-process
+//! (`arbiter::Arbiter`): what `examples/h2load.rs` checks every reply against,
+//! and what the same-bytes baseline (`examples/baseline_server.rs --same-bytes`) sends.
+
+use arbiter::proto::arbiter_service_server::ArbiterService;
+use arbiter::rules::{connect_four, othello, tic_tac_toe};
+use arbiter::Arbiter;
+use arbiter::LiveGame;
+use futures_util::{stream, StreamExt, TryStreamExt};
+use prost::Message;
+use tonic::{Request, Status};
+
+use super::requests::LoadCall;
+
+/// Every message of a live game of kind `G` fed `moves`, encoded.
+async fn play<G: LiveGame>(service: &Arbiter, moves: &[G::Request]) -> Result<Vec<Vec<u8>>, Status>
+where
+    G::Request: Clone,
+    G::Response: Message,
+{
+    let replies = service.open_game::<G, _>(stream::iter(moves.to_vec()).map(Ok))?;
+    let replies: Vec<_> = replies.try_collect().await?;
+    Ok(replies.iter().map(Message::encode_to_vec).collect())
+}
+
+/// Arbiter's reply messages to `call`, each encoded with prost (no gRPC frame prefix):
+/// one for a unary call, one per request message for a stream.
+pub async fn in_process(call: &LoadCall) -> Vec<Vec<u8>> {
+    let service = Arbiter::default();
+    let one = |reply: Result<Vec<u8>, Status>| reply.map(|r| vec![r]);
+    let replies = match call {
+        LoadCall::CheckOthelloMove(r) => one(service
+            .check_othello_move(Request::new(r.clone()))
+            .await
+            .map(|r| r.into_inner().encode_to_vec())),
+        LoadCall::ListOthelloMoves(r) => one(service
+            .list_othello_moves(Request::new(r.clone()))
+            .await
+            .map(|r| r.into_inner().encode_to_vec())),
+        LoadCall::CheckConnectFour(r) => one(service
+            .check_connect_four(Request::new(r.clone()))
+            .await
+            .map(|r| r.into_inner().encode_to_vec())),
+        LoadCall::JudgeTicTacToe(r) => one(service
+            .judge_tic_tac_toe(Request::new(r.clone()))
+            .await
+            .map(|r| r.into_inner().encode_to_vec())),
+        LoadCall::CheckBatch(r) => one(service
+            .check_batch(Request::new(r.clone()))
+            .await
+            .map(|r| r.into_inner().encode_to_vec())),
+        LoadCall::PlayTicTacToe(moves) => play::<tic_tac_toe::Game>(&service, moves).await,
+        LoadCall::PlayOthello(moves) => play::<othello::Game>(&service, moves).await,
+        LoadCall::PlayConnectFour(drops) => play::<connect_four::Game>(&service, drops).await,
+        LoadCall::PlayMany(messages) => {
+            let replies = service.open_many(stream::iter(messages.clone()).map(Ok));
+            replies
+                .try_collect::<Vec<_>>()
+                .await
+                .map(|r| r.iter().map(Message::encode_to_vec).collect())
+        }
+    };
+    replies.unwrap_or_else(|status| panic!("the workload's own request fails: {status:?}"))
+}
