@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """How large one PlayMany reply can be, and what it costs the server: the request limit
-bounds what a client sends, not what the server answers. A fresh server (the release
-binary, on 127.0.0.1 port 0) holds one 100x100 Connect Four game (runs of 100, so that
-no one wins before the board is nearly full); then one message of 10,000 drops (80 KB)
-plays the whole game, and each state in the reply carries the 100x100 board. Prints the
-sizes, the time, and the server's resident memory before and after.
+bounds what a client sends, and the reply budget (MAX_REPLY_BYTES, 2 MiB of states) what
+the server answers. A fresh server (the release binary, on 127.0.0.1 port 0) holds one
+100x100 Connect Four game (runs of 100, so that no one wins before the board is nearly
+full); then one message of 10,000 drops (80 KB) would play the whole game, each state
+carrying the 100x100 board. Prints the sizes, how many drops were applied, the time,
+and the server's resident memory before and after.
 
     python3 tests/abuse/reply_size.py --binary target/release/arbiter
 """
@@ -45,7 +46,10 @@ def main():
     finally:
         server.stop()
     print(f"request: {request.ByteSize():,} bytes, {len(request.actions):,} actions")
-    print(f"reply: {reply.ByteSize():,} bytes, {len(reply.states):,} states, in {seconds:.1f} s")
+    applied = sum(1 for state in reply.states if state.WhichOneof("state"))
+    print(f"reply: {reply.ByteSize():,} bytes, {len(reply.states):,} states "
+          f"({applied:,} drops applied, {len(reply.states) - applied:,} left unapplied), "
+          f"in {seconds:.1f} s")
     print(f"server RSS: {before:,} KiB before, {after:,} KiB after")
 
 

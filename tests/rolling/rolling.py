@@ -507,6 +507,8 @@ async def slot(index, kind, balancer, stats, stop, seed):
     rng = random.Random(seed)
     number = 0
     pace = {"ttt": 0.9, "c4": 0.3, "othello": 0.25}[kind]
+    # The slots start over 1.5 s, as a game server's matches would, not all at once.
+    await asyncio.sleep(index * 0.005)
     while not stop.is_set():
         game = Game(kind, rng, (index, number))
         number += 1
@@ -722,6 +724,13 @@ async def phase(fleet, balancer, args, seed):
     stats = Stats()
     stop = asyncio.Event()
     await balancer.set(fleet.addresses())
+    # A new grpcio round-robin channel sends every call to the first subchannel that
+    # connects until the others have; past the server's 256 streams per connection
+    # (--max-concurrent-streams) grpcio queues further streams, unary calls included,
+    # on that connection, behind games that last for seconds. So the games start once
+    # the channel has had time to connect to every replica.
+    await balancer.channel.channel_ready()
+    await asyncio.sleep(0.5)
     kinds = ["ttt", "c4", "othello"]
     tasks = [asyncio.create_task(slot(i, kinds[i % 3], balancer, stats, stop, seed * 100_000 + i))
              for i in range(args.slots)]
