@@ -16,7 +16,7 @@ use arbiter::proto::{
     play_connect_four_request, play_othello_request, Board, Check, CheckBatchRequest,
     CheckConnectFourRequest, ConnectFourSetup, GameAction, GameState, JudgeTicTacToeRequest,
     ListOthelloMovesRequest, OthelloSetup, PlayConnectFourRequest, PlayManyRequest,
-    PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove, TicTacToeSetup,
+    PlayManyResponse, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove, TicTacToeSetup,
 };
 use bytes::Bytes;
 use common::messages::open_stream;
@@ -67,6 +67,48 @@ async fn one_message(channel: Channel, actions: Vec<GameAction>) -> (Vec<GameSta
     (states, (sender, replies))
 }
 
+/// Sends messages of 10,000 actions each starting a new 100x100 game on `stream` until
+/// one starts none (a reply holds about 200 empty 100x100 boards before it is full,
+/// MAX_REPLY_BYTES, and answers the actions left "not applied"): how many games started
+/// in all, and the last message's states.
+async fn fill(stream: &mut OpenStream) -> (usize, Vec<GameState>) {
+    let mut started = 0;
+    for round in 0..20u64 {
+        let actions = (0..10_000)
+            .map(|game| big_connect_four(round * 10_000 + game))
+            .collect();
+        stream.0.send(PlayManyRequest { actions }).await.unwrap();
+        let states = tokio::time::timeout(Duration::from_secs(60), stream.1.message())
+            .await
+            .expect("no reply in 60 s")
+            .unwrap()
+            .unwrap()
+            .states;
+        assert_eq!(states.len(), 10_000);
+        assert!(
+            PlayManyResponse {
+                states: states.clone()
+            }
+            .encoded_len()
+                < 4 << 20
+        );
+        let now = states.iter().filter(|s| s.state.is_some()).count();
+        started += now;
+        if now == 0 {
+            return (started, states);
+        }
+        for state in states.iter().filter(|s| s.state.is_none()) {
+            assert_eq!(state.invalid.len(), 1, "{state:?}");
+            let why = &state.invalid[0];
+            assert!(
+                why.field == "game" || why.description.starts_with("not applied"),
+                "{why:?}"
+            );
+        }
+    }
+    panic!("the games never stopped starting");
+}
+
 fn refused_on_game(state: &GameState) -> &str {
     assert!(state.state.is_none(), "{state:?}");
     assert_eq!(state.invalid.len(), 1, "{state:?}");
@@ -74,39 +116,23 @@ fn refused_on_game(state: &GameState) -> &str {
     &state.invalid[0].description
 }
 
-/// 10,000 actions each starting a 100x100 Connect Four game: the first 1,000 (the
-/// default --max-games-per-stream) start, each an empty 100x100 board; the other 9,000
-/// are refused in place, and the stream holds 1,000 live games until it ends. Fails
+/// Messages of 10,000 actions each starting a 100x100 Connect Four game: each reply holds
+/// about 200 new boards (then it is full and the rest are not applied), until 1,000 (the
+/// default --max-games-per-stream) have started; a message then has all 10,000 refused
+/// in place, and the stream holds 1,000 live games until it ends. Fails
 /// against a server without the per-stream limit (it would hold 10,000) or that ends
 /// the stream instead of answering in place.
 #[tokio::test]
 async fn a_message_starting_ten_thousand_big_games_starts_the_stream_limit() {
     let server = TestServer::start().await;
     let actions: Vec<GameAction> = (0..10_000).map(big_connect_four).collect();
-    assert!(
-        PlayManyRequest {
-            actions: actions.clone()
-        }
-        .encoded_len()
-            < 1 << 20
-    );
-    let (states, stream) = one_message(server.channel().await, actions).await;
-    assert_eq!(states.len(), 10_000);
-    for (game, state) in states.iter().enumerate() {
-        assert_eq!(state.game, game as u64);
-        if game < 1_000 {
-            match &state.state {
-                Some(State::ConnectFour(reply)) => {
-                    assert_eq!(reply.board.as_ref().unwrap().rows.len(), 100);
-                    assert_eq!(reply.moves_played, 0);
-                    assert_eq!(reply.to_move, 1);
-                }
-                other => panic!("game {game}: {other:?}"),
-            }
-        } else {
-            let why = refused_on_game(state);
-            assert!(why.contains("limit of 1000 games"), "{why}");
-        }
+    assert!(PlayManyRequest { actions }.encoded_len() < 1 << 20);
+    let (_, mut stream) = one_message(server.channel().await, Vec::new()).await;
+    let (started, last) = fill(&mut stream).await;
+    assert_eq!(started, 1_000);
+    for state in &last {
+        let why = refused_on_game(state);
+        assert!(why.contains("limit of 1000 games"), "{why}");
     }
     server.wait_for_live_games(1_000).await;
     drop(stream);
@@ -120,10 +146,10 @@ async fn a_message_starting_ten_thousand_big_games_starts_the_stream_limit() {
 #[tokio::test]
 async fn the_live_game_limit_bounds_a_message_of_big_games() {
     let server = TestServer::start_with(options(&["--max-live-games", "300"])).await;
-    let actions: Vec<GameAction> = (0..10_000).map(big_connect_four).collect();
-    let (states, stream) = one_message(server.channel().await, actions).await;
-    assert!(states[..300].iter().all(|s| s.state.is_some()));
-    for state in &states[300..] {
+    let (_, mut stream) = one_message(server.channel().await, Vec::new()).await;
+    let (started, last) = fill(&mut stream).await;
+    assert_eq!(started, 300);
+    for state in &last {
         let why = refused_on_game(state);
         assert!(why.contains("limit of 300 live games"), "{why}");
     }
@@ -504,9 +530,8 @@ async fn a_message_of_ten_thousand_big_games_holds_bounded_memory() {
         .await
         .unwrap();
     let before = rss_kib(child.0.id());
-    let actions: Vec<GameAction> = (0..10_000).map(big_connect_four).collect();
-    let (states, stream) = one_message(channel.clone(), actions).await;
-    let started = states.iter().filter(|s| s.state.is_some()).count();
+    let (_, mut stream) = one_message(channel.clone(), Vec::new()).await;
+    let (started, _) = fill(&mut stream).await;
     assert_eq!(started, 1_000);
     let held = rss_kib(child.0.id());
     let grown = held.saturating_sub(before);
