@@ -86,7 +86,7 @@ call -d '{"service": "arbiter.v1.ArbiterService"}' "$ARBITER" grpc.health.v1.Hea
 
 # A bad request: INVALID_ARGUMENT, with a google.rpc.BadRequest naming each field.
 # grpcurl exits non-zero on an error status, so this one is expected to "fail".
-if call -d '{"board": {"rows": ["000", "00"]}, "row": -1, "col": 0, "player": 3}' \
+if call -d '{"board": {"rows": ["000", "00", "0000"]}, "row": 9, "col": -1, "player": 3}' \
   "$ARBITER" arbiter.v1.ArbiterService/CheckConnectFour; then
   echo "expected INVALID_ARGUMENT" >&2
   exit 1

@@ -10,7 +10,9 @@
 mod common;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
-use arbiter::proto::{Board, CheckOthelloMoveRequest, JudgeTicTacToeRequest, TicTacToeMove};
+use arbiter::proto::{
+    Board, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest, TicTacToeMove,
+};
 use common::TestServer;
 use tonic::codegen::http::HeaderMap;
 use tonic::transport::{Channel, Endpoint};
@@ -180,8 +182,10 @@ async fn every_problem_at_once_is_counted() {
     );
 }
 
+/// Every bad row is named, not only the first: ten listed, the rest counted. Fails
+/// against a server that stops at the first bad row.
 #[tokio::test]
-async fn a_hundred_rows_of_wide_characters_name_the_first() {
+async fn a_hundred_rows_of_wide_characters_list_ten() {
     let server = TestServer::start().await;
     let mut client = client(&server).await;
     // 100 characters but 200 bytes a row: the size is fine, the first character is not.
@@ -191,12 +195,125 @@ async fn a_hundred_rows_of_wide_characters_name_the_first() {
         .await
         .unwrap_err();
     let found = small_bad_request("100 rows of 100 'é'", &status);
+    assert_eq!(found.len(), 11, "{found:?}");
+    for (index, (field, description)) in found[..10].iter().enumerate() {
+        assert_eq!(field, &format!("board.rows[{index}]"));
+        assert_eq!(
+            description,
+            &format!("row {index}, column 0: 'é' is not one of \".BW\"")
+        );
+    }
+    assert_eq!(
+        found[10],
+        (
+            "board.rows".into(),
+            "... and 90 more violations not listed".into()
+        )
+    );
+}
+
+/// Fifteen bad rows of all three kinds, the first row good: ten violations in row
+/// order, then the count of the other five. Fails against a server that names only
+/// the first bad row, or lists more than ten.
+#[tokio::test]
+async fn fifteen_bad_rows_give_ten_violations_and_the_count_of_the_rest() {
+    let server = TestServer::start().await;
+    let mut client = client(&server).await;
+    let mut rows = vec!["0000000".to_string()];
+    for index in 1..=15 {
+        rows.push(match index % 3 {
+            0 => "000x000".into(),
+            1 => "000".into(),
+            _ => String::new(),
+        });
+    }
+    let status = client
+        .check_connect_four(CheckConnectFourRequest {
+            board: Some(Board::from_rows(rows)),
+            row: 0,
+            col: 0,
+            player: 1,
+            run_length: 0,
+        })
+        .await
+        .unwrap_err();
+    let found = small_bad_request("15 bad rows", &status);
+    let fields: Vec<&str> = found.iter().map(|(field, _)| field.as_str()).collect();
+    let mut expected: Vec<String> = (1..=10).map(|i| format!("board.rows[{i}]")).collect();
+    expected.push("board.rows".into());
+    assert_eq!(fields, expected);
+    assert_eq!(found[0].1, "row 1 has 3 cells but row 0 has 7");
+    assert_eq!(found[1].1, "row 2 is empty");
+    assert_eq!(found[2].1, "row 3, column 3: 'x' is not one of \"012\"");
+    assert_eq!(found[10].1, "... and 5 more violations not listed");
+}
+
+/// The newcomer's two cases: each ragged row named, and the coordinates checked against
+/// the size a board with a bad cell still shows. Fails against a server that names the
+/// first bad row only, or checks coordinates only on a valid board.
+#[tokio::test]
+async fn every_row_and_both_coordinates_are_checked_on_a_refused_board() {
+    let server = TestServer::start().await;
+    let mut client = client(&server).await;
+    let status = client
+        .check_connect_four(CheckConnectFourRequest {
+            board: Some(Board::from_rows(["000", "00", "0000"])),
+            row: 0,
+            col: 0,
+            player: 1,
+            run_length: 0,
+        })
+        .await
+        .unwrap_err();
+    let found = small_bad_request("ragged rows", &status);
+    let fields: Vec<&str> = found.iter().map(|(field, _)| field.as_str()).collect();
+    assert_eq!(fields, ["board.rows[1]", "board.rows[2]"], "{found:?}");
+
+    let status = client
+        .check_othello_move(CheckOthelloMoveRequest {
+            board: Some(Board::from_rows(["..X."])),
+            row: 9,
+            col: 9,
+            color: "B".into(),
+        })
+        .await
+        .unwrap_err();
+    let found = small_bad_request("a bad cell and a cell off the board", &status);
     assert_eq!(
         found,
-        vec![(
-            "board.rows[0]".into(),
-            "row 0, column 0: 'é' is not one of \".BW\"".into()
-        )]
+        [
+            (
+                "board.rows[0]".to_string(),
+                "row 0, column 2: 'X' is not one of \".BW\"".to_string()
+            ),
+            (
+                "row".into(),
+                "9 is outside the board, which has 1 row (only 0)".into()
+            ),
+            (
+                "col".into(),
+                "9 is outside the board, which has 4 columns (0 to 3)".into()
+            ),
+        ]
+    );
+
+    // Ragged rows leave the width unknown: the row is still checked, the column only
+    // for being negative.
+    let status = client
+        .check_othello_move(CheckOthelloMoveRequest {
+            board: Some(Board::from_rows(["...", ".."])),
+            row: 2,
+            col: 7,
+            color: "B".into(),
+        })
+        .await
+        .unwrap_err();
+    let found = small_bad_request("ragged rows and a row off the board", &status);
+    let fields: Vec<&str> = found.iter().map(|(field, _)| field.as_str()).collect();
+    assert_eq!(fields, ["board.rows[1]", "row"], "{found:?}");
+    assert_eq!(
+        found[1].1,
+        "2 is outside the board, which has 2 rows (0 to 1)"
     );
 }
 

@@ -6,12 +6,15 @@
 mod reference;
 
 use arbiter::rules::connect_four;
-use arbiter::rules::grid::Cell;
+use arbiter::rules::grid::{Cell, GridError};
 use arbiter::rules::othello::{self, Color};
 use arbiter::rules::tic_tac_toe::{self, Game, MoveError, Verdict};
 use proptest::prelude::*;
 use reference::boards::board;
-use reference::{at, naive_connect_four, naive_grid_problem, naive_othello_flips, NaiveReferee};
+use reference::{
+    at, naive_connect_four, naive_grid_problem, naive_grid_problems, naive_othello_flips,
+    NaiveReferee,
+};
 
 /// The engine's error for a move the naive referee refused with `kind`, at (`row`, `col`),
 /// after a game whose verdict was `verdict`.
@@ -197,6 +200,9 @@ proptest! {
         prop_assert_eq!(parsed.err(), expected.clone());
         // The same rows as they come off the wire, in one buffer.
         let from_wire = othello::Board::parse_rows(rows.iter().collect());
-        prop_assert_eq!(from_wire.err(), expected);
+        prop_assert_eq!(from_wire.as_ref().err().map(|bad| bad.first().clone()), expected);
+        // Every bad row is named, each once, in order.
+        let every: Vec<GridError> = from_wire.err().iter().flat_map(|bad| bad.problems()).collect();
+        prop_assert_eq!(every, naive_grid_problems(&rows, ".BW"));
     }
 }

@@ -270,8 +270,9 @@ async fn bad_boards_name_the_field() {
     assert_eq!(fields(&found), ["board.rows[1]"]);
     assert!(found[0].1.contains("column 1") && found[0].1.contains("'x'"));
 
+    // Each bad row is named, not only the first.
     let found = violations(client.check_othello_move(othello(board(&["", ""])))).await;
-    assert_eq!(fields(&found), ["board.rows[0]"]);
+    assert_eq!(fields(&found), ["board.rows[0]", "board.rows[1]"]);
 
     // Connect Four's alphabet is not Othello's.
     let found = violations(client.check_connect_four(c4(&["B1"], 0, 1, 1))).await;

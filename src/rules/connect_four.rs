@@ -6,7 +6,7 @@
 
 use std::num::NonZeroUsize;
 
-use super::grid::{self, Cell, Grid, GridError, OffBoard};
+use super::grid::{self, BadRows, Cell, Grid, GridError, OffBoard};
 use super::rows::Rows;
 
 /// The characters of a Connect Four board: `0` empty, `1` and `2` the players' pieces.
@@ -110,8 +110,9 @@ impl Board {
         Grid::parse(rows, ALPHABET).map(|grid| Self { grid })
     }
 
-    /// Parses `rows` as [`Board::parse`] does, keeping their buffer as the board's.
-    pub fn parse_rows(rows: Rows) -> Result<Self, GridError> {
+    /// Parses `rows` as [`Board::parse`] does, keeping their buffer as the board's; rows
+    /// that are not a board come back in the error, which names every problem in them.
+    pub fn parse_rows(rows: Rows) -> Result<Self, BadRows> {
         Grid::parse_rows(rows, ALPHABET).map(|grid| Self { grid })
     }
 

@@ -169,18 +169,30 @@ impl Grid {
     /// The first problem found, in row order, is the error.
     pub fn parse<S: AsRef<str>>(rows: &[S], alphabet: &'static str) -> Result<Self, GridError> {
         let rows: Rows = rows.iter().map(|row| row.as_ref().as_bytes()).collect();
-        Self::parse_rows(rows, alphabet)
+        Self::parse_rows(rows, alphabet).map_err(|bad| bad.first)
     }
 
     /// Parses `rows` as [`Grid::parse`] does, keeping their buffer as the grid's cells:
-    /// a board checked in one pass over its bytes and never copied.
-    pub fn parse_rows(rows: Rows, alphabet: &'static str) -> Result<Self, GridError> {
-        let cols = rows.get(0).ok_or(GridError::NoRows)?.len();
+    /// a board checked in one pass over its bytes and never copied. Rows that are not a
+    /// board come back whole in the error, which can name every problem in them.
+    pub fn parse_rows(rows: Rows, alphabet: &'static str) -> Result<Self, BadRows> {
+        let Some(cols) = rows.get(0).map(<[u8]>::len) else {
+            return Err(BadRows {
+                first: GridError::NoRows,
+                rows,
+                alphabet,
+            });
+        };
         let rectangular = cols > 0 && rows.lengths().all(|len| len == cols);
         // One pass over every byte at once; which row is wrong is looked for only then.
         if !(rectangular && all_in(rows.bytes(), alphabet.as_bytes())) {
-            if let Some(problem) = first_problem(&rows, cols, alphabet) {
-                return Err(problem);
+            let first = problems(&rows, alphabet).next();
+            if let Some(first) = first {
+                return Err(BadRows {
+                    first,
+                    rows,
+                    alphabet,
+                });
             }
         }
         Ok(Self {
@@ -277,26 +289,90 @@ fn all_in(bytes: &[u8], alphabet: &[u8]) -> bool {
     }
 }
 
-/// The first problem of `rows`, in row order, for a grid `cols` wide; `None` if they
-/// are a valid grid.
-fn first_problem(rows: &Rows, cols: usize, alphabet: &'static str) -> Option<GridError> {
-    for (index, row) in rows.iter().enumerate() {
+/// Rows refused as a board of a game, kept whole: the first problem in them is the
+/// error, and every other one can be listed, as can the board's size where the rows
+/// show it (coordinates can be checked against it even when a cell is bad).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadRows {
+    first: GridError,
+    rows: Rows,
+    alphabet: &'static str,
+}
+
+impl BadRows {
+    /// The first problem, in row order: what [`Grid::parse`] returns.
+    pub fn first(&self) -> &GridError {
+        &self.first
+    }
+
+    /// Every problem, in row order: at most one per row (its first), and at least one.
+    pub fn problems(&self) -> impl Iterator<Item = GridError> + '_ {
+        problems(&self.rows, self.alphabet)
+    }
+
+    /// The number of rows given (zero for [`GridError::NoRows`]).
+    pub fn row_count(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The number of cells in every row, when every row has as many and there is at
+    /// least one row (cells counted in characters, a byte that is not UTF-8 as one);
+    /// `None` for ragged or missing rows.
+    pub fn col_count(&self) -> Option<usize> {
+        common_width(&self.rows)
+    }
+}
+
+impl fmt::Display for BadRows {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.first.fmt(f)
+    }
+}
+
+impl std::error::Error for BadRows {}
+
+/// The number of cells in every row of `rows`, when every row has as many and there is
+/// at least one row and one cell (see [`cell_count`]).
+pub fn common_width(rows: &Rows) -> Option<usize> {
+    let mut counts = rows.iter().map(cell_count);
+    let first = counts.next().filter(|&cols| cols > 0)?;
+    counts.all(|cols| cols == first).then_some(first)
+}
+
+/// How many cells `row` holds: its characters, each byte that is not UTF-8 counted as
+/// one, without a copy.
+pub fn cell_count(row: &[u8]) -> usize {
+    row.utf8_chunks()
+        .map(|chunk| chunk.valid().chars().count() + chunk.invalid().len())
+        .sum()
+}
+
+/// The problems of `rows` as a board over `alphabet`, in row order, one per bad row at
+/// most (the first in it): a bad character, else an empty row, else a length other
+/// than row 0's (counted in cells; not checked when row 0 is empty). [`GridError::NoRows`] alone for no rows; nothing
+/// for a valid grid.
+fn problems<'a>(rows: &'a Rows, alphabet: &'static str) -> impl Iterator<Item = GridError> + 'a {
+    let cols = rows.get(0).map(cell_count);
+    let no_rows = cols.is_none().then_some(GridError::NoRows);
+    let bad_rows = rows.iter().enumerate().filter_map(move |(index, row)| {
         if let Some(at) = row.iter().position(|b| !alphabet.as_bytes().contains(b)) {
             return Some(bad_cell(index, row, at, alphabet));
         }
         // Every byte is ASCII from here on, so the byte length is the cell count.
+        let expected = cols.unwrap_or_default();
         if row.is_empty() {
-            return Some(GridError::EmptyRow { row: index });
-        }
-        if row.len() != cols {
-            return Some(GridError::RaggedRow {
+            Some(GridError::EmptyRow { row: index })
+        } else if expected > 0 && row.len() != expected {
+            Some(GridError::RaggedRow {
                 row: index,
-                expected: cols,
+                expected,
                 found: row.len(),
-            });
+            })
+        } else {
+            None
         }
-    }
-    None
+    });
+    no_rows.into_iter().chain(bad_rows)
 }
 
 /// The error for the first byte of `row` (at byte offset `at`) outside `alphabet`.
@@ -359,17 +435,17 @@ mod tests {
             .into_iter()
             .collect();
         assert_eq!(
-            Grid::parse_rows(rows, "ab"),
-            Err(GridError::BadCell {
+            Grid::parse_rows(rows, "ab").unwrap_err().first(),
+            &GridError::BadCell {
                 row: 1,
                 col: 1,
                 found: 'é',
                 alphabet: "ab"
-            })
+            }
         );
         let rows: Rows = [&[0xff, b'a'][..]].into_iter().collect();
         assert!(matches!(
-            Grid::parse_rows(rows, "ab"),
+            Grid::parse_rows(rows, "ab").map_err(|bad| bad.first().clone()),
             Err(GridError::BadCell {
                 row: 0,
                 col: 0,
@@ -377,6 +453,56 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    fn refused(rows: &[&str]) -> BadRows {
+        Grid::parse_rows(rows.iter().map(|row| row.as_bytes()).collect(), "ab").unwrap_err()
+    }
+
+    #[test]
+    fn names_every_bad_row_once() {
+        let bad = refused(&["aaa", "aa", "aaaa", "aaa", "xa", "", "axx"]);
+        assert_eq!(bad.first(), &bad.problems().next().unwrap());
+        let rows: Vec<usize> = bad
+            .problems()
+            .map(|problem| match problem {
+                GridError::EmptyRow { row }
+                | GridError::RaggedRow { row, .. }
+                | GridError::BadCell { row, .. } => row,
+                GridError::NoRows => usize::MAX,
+            })
+            .collect();
+        assert_eq!(rows, [1, 2, 4, 5, 6]);
+        assert_eq!((bad.row_count(), bad.col_count()), (7, None));
+        // Row 0's length is counted in cells when a cell of it is wide.
+        let bad = refused(&["aé", "ab", "aba"]);
+        assert_eq!(
+            bad.problems().collect::<Vec<_>>()[1],
+            GridError::RaggedRow {
+                row: 2,
+                expected: 2,
+                found: 3
+            }
+        );
+        // No length to hold the other rows to when row 0 is empty.
+        assert_eq!(refused(&["", "ab"]).problems().count(), 1);
+        assert_eq!(
+            refused(&[]).problems().collect::<Vec<_>>(),
+            [GridError::NoRows]
+        );
+    }
+
+    #[test]
+    fn knows_the_shape_of_a_board_with_bad_cells() {
+        let bad = refused(&["aé", "xb", "a\u{fffd}"]);
+        assert_eq!((bad.row_count(), bad.col_count()), (3, Some(2)));
+        let rows: Rows = [&[b'a', 0xff][..], &b"ab"[..]].into_iter().collect();
+        let bad = Grid::parse_rows(rows, "ab").unwrap_err();
+        assert_eq!(bad.col_count(), Some(2));
+        assert_eq!(
+            (refused(&[]).row_count(), refused(&[]).col_count()),
+            (0, None)
+        );
     }
 
     #[test]

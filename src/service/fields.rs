@@ -5,7 +5,7 @@
 //! each as one [`Violation`] naming its field.
 
 use crate::proto;
-use crate::rules::grid::{self, Cell, Grid, GridError};
+use crate::rules::grid::{self, BadRows, Cell, Grid, GridError};
 use crate::rules::othello::Color;
 use crate::rules::rows::Rows;
 
@@ -59,35 +59,55 @@ pub(crate) fn replay_history<M, T, E: std::fmt::Display>(
 }
 
 /// Checks the board's size, then parses it with the game's `parse`; `field` names the
-/// board in violations.
+/// board in violations, one per problem found (each bad row, not only the first).
 pub(crate) fn board<B>(
     field: &str,
     board: Option<proto::Board>,
-    parse: impl FnOnce(Rows) -> Result<B, GridError>,
+    parse: impl FnOnce(Rows) -> Result<B, BadRows>,
     violations: &mut Vec<Violation>,
 ) -> Option<B> {
+    parse_board(field, board, parse, violations).ok()
+}
+
+/// The size of a board that was refused, as far as its rows show it: coordinates are
+/// checked against it all the same.
+#[derive(Default)]
+struct Shape {
+    /// The number of rows, if any were given.
+    rows: Option<usize>,
+    /// The number of cells in every row, if every row has as many.
+    cols: Option<usize>,
+}
+
+/// [`board`], with the refused board's [`Shape`] as the error.
+fn parse_board<B>(
+    field: &str,
+    board: Option<proto::Board>,
+    parse: impl FnOnce(Rows) -> Result<B, BadRows>,
+    violations: &mut Vec<Violation>,
+) -> Result<B, Shape> {
     let Some(board) = board else {
         violations.push(Violation::new(field, "is required"));
-        return None;
+        return Err(Shape::default());
     };
     let rows = board.rows;
+    let shape = |rows: &Rows| Shape {
+        rows: (!rows.is_empty()).then_some(rows.len()),
+        cols: grid::common_width(rows),
+    };
     if rows.len() > MAX_SIDE {
         violations.push(Violation::new(
             field,
             format!("has {} rows; at most {MAX_SIDE} are allowed", rows.len()),
         ));
-        return None;
+        return Err(shape(&rows));
     }
     let before = violations.len();
     for (index, row) in rows.iter().enumerate() {
         // A row of more than MAX_SIDE bytes is too long unless some of its characters
         // are wider than a byte, which parsing reports as a bad character.
         if row.len() > MAX_SIDE {
-            // Characters, each byte that is not UTF-8 counted as one, without a copy.
-            let cells: usize = row
-                .utf8_chunks()
-                .map(|chunk| chunk.valid().chars().count() + chunk.invalid().len())
-                .sum();
+            let cells = grid::cell_count(row);
             if cells > MAX_SIDE {
                 violations.push(Violation::new(
                     format!("{field}.rows[{index}]"),
@@ -97,14 +117,18 @@ pub(crate) fn board<B>(
         }
     }
     if violations.len() > before {
-        return None;
+        return Err(shape(&rows));
     }
-    parse(rows)
-        .map_err(|error| violations.push(grid_violation(field, &error)))
-        .ok()
+    parse(rows).map_err(|bad| {
+        violations.extend(bad.problems().map(|error| grid_violation(field, &error)));
+        Shape {
+            rows: (bad.row_count() > 0).then_some(bad.row_count()),
+            cols: bad.col_count(),
+        }
+    })
 }
 
-/// The violation for a board that does not parse.
+/// The violation for a problem of a board that does not parse.
 fn grid_violation(field: &str, error: &GridError) -> Violation {
     let description = error.to_string();
     match error {
@@ -117,56 +141,69 @@ fn grid_violation(field: &str, error: &GridError) -> Violation {
     }
 }
 
-/// Checks a request's `board` and its (`row`, `col`) on it.
+/// Checks a request's `board` and its (`row`, `col`) on it: against the board's size
+/// even when the board is refused, as far as its rows show the size.
 pub(crate) fn board_and_cell<B>(
     request_board: Option<proto::Board>,
     (row, col): (i32, i32),
-    parse: impl FnOnce(Rows) -> Result<B, GridError>,
+    parse: impl FnOnce(Rows) -> Result<B, BadRows>,
     grid: impl Fn(&B) -> &Grid,
     violations: &mut Vec<Violation>,
 ) -> (Option<B>, Option<Cell>) {
-    let board = board("board", request_board, parse, violations);
-    let cell = cell(row, col, board.as_ref().map(grid), violations);
-    (board, cell)
+    match parse_board("board", request_board, parse, violations) {
+        Ok(board) => {
+            let cell = cell(row, col, grid(&board), violations);
+            (Some(board), cell)
+        }
+        Err(shape) => {
+            axis_violation("row", row, shape.rows, "row", violations);
+            axis_violation("col", col, shape.cols, "column", violations);
+            (None, None)
+        }
+    }
 }
 
-/// Checks (`row`, `col`): on `grid` when the board is valid (the grid decides, see
-/// [`Grid::locate`]), and never negative whatever the board.
-fn cell(row: i32, col: i32, grid: Option<&Grid>, violations: &mut Vec<Violation>) -> Option<Cell> {
-    let Some(grid) = grid else {
-        for (field, value) in [("row", row), ("col", col)] {
-            if value < 0 {
-                violations.push(Violation::new(field, negative(value)));
-            }
-        }
-        return None;
-    };
+/// Checks (`row`, `col`) on `grid` (the grid decides, see [`Grid::locate`]).
+fn cell(row: i32, col: i32, grid: &Grid, violations: &mut Vec<Violation>) -> Option<Cell> {
     let off = match grid.locate(row.into(), col.into()) {
         Ok(cell) => return Some(cell),
         Err(off) => off,
     };
-    let axes = [
-        ("row", row, off.row_is_off(), off.rows, "row"),
-        ("col", col, off.col_is_off(), off.cols, "column"),
-    ];
-    for (field, value, is_off, len, unit) in axes {
-        if !is_off {
-            continue;
-        }
-        let description = if value < 0 {
-            negative(value)
-        } else if len == 1 {
-            format!("{value} is outside the board, which has 1 {unit} (only 0)")
-        } else {
-            format!(
-                "{value} is outside the board, which has {} (0 to {})",
-                grid::counted(len, unit),
-                len - 1
-            )
-        };
-        violations.push(Violation::new(field, description));
+    if off.row_is_off() {
+        axis_violation("row", row, Some(off.rows), "row", violations);
+    }
+    if off.col_is_off() {
+        axis_violation("col", col, Some(off.cols), "column", violations);
     }
     None
+}
+
+/// The violation, if any, of a coordinate `field` of `value` on an axis of `len` `unit`s
+/// (`None` when the board's length along it is not known: then only negative values
+/// are refused).
+fn axis_violation(
+    field: &str,
+    value: i32,
+    len: Option<usize>,
+    unit: &str,
+    violations: &mut Vec<Violation>,
+) {
+    let description = match (usize::try_from(value), len) {
+        (Err(_), _) => negative(value),
+        (Ok(index), Some(len)) if index >= len => {
+            if len == 1 {
+                format!("{value} is outside the board, which has 1 {unit} (only 0)")
+            } else {
+                format!(
+                    "{value} is outside the board, which has {} (0 to {})",
+                    grid::counted(len, unit),
+                    len - 1
+                )
+            }
+        }
+        _ => return,
+    };
+    violations.push(Violation::new(field, description));
 }
 
 fn negative(value: i32) -> String {

@@ -228,7 +228,7 @@ def grpcurl_health(ctx):
 
 @check
 def grpcurl_bad_request(ctx):
-    body = {"board": {"rows": ["000", "00"]}, "row": -1, "col": 0, "player": 3}
+    body = {"board": {"rows": ["000", "00", "0000"]}, "row": 9, "col": -1, "player": 3}
     done = ctx.grpcurl("arbiter.v1.ArbiterService/CheckConnectFour",
                        data=json.dumps(body), expect_ok=False)
     assert done.returncode != 0, "a bad request succeeded"
@@ -237,7 +237,7 @@ def grpcurl_bad_request(ctx):
     detail = next(line for line in text.splitlines() if "google.rpc.BadRequest" in line)
     decoded = json.loads(detail.split("\t", 1)[1])
     equal([v["field"] for v in decoded["fieldViolations"]],
-          ["board.rows[1]", "row", "player"], "violations")
+          ["board.rows[1]", "board.rows[2]", "row", "col", "player"], "violations")
 
 
 @check
@@ -517,7 +517,7 @@ def python_check_batch(ctx):
     equal([(m.cell.row, m.cell.col) for m in reply.results[1].list_othello_moves.moves],
           [(2, 3), (3, 2), (4, 5), (5, 4)])
     equal(reply.results[2].WhichOneof("result"), None, "a malformed check has no result")
-    equal([v.field for v in reply.results[2].invalid], ["board.rows[1]"])
+    equal([v.field for v in reply.results[2].invalid], ["board.rows[1]", "row"])
     equal(reply.results[3].judge_tic_tac_toe.moves_played, 1)
     import grpc
     try:

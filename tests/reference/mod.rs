@@ -165,30 +165,38 @@ impl NaiveReferee {
 }
 
 pub fn naive_grid_problem(rows: &[String], alphabet: &'static str) -> Option<GridError> {
+    naive_grid_problems(rows, alphabet).into_iter().next()
+}
+
+/// Every bad row's first problem, in row order (row lengths held to row 0's unless it
+/// is empty).
+pub fn naive_grid_problems(rows: &[String], alphabet: &'static str) -> Vec<GridError> {
     if rows.is_empty() {
-        return Some(GridError::NoRows);
+        return vec![GridError::NoRows];
     }
+    let width = rows[0].chars().count();
+    let mut problems = Vec::new();
     for (r, row) in rows.iter().enumerate() {
-        for (c, ch) in row.chars().enumerate() {
-            if !alphabet.contains(ch) {
-                return Some(GridError::BadCell {
-                    row: r,
-                    col: c,
-                    found: ch,
-                    alphabet,
-                });
-            }
-        }
-        if row.is_empty() {
-            return Some(GridError::EmptyRow { row: r });
-        }
-        if row.chars().count() != rows[0].chars().count() {
-            return Some(GridError::RaggedRow {
+        if let Some((c, ch)) = row
+            .chars()
+            .enumerate()
+            .find(|&(_, ch)| !alphabet.contains(ch))
+        {
+            problems.push(GridError::BadCell {
                 row: r,
-                expected: rows[0].chars().count(),
+                col: c,
+                found: ch,
+                alphabet,
+            });
+        } else if row.is_empty() {
+            problems.push(GridError::EmptyRow { row: r });
+        } else if width > 0 && row.chars().count() != width {
+            problems.push(GridError::RaggedRow {
+                row: r,
+                expected: width,
                 found: row.chars().count(),
             });
         }
     }
-    None
+    problems
 }

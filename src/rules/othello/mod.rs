@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use super::grid::{Cell, Grid, GridError};
+use super::grid::{BadRows, Cell, Grid, GridError};
 use super::rows::Rows;
 
 use bits::{cells_of, Bits};
@@ -87,8 +87,9 @@ impl Board {
         Grid::parse(rows, ALPHABET).map(Self::from_grid)
     }
 
-    /// Parses `rows` as [`Board::parse`] does, keeping their buffer as the board's.
-    pub fn parse_rows(rows: Rows) -> Result<Self, GridError> {
+    /// Parses `rows` as [`Board::parse`] does, keeping their buffer as the board's; rows
+    /// that are not a board come back in the error, which names every problem in them.
+    pub fn parse_rows(rows: Rows) -> Result<Self, BadRows> {
         Grid::parse_rows(rows, ALPHABET).map(Self::from_grid)
     }
 
