@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Interop tests: builds the release server, starts it on 127.0.0.1 port 0 (the address
 # it bound is read from its log), waits for its health check to answer SERVING, runs the
-# grpcurl and Python checks in interop.py, and stops the server by its own pid whatever
-# happens.
+# grpcurl and Python checks in interop.py and the Rust client example (examples/client.rs,
+# which exits non-zero on any answer the rules do not give), and stops the server by its
+# own pid whatever happens.
 #
 # Run by hand with: bash tests/interop/run.sh
 # It installs what it needs (tests/interop/requirements.txt) into .tools/venv, which git
@@ -37,5 +38,7 @@ fi
 
 status=0
 "$venv/bin/python" tests/interop/interop.py --address "$address" --grpcurl "$grpcurl" || status=$?
+echo "interop: the Rust client example (examples/client.rs)"
+cargo run --quiet --example client -- "http://$address" || status=$?
 server_log_is_clean || status=1
 exit "$status"

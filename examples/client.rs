@@ -1,0 +1,552 @@
+//! A Rust client of every Arbiter RPC, in the manner of tonic's routeguide client: the
+//! code a Rust backend starts from.
+//!
+//! Start a server (`cargo run --release --bin arbiter`), then
+//!
+//! ```sh
+//! cargo run --example client                              # http://127.0.0.1:50051
+//! cargo run --example client -- http://arbiter.internal:50051
+//! ```
+//!
+//! It makes one call of each one-shot RPC, reads the `google.rpc.BadRequest` of a
+//! malformed one, plays a live game of each kind (with a move the server rejects, and
+//! the stream going on after it), sends a `CheckBatch` and a `PlayMany`, and resumes a
+//! game on a new stream from its history, as a game server does after a deploy or a lost
+//! connection. It exits non-zero if any answer is not the one the rules give.
+//!
+//! Boards travel as [`Board`]: build one with [`Board::from_rows`] from strings (or
+//! bytes), read it back with `board.rows.to_strings()` or, without a copy, as bytes with
+//! `board.rows.iter()`.
+
+use std::error::Error;
+
+use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+use arbiter::proto::check::Check as CheckKind;
+use arbiter::proto::check_result::Result as CheckAnswer;
+use arbiter::proto::game_action::Action;
+use arbiter::proto::game_state::State;
+use arbiter::proto::{
+    play_connect_four_request, play_othello_request, Board, Cell, Check, CheckBatchRequest,
+    CheckConnectFourRequest, CheckOthelloMoveRequest, ConnectFourSetup, GameAction,
+    JudgeTicTacToeRequest, ListOthelloMovesRequest, PlayConnectFourRequest,
+    PlayConnectFourResponse, PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest,
+    TicTacToeMove, Verdict,
+};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Channel;
+use tonic::{Code, Status};
+use tonic_types::StatusExt;
+
+type Client = ArbiterServiceClient<Channel>;
+type Failure = Box<dyn Error>;
+
+#[tokio::main]
+async fn main() -> Result<(), Failure> {
+    let address = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "http://127.0.0.1:50051".into());
+    // One channel for the whole program: it is cheap to clone, and every clone shares
+    // its HTTP/2 connection.
+    let mut client = ArbiterServiceClient::connect(address.clone()).await?;
+    println!("connected to {address}");
+
+    check_othello_move(&mut client).await?;
+    list_othello_moves(&mut client).await?;
+    check_connect_four(&mut client).await?;
+    judge_tic_tac_toe(&mut client).await?;
+    a_malformed_request(&mut client).await?;
+    play_tic_tac_toe(&mut client).await?;
+    play_othello(&mut client).await?;
+    play_connect_four(&mut client).await?;
+    check_batch(&mut client).await?;
+    play_many(&mut client).await?;
+    resume_from_history(&mut client).await?;
+    println!("\nevery answer was the one the rules give");
+    Ok(())
+}
+
+/// Fails the example with `what` unless `holds`.
+fn expect(holds: bool, what: &str) -> Result<(), Failure> {
+    if holds {
+        Ok(())
+    } else {
+        Err(format!("unexpected answer: {what}").into())
+    }
+}
+
+fn cells(cells: &[Cell]) -> String {
+    let cells: Vec<String> = cells
+        .iter()
+        .map(|c| format!("({}, {})", c.row, c.col))
+        .collect();
+    format!("[{}]", cells.join(", "))
+}
+
+fn standard_othello_board() -> Board {
+    Board::from_rows([
+        "........", "........", "........", "...WB...", "...BW...", "........", "........",
+        "........",
+    ])
+}
+
+async fn check_othello_move(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** CheckOthelloMove");
+    let reply = client
+        .check_othello_move(CheckOthelloMoveRequest {
+            board: Some(standard_othello_board()),
+            row: 2,
+            col: 3,
+            color: "B".into(),
+        })
+        .await?
+        .into_inner();
+    println!(
+        "Black at (2, 3): legal {}, flips {}",
+        reply.legal,
+        cells(&reply.flips)
+    );
+    expect(
+        reply.legal && reply.flips == [Cell { row: 3, col: 3 }],
+        "Black at (2, 3) turns over (3, 3)",
+    )
+}
+
+async fn list_othello_moves(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** ListOthelloMoves");
+    let reply = client
+        .list_othello_moves(ListOthelloMovesRequest {
+            board: Some(standard_othello_board()),
+            color: "B".into(),
+        })
+        .await?
+        .into_inner();
+    for option in &reply.moves {
+        let cell = option.cell.unwrap_or_default();
+        println!(
+            "Black may play ({}, {}), turning over {}",
+            cell.row,
+            cell.col,
+            cells(&option.flips)
+        );
+    }
+    expect(reply.moves.len() == 4, "Black has 4 opening moves")
+}
+
+async fn check_connect_four(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** CheckConnectFour");
+    let reply = client
+        .check_connect_four(CheckConnectFourRequest {
+            board: Some(Board::from_rows([
+                "0000000", "0000000", "0000000", "0000000", "0000000", "2221000",
+            ])),
+            row: 5,
+            col: 2,
+            player: 2,
+            run_length: 3,
+        })
+        .await?
+        .into_inner();
+    println!(
+        "player 2 at (5, 2), runs of 3: wins {}, run {}",
+        reply.wins,
+        cells(&reply.run)
+    );
+    expect(
+        reply.wins && reply.run.len() == 3,
+        "2 2 2 on the bottom row is a run of 3",
+    )
+}
+
+async fn judge_tic_tac_toe(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** JudgeTicTacToe");
+    let moves = [(0, 0), (1, 1), (0, 1), (2, 2), (0, 2)]
+        .map(|(row, col)| TicTacToeMove { row, col })
+        .to_vec();
+    let reply = client
+        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves })
+        .await?
+        .into_inner();
+    let rows = reply.board.as_ref().map(|board| board.rows.to_strings());
+    println!(
+        "{:?} after {} moves, line {}, board {:?}",
+        reply.verdict(),
+        reply.moves_played,
+        cells(&reply.line),
+        rows.unwrap_or_default()
+    );
+    expect(reply.verdict() == Verdict::AWins, "A wins along row 0")
+}
+
+/// A malformed request: `INVALID_ARGUMENT`, with a `google.rpc.BadRequest` detail naming
+/// every field at fault (the `tonic-types` crate reads it).
+async fn a_malformed_request(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** a malformed request");
+    let status = client
+        .check_connect_four(CheckConnectFourRequest {
+            board: Some(Board::from_rows(["000", "00", "0000"])),
+            row: 9,
+            col: 0,
+            player: 3,
+            run_length: 0,
+        })
+        .await
+        .expect_err("a ragged board is refused");
+    println!("{:?}: {}", status.code(), status.message());
+    let violations = status
+        .get_details_bad_request()
+        .map(|details| details.field_violations)
+        .unwrap_or_default();
+    for violation in &violations {
+        println!("  {}: {}", violation.field, violation.description);
+    }
+    expect(
+        status.code() == Code::InvalidArgument && violations.len() == 4,
+        "two ragged rows, a row off the board and a bad player",
+    )
+}
+
+/// A live game is a bidirectional stream: the client sends a move, the server answers
+/// it. Sending through a channel lets each move be chosen after the last reply, as a
+/// game server or a bot does.
+async fn play_tic_tac_toe(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** PlayTicTacToe");
+    let (moves, requests) = mpsc::channel(4);
+    let mut replies = client
+        .play_tic_tac_toe(ReceiverStream::new(requests))
+        .await?
+        .into_inner();
+    // (1, 1) twice: the second is rejected, and the game goes on.
+    for (row, col) in [(1, 1), (1, 1), (0, 0), (0, 1), (2, 2), (2, 1)] {
+        moves
+            .send(PlayTicTacToeRequest {
+                row,
+                col,
+                setup: None,
+            })
+            .await?;
+        let reply = replies.message().await?.ok_or("the stream ended early")?;
+        if reply.rejected.is_empty() {
+            println!(
+                "({row}, {col}): {:?}, {} moves played",
+                reply.verdict(),
+                reply.moves_played
+            );
+        } else {
+            println!("({row}, {col}): rejected: {}", reply.rejected);
+        }
+        if reply.verdict() != Verdict::Pending {
+            expect(
+                reply.verdict() == Verdict::AWins,
+                "A completes the middle column",
+            )?;
+            break;
+        }
+    }
+    // Dropping the sender ends the request stream; the server then ends its replies.
+    drop(moves);
+    expect(
+        replies.message().await?.is_none(),
+        "the stream ends after the client's",
+    )
+}
+
+/// The requests of a whole game can also be sent as one stream, when they are known up
+/// front: here a bad message (a setup after the first) is rejected in place.
+async fn play_othello(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** PlayOthello");
+    let place = |row, col| PlayOthelloRequest {
+        action: Some(play_othello_request::Action::Move(Cell { row, col })),
+    };
+    let requests = vec![
+        place(2, 3),
+        place(0, 0),
+        place(2, 2),
+        PlayOthelloRequest {
+            action: Some(play_othello_request::Action::Setup(Default::default())),
+        },
+        place(2, 1),
+    ];
+    let mut replies = client
+        .play_othello(tokio_stream::iter(requests))
+        .await?
+        .into_inner();
+    let mut rejected = 0;
+    while let Some(reply) = replies.message().await? {
+        if reply.rejected.is_empty() {
+            println!(
+                "flipped {}; {} to move, {} black, {} white",
+                cells(&reply.flips),
+                reply.to_move,
+                reply.black_discs,
+                reply.white_discs
+            );
+        } else {
+            rejected += 1;
+            println!("rejected: {}", reply.rejected);
+        }
+    }
+    expect(
+        rejected == 2,
+        "a disc that turns nothing over and a late setup",
+    )
+}
+
+async fn play_connect_four(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** PlayConnectFour");
+    let drops = [3, 3, 4, 4, 5, 5, 7, 6];
+    let last = play_connect_four_resumably(client, (6, 7), &drops).await?;
+    let placed = last.placed.unwrap_or_default();
+    println!(
+        "{:?} at ({}, {}), run {}",
+        last.verdict(),
+        placed.row,
+        placed.col,
+        cells(&last.run)
+    );
+    expect(
+        last.verdict() == Verdict::AWins,
+        "player 1 wins along the bottom row",
+    )
+}
+
+/// Plays `drops` on a board of `size` (rows, columns), resuming from the history on a
+/// new stream whenever the stream is lost with `UNAVAILABLE` (a server shutting down,
+/// a lost connection): the loop a game server copies. What it keeps is the list of drops
+/// the server applied; the reply to the resuming setup is the game as it stood, so play
+/// goes on as if the stream had never ended, on any replica. Returns the last reply.
+async fn play_connect_four_resumably(
+    client: &mut Client,
+    size: (i32, i32),
+    drops: &[i32],
+) -> Result<PlayConnectFourResponse, Failure> {
+    let mut game = ResumableGame {
+        size,
+        applied: Vec::new(),
+        answered: 0,
+        last: None,
+    };
+    for _ in 0..5 {
+        match game.play(client, drops).await {
+            Ok(()) => return game.last.ok_or_else(|| "no drop was played".into()),
+            Err(status) if status.code() == Code::Unavailable => println!(
+                "stream lost ({}); resuming after {} drops",
+                status.message(),
+                game.applied.len()
+            ),
+            Err(status) => return Err(status.into()),
+        }
+    }
+    Err("the game could not be resumed".into())
+}
+
+/// What [`play_connect_four_resumably`] keeps between streams.
+struct ResumableGame {
+    /// The board's rows and columns.
+    size: (i32, i32),
+    /// The drops the server applied: the history a new stream starts from.
+    applied: Vec<i32>,
+    /// How many of the drops have been answered (applied or rejected).
+    answered: usize,
+    /// The last reply.
+    last: Option<PlayConnectFourResponse>,
+}
+
+impl ResumableGame {
+    /// One stream: a setup with the drops applied so far, then the drops not yet
+    /// answered, one by one. A drop whose reply never came is sent again on the next.
+    async fn play(&mut self, client: &mut Client, drops: &[i32]) -> Result<(), Status> {
+        let ended = || Status::unavailable("the stream ended early");
+        let (sender, requests) = mpsc::channel(4);
+        let (rows, cols) = self.size;
+        let setup = ConnectFourSetup {
+            rows,
+            cols,
+            run_length: 0,
+            history: self.applied.clone(),
+        };
+        let message = |action| PlayConnectFourRequest {
+            action: Some(action),
+        };
+        sender
+            .send(message(play_connect_four_request::Action::Setup(setup)))
+            .await
+            .map_err(|_| ended())?;
+        let mut replies = client
+            .play_connect_four(ReceiverStream::new(requests))
+            .await?
+            .into_inner();
+        replies.message().await?.ok_or_else(ended)?; // the game as it stood
+        for &column in &drops[self.answered..] {
+            sender
+                .send(message(play_connect_four_request::Action::Drop(column)))
+                .await
+                .map_err(|_| ended())?;
+            let reply = replies.message().await?.ok_or_else(ended)?;
+            self.answered += 1;
+            if reply.rejected.is_empty() {
+                self.applied.push(column);
+                println!("column {column}: {} drops played", reply.moves_played);
+            } else {
+                println!("column {column}: rejected: {}", reply.rejected);
+            }
+            self.last = Some(reply);
+        }
+        Ok(())
+    }
+}
+
+/// Many checks of any kind in one call, each answered as its own RPC answers it, in
+/// order; a malformed one is answered in place with its violations.
+async fn check_batch(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** CheckBatch");
+    let othello = |color: &str| Check {
+        check: Some(CheckKind::CheckOthelloMove(CheckOthelloMoveRequest {
+            board: Some(standard_othello_board()),
+            row: 2,
+            col: 3,
+            color: color.into(),
+        })),
+    };
+    let judge = Check {
+        check: Some(CheckKind::JudgeTicTacToe(JudgeTicTacToeRequest {
+            moves: vec![TicTacToeMove { row: 1, col: 1 }],
+        })),
+    };
+    let checks = vec![othello("B"), othello("purple"), judge];
+    let reply = client
+        .check_batch(CheckBatchRequest { checks })
+        .await?
+        .into_inner();
+    for (index, result) in reply.results.iter().enumerate() {
+        match &result.result {
+            Some(CheckAnswer::CheckOthelloMove(answer)) => {
+                println!("check {index}: legal {}", answer.legal)
+            }
+            Some(CheckAnswer::JudgeTicTacToe(answer)) => {
+                println!("check {index}: {:?}", answer.verdict())
+            }
+            Some(other) => println!("check {index}: {other:?}"),
+            None => {
+                for violation in &result.invalid {
+                    println!(
+                        "check {index}: invalid {}: {}",
+                        violation.field, violation.description
+                    );
+                }
+            }
+        }
+    }
+    expect(
+        reply.results.len() == 3 && reply.results[1].invalid.len() == 1,
+        "three results, the second invalid on its colour",
+    )
+}
+
+/// Many live games in one stream: each message carries actions for any games, numbered
+/// by the client; a number that holds no game starts one of the action's kind.
+async fn play_many(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** PlayMany");
+    let othello = |game, row, col| GameAction {
+        game,
+        action: Some(Action::Othello(PlayOthelloRequest {
+            action: Some(play_othello_request::Action::Move(Cell { row, col })),
+        })),
+    };
+    let tic_tac_toe = |game, row, col| GameAction {
+        game,
+        action: Some(Action::TicTacToe(PlayTicTacToeRequest {
+            row,
+            col,
+            setup: None,
+        })),
+    };
+    let messages = vec![
+        PlayManyRequest {
+            actions: vec![othello(1, 2, 3), tic_tac_toe(2, 1, 1), othello(3, 5, 4)],
+        },
+        PlayManyRequest {
+            actions: vec![
+                othello(1, 2, 2),
+                tic_tac_toe(2, 1, 1), // taken: rejected, the game goes on
+                GameAction {
+                    game: 3,
+                    action: Some(Action::Close(true)),
+                },
+            ],
+        },
+    ];
+    let mut replies = client
+        .play_many(tokio_stream::iter(messages))
+        .await?
+        .into_inner();
+    let mut states = 0;
+    while let Some(reply) = replies.message().await? {
+        for state in reply.states {
+            states += 1;
+            let game = state.game;
+            match state.state {
+                Some(State::Othello(reply)) => println!(
+                    "game {game} (Othello): {} to move, rejected {:?}",
+                    reply.to_move, reply.rejected
+                ),
+                Some(State::TicTacToe(reply)) => println!(
+                    "game {game} (Tic-Tac-Toe): {} moves played, rejected {:?}",
+                    reply.moves_played, reply.rejected
+                ),
+                Some(State::ConnectFour(reply)) => {
+                    println!("game {game} (Connect Four): {} to move", reply.to_move)
+                }
+                None if state.invalid.is_empty() => println!("game {game}: closed"),
+                None => println!("game {game}: invalid {:?}", state.invalid),
+            }
+        }
+    }
+    expect(states == 6, "one state per action")
+}
+
+/// A game moved to a new stream (on this server or any other) from its history alone:
+/// the setup's reply is the game as the old stream left it.
+async fn resume_from_history(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** resuming from a history");
+    let drops = [3, 4, 3, 4];
+    let requests = drops.map(|drop| PlayConnectFourRequest {
+        action: Some(play_connect_four_request::Action::Drop(drop)),
+    });
+    let mut first = client
+        .play_connect_four(tokio_stream::iter(requests))
+        .await?
+        .into_inner();
+    let mut before = None;
+    while let Some(reply) = first.message().await? {
+        before = Some(reply);
+    }
+    let setup = PlayConnectFourRequest {
+        action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
+            history: drops.to_vec(),
+            ..Default::default()
+        })),
+    };
+    let mut second = client
+        .play_connect_four(tokio_stream::iter([setup]))
+        .await?
+        .into_inner();
+    let after = second.message().await?;
+    let board = |reply: &Option<PlayConnectFourResponse>| {
+        reply
+            .as_ref()
+            .and_then(|reply| reply.board.as_ref())
+            .map(|board| board.rows.to_strings())
+    };
+    println!("old stream left {:?}", board(&before));
+    println!("new stream holds {:?}", board(&after));
+    let same = |reply: &Option<PlayConnectFourResponse>| {
+        reply
+            .as_ref()
+            .map(|reply| (reply.board.clone(), reply.to_move, reply.moves_played))
+    };
+    expect(
+        same(&before) == same(&after) && before.is_some(),
+        "the resumed game is the game",
+    )
+}
