@@ -554,8 +554,9 @@ fn run_once(
     if config.metered {
         // The server's own count of the calls, by final status, must agree: every call
         // answered was OK, and the rest are the calls h2load left in flight when a
-        // warm-up's time was up, which the server counts OK (if it had answered),
-        // Cancelled or Unknown (as it counts a call whose client went away mid-call).
+        // warm-up's time was up, which the server counts OK (if it had answered) or
+        // Cancelled (a call whose client went away mid-call, as
+        // tests/metrics_lifecycle.rs holds it): never Unknown, a server fault.
         let runs = [&warm, &saturation, &warm_single, &single];
         let answered = 2 + runs.iter().map(|r| r.succeeded).sum::<u64>();
         let sent = 2 + runs.iter().map(|r| r.started).sum::<u64>();
@@ -568,10 +569,10 @@ fn run_once(
                 .sum::<u64>()
         };
         let ok = count("Ok");
-        let cut_off = count("Cancelled") + count("Unknown");
+        let cut_off = count("Cancelled");
         let others: Vec<_> = counts
             .iter()
-            .filter(|(code, n)| !["Ok", "Cancelled", "Unknown"].contains(&code.as_str()) && *n > 0)
+            .filter(|(code, n)| !["Ok", "Cancelled"].contains(&code.as_str()) && *n > 0)
             .collect();
         if !others.is_empty() || ok < answered || ok + cut_off > sent {
             return Err(format!(

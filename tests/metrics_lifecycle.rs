@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use arbiter::proto::{Board, CheckConnectFourRequest};
+use arbiter::proto::{Board, CheckConnectFourRequest, PlayTicTacToeRequest};
 use arbiter::server::Server;
 use bytes::Bytes;
 use common::metrics::{sample, scrape};
@@ -16,6 +16,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tonic::codegen::http;
 
 const CHECK_CONNECT_FOUR: &str = "arbiter.v1.ArbiterService/CheckConnectFour";
+const PLAY_TIC_TAC_TOE: &str = "arbiter.v1.ArbiterService/PlayTicTacToe";
 
 /// Sends the headers of a CheckConnectFour call and half of its one message, on a raw
 /// HTTP/2 connection: the server is left reading the request. Returns the connection's
@@ -54,13 +55,27 @@ async fn half_sent_call(
     (send, connection, response)
 }
 
-/// Waits until the metrics at `address` count `expected` calls of CheckConnectFour
-/// with `code`, and returns them.
-async fn wait_for_calls(address: &str, code: &str, expected: f64) -> String {
-    let labels = [
-        format!("rpc=\"{CHECK_CONNECT_FOUR}\""),
-        format!("code=\"{code}\""),
-    ];
+/// Waits until the metrics at `address` count `expected` calls of `rpc` with `code`,
+/// checks that none of them was counted `Unknown` or `Internal` (server faults), and
+/// returns the metrics.
+async fn wait_for_calls(address: &str, rpc: &str, code: &str, expected: f64) -> String {
+    let metrics = wait_for_count(address, rpc, code, expected).await;
+    for fault in ["Unknown", "Internal"] {
+        let labels = [format!("rpc=\"{rpc}\""), format!("code=\"{fault}\"")];
+        let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+        assert_eq!(
+            sample(&metrics, "arbiter_calls_total", &labels),
+            None,
+            "{metrics}"
+        );
+    }
+    metrics
+}
+
+/// Waits until the metrics at `address` count `expected` calls of `rpc` with `code`,
+/// and returns them.
+async fn wait_for_count(address: &str, rpc: &str, code: &str, expected: f64) -> String {
+    let labels = [format!("rpc=\"{rpc}\""), format!("code=\"{code}\"")];
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
@@ -93,18 +108,7 @@ async fn unfinished_calls_are_cancelled_and_the_metrics_listener_stops_with_the_
     connection.abort();
     let _ = connection.await;
     drop((send, response));
-    let metrics = wait_for_calls(&metrics_address, "Cancelled", 1.0).await;
-    for code in ["Unknown", "Internal"] {
-        let found = sample(
-            &metrics,
-            "arbiter_calls_total",
-            &[
-                &format!("rpc=\"{CHECK_CONNECT_FOUR}\""),
-                &format!("code=\"{code}\""),
-            ],
-        );
-        assert_eq!(found, None, "{metrics}");
-    }
+    let metrics = wait_for_calls(&metrics_address, CHECK_CONNECT_FOUR, "Cancelled", 1.0).await;
     assert_eq!(
         sample(&metrics, "arbiter_calls_in_flight", &[]),
         Some(0.0),
@@ -115,7 +119,48 @@ async fn unfinished_calls_are_cancelled_and_the_metrics_listener_stops_with_the_
     let (mut send, connection, _response) = half_sent_call(&server).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
     send.send_reset(h2::Reason::INTERNAL_ERROR);
-    wait_for_calls(&metrics_address, "Cancelled", 2.0).await;
+    wait_for_calls(&metrics_address, CHECK_CONNECT_FOUR, "Cancelled", 2.0).await;
+    connection.abort();
+
+    // A client that cancels its call (RST_STREAM with CANCEL, what grpc-go, grpc-java and
+    // C-core send when a call is cancelled or its deadline passes) likewise: tonic takes
+    // that for the request's clean end, and would count INTERNAL ("Missing request
+    // message").
+    let (mut send, connection, _response) = half_sent_call(&server).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    send.send_reset(h2::Reason::CANCEL);
+    wait_for_calls(&metrics_address, CHECK_CONNECT_FOUR, "Cancelled", 3.0).await;
+    connection.abort();
+
+    // A live game cancelled by its client after a move was answered: a stream that never
+    // got its final status is counted Cancelled too.
+    let tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (sender, connection) = h2::client::handshake(tcp).await.unwrap();
+    let connection = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let mut sender = sender.ready().await.unwrap();
+    let request = http::Request::post(format!("http://{}/{PLAY_TIC_TAC_TOE}", server.addr))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .unwrap();
+    let (response, mut send) = sender.send_request(request, false).unwrap();
+    let message = PlayTicTacToeRequest {
+        row: 1,
+        col: 1,
+        setup: None,
+    }
+    .encode_to_vec();
+    let mut framed = vec![0];
+    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&message);
+    send.send_data(framed.into(), false).unwrap();
+    let mut body = response.await.unwrap().into_body();
+    let reply = body.data().await.unwrap().unwrap();
+    assert!(reply.len() > 5, "a reply to the move");
+    send.send_reset(h2::Reason::CANCEL);
+    wait_for_calls(&metrics_address, PLAY_TIC_TAC_TOE, "Cancelled", 1.0).await;
     connection.abort();
 
     // The listener stops with the server: once `run_on` has returned, nothing answers.
