@@ -138,6 +138,13 @@ pub struct Options {
     #[arg(long, value_name = "ADDR", value_parser = parse_address)]
     pub metrics_listen: Option<String>,
 
+    /// Trace every call: export a server span per call over OTLP/gRPC to this collector
+    /// (http://HOST:4317), continuing the caller's W3C trace (traceparent); off when
+    /// absent. OTEL_SERVICE_NAME names the service (default arbiter).
+    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT", value_name = "URL",
+          value_parser = parse_otlp_endpoint)]
+    pub otlp_endpoint: Option<String>,
+
     /// The log format: `text` for people, `json` for log pipelines (one object a line).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -217,6 +224,23 @@ fn parse_address(text: &str) -> Result<String, String> {
     Ok(text.to_owned())
 }
 
+/// An OTLP/gRPC endpoint: an `http://` URL with a host (the exporter speaks plain
+/// HTTP/2; a collector on the same host or network, or a mesh's sidecar).
+fn parse_otlp_endpoint(text: &str) -> Result<String, String> {
+    let uri: tonic::codegen::http::Uri = text
+        .parse()
+        .map_err(|_| format!("expected a URL such as http://localhost:4317, got {text:?}"))?;
+    match (uri.scheme_str(), uri.host()) {
+        (Some("http"), Some(host)) if !host.is_empty() => Ok(text.to_owned()),
+        (Some("https"), _) => Err(format!(
+            "https is not supported (traces are exported over plain HTTP/2): use http://, got {text:?}"
+        )),
+        _ => Err(format!(
+            "expected a URL such as http://localhost:4317, got {text:?}"
+        )),
+    }
+}
+
 impl Options {
     /// The server's settings these flags ask for.
     pub fn settings(&self) -> Settings {
@@ -265,6 +289,26 @@ mod tests {
     fn no_flags_give_the_default_settings() {
         let options = Options::try_parse_from(["arbiter", "--listen", "127.0.0.1:50051"]).unwrap();
         assert_eq!(options.settings(), Settings::default());
+    }
+
+    #[test]
+    fn otlp_endpoints_are_http_urls() {
+        for good in [
+            "http://localhost:4317",
+            "http://10.0.0.1:4317/",
+            "http://otel",
+        ] {
+            assert_eq!(parse_otlp_endpoint(good).as_deref(), Ok(good));
+        }
+        for (bad, said) in [
+            ("localhost:4317", "expected a URL"),
+            ("", "expected a URL"),
+            ("https://collector:4317", "https is not supported"),
+            ("ftp://collector", "expected a URL"),
+        ] {
+            let error = parse_otlp_endpoint(bad).unwrap_err();
+            assert!(error.contains(said), "{bad:?}: {error}");
+        }
     }
 
     #[test]

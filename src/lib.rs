@@ -13,6 +13,8 @@
 //!   [`proto::Board::from_rows`] and read its rows as bytes (`board.rows.iter()`) or
 //!   strings (`board.rows.to_strings()`).
 //! - [`rules`]: the rules of the three games, pure Rust with no gRPC in sight.
+//! - [`OtlpTracing`]: a server span per call, exported over OTLP, continuing the
+//!   caller's W3C trace; off until started (the binary's `--otlp-endpoint`).
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
@@ -28,3 +30,4 @@ pub use service::batch::MAX_CHECKS;
 pub use service::play::many::MAX_ACTIONS;
 pub use service::play::{GameKind, LiveGame, LiveGames, ReplyStream, StreamLimits};
 pub use service::{Arbiter, MAX_REPLY_BYTES};
+pub use telemetry::otel::{OtlpTracing, TracingError};

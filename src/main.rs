@@ -4,9 +4,12 @@ use std::process::ExitCode;
 
 use arbiter::config::{LogFormat, Options};
 use arbiter::server::{self, Server};
+use arbiter::OtlpTracing;
 use clap::Parser;
 use tokio_util::sync::CancellationToken;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+use tracing_subscriber::{EnvFilter, Layer as _};
 
 /// The server's allocator: mimalloc, which costs fewer instructions per call than the
 /// system's (every call allocates headers, buffers and futures; BENCHMARKS.md, tuning log).
@@ -16,18 +19,43 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[tokio::main]
 async fn main() -> ExitCode {
     let options = Options::parse();
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    match options.log_format {
-        LogFormat::Text => tracing_subscriber::fmt()
-            .with_env_filter(filter)
+    // Tracing first, so that its layer joins the subscriber.
+    let tracing = match options.otlp_endpoint.as_deref().map(OtlpTracing::start) {
+        None => None,
+        Some(Ok(tracing)) => Some(tracing),
+        Some(Err(error)) => {
+            eprintln!("arbiter: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // The logs never show the call spans (only the OTLP layer takes them).
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| "info".into())
+        .add_directive("arbiter::rpc=off".parse().expect("a valid directive"));
+    let logs = match options.log_format {
+        LogFormat::Text => tracing_subscriber::fmt::layer()
             .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
-            .init(),
-        LogFormat::Json => tracing_subscriber::fmt()
+            .with_filter(filter)
+            .boxed(),
+        LogFormat::Json => tracing_subscriber::fmt::layer()
             .json()
-            .with_env_filter(filter)
-            .init(),
+            .with_filter(filter)
+            .boxed(),
+    };
+    tracing_subscriber::registry()
+        .with(logs)
+        .with(tracing.as_ref().map(OtlpTracing::layer))
+        .init();
+    let code = serve(options).await;
+    if let Some(tracing) = tracing {
+        // It blocks until the last spans are sent, which takes the runtime's workers.
+        let _ = tokio::task::spawn_blocking(move || tracing.shutdown()).await;
     }
+    code
+}
 
+/// Runs the server `options` ask for until it stops.
+async fn serve(options: Options) -> ExitCode {
     let (stop, stop_now) = match stop_signals() {
         Ok(tokens) => tokens,
         Err(error) => {
@@ -59,6 +87,9 @@ async fn main() -> ExitCode {
             Ok(address) => tracing::info!("arbiter listening on {address}"),
             Err(_) => tracing::info!("arbiter listening on {}", settings.listen),
         }
+    }
+    if let Some(endpoint) = &options.otlp_endpoint {
+        tracing::info!("tracing calls to {endpoint} (OTLP/gRPC)");
     }
     let serve = Server::new(settings)
         .with_metrics_listeners(metrics_listeners)

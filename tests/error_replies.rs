@@ -78,6 +78,21 @@ fn small_bad_request(what: &str, status: &Status) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A CheckConnectFour request for (0, 0) on `rows`, good but for the board.
+fn connect_four<S: AsRef<[u8]>>(rows: impl IntoIterator<Item = S>) -> CheckConnectFourRequest {
+    CheckConnectFourRequest {
+        board: Some(Board::from_rows(rows)),
+        row: 0,
+        col: 0,
+        player: 1,
+        run_length: 0,
+    }
+}
+
+fn fields(found: &[(String, String)]) -> Vec<&str> {
+    found.iter().map(|(field, _)| field.as_str()).collect()
+}
+
 fn othello(rows: Vec<String>, color: String) -> CheckOthelloMoveRequest {
     CheckOthelloMoveRequest {
         board: Some(Board::from_rows(rows)),
@@ -89,10 +104,9 @@ fn othello(rows: Vec<String>, color: String) -> CheckOthelloMoveRequest {
 
 /// The first ten rows' violations, then one saying the other 90 were left out.
 fn assert_rows_listed(what: &str, found: &[(String, String)], cells: usize) {
-    let fields: Vec<&str> = found.iter().map(|(f, _)| f.as_str()).collect();
     let mut expected: Vec<String> = (0..10).map(|i| format!("board.rows[{i}]")).collect();
     expected.push("board.rows".into());
-    assert_eq!(fields, expected, "{what}");
+    assert_eq!(fields(found), expected, "{what}");
     for (_, description) in &found[..10] {
         assert_eq!(
             description,
@@ -228,20 +242,13 @@ async fn fifteen_bad_rows_give_ten_violations_and_the_count_of_the_rest() {
         });
     }
     let status = client
-        .check_connect_four(CheckConnectFourRequest {
-            board: Some(Board::from_rows(rows)),
-            row: 0,
-            col: 0,
-            player: 1,
-            run_length: 0,
-        })
+        .check_connect_four(connect_four(rows))
         .await
         .unwrap_err();
     let found = small_bad_request("15 bad rows", &status);
-    let fields: Vec<&str> = found.iter().map(|(field, _)| field.as_str()).collect();
     let mut expected: Vec<String> = (1..=10).map(|i| format!("board.rows[{i}]")).collect();
     expected.push("board.rows".into());
-    assert_eq!(fields, expected);
+    assert_eq!(fields(&found), expected);
     assert_eq!(found[0].1, "row 1 has 3 cells but row 0 has 7");
     assert_eq!(found[1].1, "row 2 is empty");
     assert_eq!(found[2].1, "row 3, column 3: 'x' is not one of \"012\"");
@@ -256,18 +263,15 @@ async fn every_row_and_both_coordinates_are_checked_on_a_refused_board() {
     let server = TestServer::start().await;
     let mut client = client(&server).await;
     let status = client
-        .check_connect_four(CheckConnectFourRequest {
-            board: Some(Board::from_rows(["000", "00", "0000"])),
-            row: 0,
-            col: 0,
-            player: 1,
-            run_length: 0,
-        })
+        .check_connect_four(connect_four(["000", "00", "0000"]))
         .await
         .unwrap_err();
     let found = small_bad_request("ragged rows", &status);
-    let fields: Vec<&str> = found.iter().map(|(field, _)| field.as_str()).collect();
-    assert_eq!(fields, ["board.rows[1]", "board.rows[2]"], "{found:?}");
+    assert_eq!(
+        fields(&found),
+        ["board.rows[1]", "board.rows[2]"],
+        "{found:?}"
+    );
 
     let status = client
         .check_othello_move(CheckOthelloMoveRequest {
@@ -309,8 +313,7 @@ async fn every_row_and_both_coordinates_are_checked_on_a_refused_board() {
         .await
         .unwrap_err();
     let found = small_bad_request("ragged rows and a row off the board", &status);
-    let fields: Vec<&str> = found.iter().map(|(field, _)| field.as_str()).collect();
-    assert_eq!(fields, ["board.rows[1]", "row"], "{found:?}");
+    assert_eq!(fields(&found), ["board.rows[1]", "row"], "{found:?}");
     assert_eq!(
         found[1].1,
         "2 is outside the board, which has 2 rows (0 to 1)"

@@ -18,11 +18,14 @@ use tonic::codegen::http;
 const CHECK_CONNECT_FOUR: &str = "arbiter.v1.ArbiterService/CheckConnectFour";
 const PLAY_TIC_TAC_TOE: &str = "arbiter.v1.ArbiterService/PlayTicTacToe";
 
-/// Sends the headers of a CheckConnectFour call and half of its one message, on a raw
-/// HTTP/2 connection: the server is left reading the request. Returns the connection's
-/// stream and task, for the caller to end as a client that goes away would.
-async fn half_sent_call(
+/// A call to `path` on a raw HTTP/2 connection, its first `sent` bytes of the framed
+/// `message` sent and the stream left open. Returns the request's stream, the
+/// connection's task and the response, for the caller to end as a client would.
+async fn raw_call(
     server: &TestServer,
+    path: &str,
+    message: &impl Message,
+    sent: impl FnOnce(usize) -> usize,
 ) -> (
     h2::SendStream<Bytes>,
     tokio::task::JoinHandle<()>,
@@ -34,25 +37,37 @@ async fn half_sent_call(
         let _ = connection.await;
     });
     let mut sender = sender.ready().await.unwrap();
-    let request = http::Request::post(format!("http://{}/{CHECK_CONNECT_FOUR}", server.addr))
+    let request = http::Request::post(format!("http://{}/{path}", server.addr))
         .header("content-type", "application/grpc")
         .header("te", "trailers")
         .body(())
         .unwrap();
     let (response, mut send) = sender.send_request(request, false).unwrap();
+    let message = message.encode_to_vec();
+    let mut framed = vec![0];
+    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&message[..sent(message.len())]);
+    send.send_data(framed.into(), false).unwrap();
+    (send, connection, response)
+}
+
+/// The headers of a CheckConnectFour call and half of its one message: the server is
+/// left reading the request.
+async fn half_sent_call(
+    server: &TestServer,
+) -> (
+    h2::SendStream<Bytes>,
+    tokio::task::JoinHandle<()>,
+    h2::client::ResponseFuture,
+) {
     let message = CheckConnectFourRequest {
         board: Some(Board::from_rows(["0000", "1111"])),
         row: 1,
         col: 0,
         player: 1,
         run_length: 4,
-    }
-    .encode_to_vec();
-    let mut framed = vec![0];
-    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
-    framed.extend_from_slice(&message[..message.len() / 2]);
-    send.send_data(framed.into(), false).unwrap();
-    (send, connection, response)
+    };
+    raw_call(server, CHECK_CONNECT_FOUR, &message, |len| len / 2).await
 }
 
 /// Waits until the metrics at `address` count `expected` calls of `rpc` with `code`,
@@ -134,28 +149,13 @@ async fn unfinished_calls_are_cancelled_and_the_metrics_listener_stops_with_the_
 
     // A live game cancelled by its client after a move was answered: a stream that never
     // got its final status is counted Cancelled too.
-    let tcp = TcpStream::connect(server.addr).await.unwrap();
-    let (sender, connection) = h2::client::handshake(tcp).await.unwrap();
-    let connection = tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    let mut sender = sender.ready().await.unwrap();
-    let request = http::Request::post(format!("http://{}/{PLAY_TIC_TAC_TOE}", server.addr))
-        .header("content-type", "application/grpc")
-        .header("te", "trailers")
-        .body(())
-        .unwrap();
-    let (response, mut send) = sender.send_request(request, false).unwrap();
-    let message = PlayTicTacToeRequest {
+    let game_move = PlayTicTacToeRequest {
         row: 1,
         col: 1,
         setup: None,
-    }
-    .encode_to_vec();
-    let mut framed = vec![0];
-    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
-    framed.extend_from_slice(&message);
-    send.send_data(framed.into(), false).unwrap();
+    };
+    let (mut send, connection, response) =
+        raw_call(&server, PLAY_TIC_TAC_TOE, &game_move, |len| len).await;
     let mut body = response.await.unwrap().into_body();
     let reply = body.data().await.unwrap().unwrap();
     assert!(reply.len() > 5, "a reply to the move");

@@ -1,5 +1,6 @@
 //! The tower layer that counts every call: its RPC, its final status code and how long
-//! it took, without an allocation or a lookup per call.
+//! it took, without an allocation or a lookup per call; and, when calls are traced, that
+//! runs each in its span (see [`super::otel`]).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,8 +13,10 @@ use metrics::{Counter, Gauge, Histogram};
 use tonic::codegen::http;
 use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
+use tracing::Span;
 
 use super::names::{CALLS_IN_FLIGHT, CALLS_TOTAL, CALL_DURATION_SECONDS};
+use super::otel;
 use super::rpcs::{rpc_index, rpc_label, rpc_labels};
 use crate::layers::grpc_code;
 
@@ -56,7 +59,7 @@ where
 
     fn call(&mut self, request: http::Request<ReqBody>) -> Self::Future {
         CallFuture {
-            call: Call::start(request.uri().path()),
+            call: Call::start(request.uri().path(), request.headers()),
             inner: self.inner.call(request.map(|inner| RequestBody { inner })),
         }
     }
@@ -151,7 +154,15 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let result = std::task::ready!(this.inner.poll(cx));
+        let result = {
+            // The handler runs in the call's span, if it has one.
+            let _in_span = this
+                .call
+                .as_ref()
+                .and_then(|call| call.span.as_ref())
+                .map(Span::enter);
+            std::task::ready!(this.inner.poll(cx))
+        };
         let mut call = this.call.take();
         Poll::Ready(match result {
             Ok(mut response) => {
@@ -234,31 +245,36 @@ impl CallMetricHandles {
 }
 
 /// One call being counted: in flight from its start until dropped, when it is counted
-/// with its final code (`Cancelled` if it never got one: the client went away).
+/// with its final code (`Cancelled` if it never got one: the client went away), and its
+/// span, if calls are traced, ends.
 struct Call {
     rpc: usize,
     started: Instant,
     code: Option<Code>,
     metrics: Option<&'static CallMetricHandles>,
+    span: Option<Span>,
 }
 
 impl Call {
-    /// Starts counting a call to `path`; `None` when nothing would see it (no metrics
-    /// recorder, and debug logging off), so that such a call costs no clock reads and
-    /// no lookups.
-    fn start(path: &str) -> Option<Self> {
+    /// Starts counting a call to `path` with the request's `headers`; `None` when
+    /// nothing would see it (no metrics recorder, tracing off, and debug logging off),
+    /// so that such a call costs no clock reads and no lookups.
+    fn start(path: &str, headers: &http::HeaderMap) -> Option<Self> {
         let metrics = CALL_METRICS.get();
-        if metrics.is_none() && !tracing::enabled!(tracing::Level::DEBUG) {
+        let traced = otel::enabled();
+        if metrics.is_none() && !traced && !tracing::enabled!(tracing::Level::DEBUG) {
             return None;
         }
         if let Some(metrics) = metrics {
             metrics.in_flight.increment(1.0);
         }
+        let rpc = rpc_index(path);
         Some(Self {
-            rpc: rpc_index(path),
+            rpc,
             started: Instant::now(),
             code: None,
             metrics,
+            span: traced.then(|| otel::call_span(rpc_label(rpc), headers)),
         })
     }
 
@@ -272,6 +288,9 @@ impl Drop for Call {
     fn drop(&mut self) {
         let code = self.code.unwrap_or(Code::Cancelled);
         let elapsed = self.started.elapsed();
+        if let Some(span) = &self.span {
+            otel::record_code(span, code);
+        }
         tracing::debug!(
             rpc = rpc_label(self.rpc),
             code = code_label(code),
@@ -325,7 +344,14 @@ impl<B: Body> Body for MeteredBody<B> {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
         let this = self.project();
+        // A live game's stream is polled here: in the call's span, if it has one.
+        let in_span = this
+            .call
+            .as_ref()
+            .and_then(|call| call.span.as_ref())
+            .map(Span::enter);
         let mut polled = this.inner.poll_frame(cx);
+        drop(in_span);
         if this.call.is_some() {
             match &mut polled {
                 Poll::Ready(Some(Ok(frame))) => {

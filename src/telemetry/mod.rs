@@ -9,11 +9,12 @@
 //! (`rpcs`), or `other`.
 //!
 //! `layer` counts the calls; `listener` serves the metrics over HTTP until the server
-//! stops.
+//! stops; `otel` gives each call a span exported over OTLP, when tracing is on.
 
 mod layer;
 mod listener;
 pub(crate) mod names;
+pub(crate) mod otel;
 mod rpcs;
 
 pub(crate) use layer::CallMetricsLayer;

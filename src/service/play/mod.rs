@@ -28,7 +28,7 @@ use tonic::Status;
 
 use self::reaper::{Ending, Reaper, Watch};
 use super::error::ServiceError;
-use crate::telemetry::names;
+use crate::telemetry::{names, otel};
 
 /// The replies of one live game.
 pub type ReplyStream<R> = Pin<Box<dyn Stream<Item = Result<R, Status>> + Send>>;
@@ -346,6 +346,18 @@ struct Session<T, S> {
     watch: Watch,
     /// The stream has ended (the client half-closed, or an error was sent).
     done: bool,
+    /// The messages received so far.
+    received: u64,
+    /// The call's span, when calls are traced: it is told the message count at the end.
+    span: Option<tracing::Span>,
+}
+
+impl<T, S> Drop for Session<T, S> {
+    fn drop(&mut self) {
+        if let Some(span) = &self.span {
+            otel::record_messages(span, self.received);
+        }
+    }
 }
 
 /// Opens a game of kind `G` fed by `messages`, unless the server already holds
@@ -404,6 +416,8 @@ where
         slot,
         watch,
         done: false,
+        received: 0,
+        span: otel::current_call(),
     })
 }
 
@@ -446,7 +460,10 @@ where
         next: Option<Result<T::Request, Status>>,
     ) -> Option<Result<T::Response, Status>> {
         let request = match next? {
-            Ok(request) => request,
+            Ok(request) => {
+                self.received += 1;
+                request
+            }
             Err(status) => {
                 return Some(Err(
                     ServiceError::from_transport(&status).map_or(status, Status::from)
