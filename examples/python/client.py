@@ -9,13 +9,16 @@ Run it against a server on the default address (start one with `cargo run --rele
     .venv/bin/python examples/python/client.py
 
 (a virtual environment: Debian's Python refuses a plain `pip install`). Pass another
-address as the first argument: `.venv/bin/python examples/python/client.py host:port`.
+address as the first argument: `.venv/bin/python examples/python/client.py host:port`,
+or several replicas' addresses separated by commas (`host:port,host:port,...`) to
+balance the calls over them from the client (`replicas_channel`).
 The stubs are generated from the repository's proto/ at start-up with grpcio-tools, so
 the example always matches the contract; copy the `load_stubs` function or generate
 the stubs once with `python -m grpc_tools.protoc` in your own project.
 """
 
 import atexit
+import json
 import pathlib
 import sys
 import tempfile
@@ -52,9 +55,34 @@ def load_stubs():
     return arbiter_pb2, arbiter_pb2_grpc
 
 
+def replicas_channel(addresses):
+    """A channel that balances calls over several replicas without a proxy: round robin,
+    and client-side health checking, so that a replica draining for a deploy (its health
+    says NOT_SERVING) leaves the rotation before it stops.
+
+    `grpc.default_authority` is required: without it grpcio sends the whole address
+    list as `:authority`, which the server's HTTP/2 layer refuses as malformed, and every
+    call fails (INTERNAL, or UNAVAILABLE "health check call failed")."""
+    service_config = {
+        "loadBalancingConfig": [{"round_robin": {}}],
+        "healthCheckConfig": {"serviceName": "arbiter.v1.ArbiterService"},
+    }
+    return grpc.insecure_channel(
+        "ipv4:" + ",".join(addresses),
+        options=[
+            ("grpc.service_config", json.dumps(service_config)),
+            ("grpc.default_authority", "arbiter"),
+        ],
+    )
+
+
 def main(address):
     pb, pb_grpc = load_stubs()
-    with grpc.insecure_channel(address) as channel:
+    if "," in address:
+        channel = replicas_channel(address.split(","))
+    else:
+        channel = grpc.insecure_channel(address)
+    with channel:
         stub = pb_grpc.ArbiterServiceStub(channel)
 
         # Othello: is black's disc at (4, 3) legal, and what does it turn over?

@@ -3,7 +3,8 @@
 # it bound is read from its log), waits for its health check to answer SERVING, runs the
 # grpcurl and Python checks in interop.py and the Rust client example (examples/client.rs,
 # which exits non-zero on any answer the rules do not give), and stops the server by its
-# own pid whatever happens.
+# own pid whatever happens. Then replicas.py starts three replicas of its own and drives
+# them from grpcio with client-side round robin and health checking.
 #
 # Run by hand with: bash tests/interop/run.sh
 # It installs what it needs (tests/interop/requirements.txt) into .tools/venv, which git
@@ -38,6 +39,8 @@ fi
 
 status=0
 "$venv/bin/python" tests/interop/interop.py --address "$address" --grpcurl "$grpcurl" || status=$?
+echo "interop: three replicas from grpcio, round robin with client-side health checking"
+"$venv/bin/python" tests/interop/replicas.py --binary target/release/arbiter || status=$?
 echo "interop: the Rust client example (examples/client.rs)"
 cargo run --quiet --example client -- "http://$address" || status=$?
 server_log_is_clean || status=1
