@@ -437,6 +437,32 @@ mod tests {
         );
     }
 
+    /// The same for bytes that are not a protobuf message: tonic's INTERNAL becomes
+    /// INVALID_ARGUMENT with prost's account of the problem.
+    #[tokio::test]
+    async fn tonics_refusal_of_an_undecodable_message_is_recognised() {
+        let mut codec = tonic_prost::ProstCodec::<proto::Board, proto::Board>::default();
+        // Field 1 (rows) as a length of 5 with 1 byte after it.
+        let frame = Bytes::from_static(&[0, 0, 0, 0, 3, 0x0a, 5, b'.']);
+        let body = tonic::body::Body::new(http_body_util::Full::new(frame));
+        let mut messages = tonic::Streaming::new_request(codec.decoder(), body, None, None);
+        let status = messages.message().await.unwrap_err();
+        let error = ServiceError::from_transport(&status);
+        assert!(
+            matches!(error, Some(ServiceError::Undecodable { .. })),
+            "tonic now refuses an undecodable message with {status:?}: update \
+             ServiceError::from_transport"
+        );
+        let status = Status::from(error.unwrap());
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert!(
+            status
+                .message()
+                .starts_with("the request is not a valid protobuf message of this RPC: "),
+            "{status:?}"
+        );
+    }
+
     /// A reply may be compressed only in the encoding its request came in, and only if
     /// the client accepts that encoding.
     #[test]

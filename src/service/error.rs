@@ -143,6 +143,14 @@ pub enum ServiceError {
         /// The largest message the server accepts, in bytes.
         limit: u64,
     },
+    /// A request message is not a protobuf encoding of the RPC's request type (bytes
+    /// cut short, a wrong wire type, a string that is not UTF-8): the client's
+    /// serialization is at fault, never the server.
+    #[error("the request is not a valid protobuf message of this RPC: {detail}")]
+    Undecodable {
+        /// prost's account of the first problem, naming the message and field path.
+        detail: String,
+    },
     /// The server is shutting down and ended a call that was still open.
     #[error("server shutting down: resume the game with a setup and its history")]
     ShuttingDown,
@@ -239,6 +247,7 @@ impl From<ServiceError> for Status {
             ServiceError::StreamIdle { .. } | ServiceError::GameTooLong { .. } => {
                 Status::deadline_exceeded(message)
             }
+            ServiceError::Undecodable { .. } => Status::invalid_argument(message),
             ServiceError::ShuttingDown => Status::unavailable(message),
         }
     }
@@ -262,7 +271,8 @@ impl ServiceError {
     /// The error for a status the transport raised, where Arbiter reports it otherwise:
     /// tonic refuses an over-long message with OUT_OF_RANGE (while gRPC's own servers,
     /// and our documentation, say RESOURCE_EXHAUSTED), and one that inflates past the
-    /// limit with RESOURCE_EXHAUSTED, both in words of its own internals.
+    /// limit with RESOURCE_EXHAUSTED, both in words of its own internals; and a message
+    /// that does not decode with INTERNAL, which is INVALID_ARGUMENT here.
     pub fn from_transport(status: &Status) -> Option<Self> {
         let message = status.message();
         // The numbers in tonic's message: the length, then the limit; or the limit alone.
@@ -283,6 +293,13 @@ impl ServiceError {
                     limit: numbers.next()?,
                 })
             }
+            // tonic answers INTERNAL, a server fault to every dashboard, for bytes the
+            // client sent.
+            Code::Internal => message
+                .strip_prefix("failed to decode Protobuf message: ")
+                .map(|detail| Self::Undecodable {
+                    detail: cut(detail.to_owned(), MAX_DESCRIPTION_BYTES),
+                }),
             _ => None,
         }
     }
