@@ -63,6 +63,8 @@ while [ $# -gt 0 ]; do
     --games) games=1; shift ;;
     --game-count) game_count="$2"; shift 2 ;;
     --server) servers+=("$2"); shift 2 ;;
+    --encoding) encoding="$2"; shift 2 ;;
+    --compressed-replies) compressed_replies=1; shift ;;
     -h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -97,12 +99,48 @@ start() {
   echo "no listening line from $*" >&2; cat "$log" >&2; exit 1
 }
 
-# Posts $2 calls of body $1 to $3 and checks each came back with reply $4's bytes
-# ($5 connections, $6 streams in flight on each).
+# The extra headers of every call (--encoding).
+headers=()
+if [ -n "$encoding" ]; then
+  headers+=(-H "grpc-encoding: $encoding")
+  [ $compressed_replies = 1 ] && headers+=(-H "grpc-accept-encoding: $encoding")
+fi
+
+# Writes request body $1 (a gRPC frame) to $2 with its message compressed in $encoding.
+encode() {
+  local message
+  case "$encoding" in
+    gzip|deflate)
+      python3 -c '
+import gzip, sys, zlib
+message = open(sys.argv[1], "rb").read()[5:]
+packed = gzip.compress(message, 6, mtime=0) if sys.argv[3] == "gzip" else zlib.compress(message, 6)
+open(sys.argv[2], "wb").write(b"\x01" + len(packed).to_bytes(4, "big") + packed)
+' "$1" "$2" "$encoding" ;;
+    zstd)
+      message=$(mktemp)
+      tail -c +6 "$1" >"$message"
+      zstd -q -3 -c "$message" >"$2.zst"
+      rm -f "$message"
+      { printf '\001'; python3 -c 'import sys; sys.stdout.buffer.write(int(sys.argv[1]).to_bytes(4, "big"))' \
+          "$(stat -c %s "$2.zst")"; cat "$2.zst"; } >"$2"
+      rm -f "$2.zst" ;;
+    *) echo "unknown encoding $encoding (gzip, deflate or zstd)" >&2; exit 2 ;;
+  esac
+}
+
+# The DATA bytes of one call of body $1 to $2.
+reply_bytes() {
+  h2load -n 1 -d "$1" -H 'content-type: application/grpc' -H 'te: trailers' "${headers[@]}" "$2" |
+    sed -n 's/^traffic: .*(\([0-9]*\)) data.*/\1/p'
+}
+
+# Posts $2 calls of body $1 to $3 and checks each came back with $4 bytes of DATA ($5
+# connections, $6 streams in flight on each).
 drive() {
-  local body=$1 n=$2 url=$3 reply=$4 c=${5:-4} m=${6:-8} result data expected
+  local body=$1 n=$2 url=$3 reply_size=$4 c=${5:-4} m=${6:-8} result data expected
   result=$(h2load -c "$c" -m "$m" -n "$n" -d "$body" -H 'content-type: application/grpc' \
-    -H 'te: trailers' "$url")
+    -H 'te: trailers' "${headers[@]}" "$url")
   data=$(sed -n 's/^traffic: .*(\([0-9]*\)) data.*/\1/p' <<<"$result")
   expected=$(( n * reply_size ))
   if ! grep -q "$n succeeded, 0 failed" <<<"$result" || [ "$data" != "$expected" ]; then
@@ -197,8 +235,13 @@ for request in target/h2load/*.request; do
     fi
     start "$out/$name.$label.log" "${argv[@]}"
     url="http://$addr/arbiter.v1.ArbiterService/$rpc"
-    drive "$request" "$w" "$url" "$reply" "$c" "$m"
-    measure drive "$request" "$n" "$url" "$reply" "$c" "$m"
+    reply_size=$(stat -c %s "$reply")
+    if [ $compressed_replies = 1 ]; then
+      reply_size=$(reply_bytes "$body" "$url")
+      workload="$workload ($reply_size bytes of $(stat -c %s "$reply"))"
+    fi
+    drive "$body" "$w" "$url" "$reply_size" "$c" "$m"
+    measure drive "$body" "$n" "$url" "$reply_size" "$c" "$m"
     printf '| %s | %s | %d | %d | %d |\n' "$workload" "$label" $(( total / n )) "$items" \
       $(( total / n / items ))
     if [ $annotate = 1 ]; then

@@ -14,7 +14,8 @@
 //!   strings (`board.rows.to_strings()`).
 //! - [`rules`]: the rules of the three games, pure Rust with no gRPC in sight.
 //! - [`OtlpTracing`]: a server span per call, exported over OTLP, continuing the
-//!   caller's W3C trace; off until started (the binary's `--otlp-endpoint`).
+//!   caller's W3C trace; off until started (the binary's `--otlp-endpoint`). With the
+//!   default `otlp` feature.
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
@@ -30,4 +31,5 @@ pub use service::batch::MAX_CHECKS;
 pub use service::play::many::MAX_ACTIONS;
 pub use service::play::{GameKind, LiveGame, LiveGames, ReplyStream, StreamLimits};
 pub use service::{Arbiter, MAX_REPLY_BYTES};
+#[cfg(feature = "otlp")]
 pub use telemetry::otel::{OtlpTracing, TracingError};

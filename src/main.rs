@@ -4,12 +4,13 @@ use std::process::ExitCode;
 
 use arbiter::config::{LogFormat, Options};
 use arbiter::server::{self, Server};
+#[cfg(feature = "otlp")]
 use arbiter::OtlpTracing;
 use clap::Parser;
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
-use tracing_subscriber::{EnvFilter, Layer as _};
+use tracing_subscriber::{EnvFilter, Layer};
 
 /// The server's allocator: mimalloc, which costs fewer instructions per call than the
 /// system's (every call allocates headers, buffers and futures; BENCHMARKS.md, tuning log).
@@ -19,39 +20,78 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[tokio::main]
 async fn main() -> ExitCode {
     let options = Options::parse();
-    // Tracing first, so that its layer joins the subscriber.
-    let tracing = match options.otlp_endpoint.as_deref().map(OtlpTracing::start) {
-        None => None,
-        Some(Ok(tracing)) => Some(tracing),
-        Some(Err(error)) => {
-            eprintln!("arbiter: {error}");
-            return ExitCode::FAILURE;
+    #[cfg(feature = "otlp")]
+    let tracing = {
+        // Tracing first, so that its layer joins the subscriber.
+        let tracing = match options.otlp_endpoint.as_deref().map(OtlpTracing::start) {
+            None => None,
+            Some(Ok(tracing)) => Some(tracing),
+            Some(Err(error)) => {
+                eprintln!("arbiter: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        match &tracing {
+            None => init_logs(options.log_format),
+            // With tracing, each layer filters on its own: the logs never show the call
+            // spans, and the OTLP layer takes nothing else.
+            Some(tracing) => tracing_subscriber::registry()
+                .with(
+                    log_layer(options.log_format).with_filter(
+                        log_filter()
+                            .add_directive("arbiter::rpc=off".parse().expect("a valid directive")),
+                    ),
+                )
+                .with(tracing.layer())
+                .init(),
         }
+        tracing
     };
-    // The logs never show the call spans (only the OTLP layer takes them).
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| "info".into())
-        .add_directive("arbiter::rpc=off".parse().expect("a valid directive"));
-    let logs = match options.log_format {
-        LogFormat::Text => tracing_subscriber::fmt::layer()
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
-            .with_filter(filter)
-            .boxed(),
-        LogFormat::Json => tracing_subscriber::fmt::layer()
-            .json()
-            .with_filter(filter)
-            .boxed(),
-    };
-    tracing_subscriber::registry()
-        .with(logs)
-        .with(tracing.as_ref().map(OtlpTracing::layer))
-        .init();
+    #[cfg(not(feature = "otlp"))]
+    {
+        init_logs(options.log_format);
+        if options.otlp_endpoint.is_some() {
+            // Not fatal: OTEL_EXPORTER_OTLP_ENDPOINT is often set for every container.
+            tracing::warn!(
+                "built without the otlp feature: --otlp-endpoint (OTEL_EXPORTER_OTLP_ENDPOINT) \
+                 is ignored, no call is traced"
+            );
+        }
+    }
     let code = serve(options).await;
+    #[cfg(feature = "otlp")]
     if let Some(tracing) = tracing {
         // It blocks until the last spans are sent, which takes the runtime's workers.
         let _ = tokio::task::spawn_blocking(move || tracing.shutdown()).await;
     }
     code
+}
+
+/// Logs alone: their filter is the whole subscriber's, so that a disabled log line costs
+/// its call site a cached check and nothing more.
+fn init_logs(format: LogFormat) {
+    tracing_subscriber::registry()
+        .with(log_filter())
+        .with(log_layer(format))
+        .init();
+}
+
+/// The log level `RUST_LOG` asks for, `info` by default.
+fn log_filter() -> EnvFilter {
+    EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into())
+}
+
+/// The log lines in `format`, on standard output.
+fn log_layer<S>(format: LogFormat) -> Box<dyn Layer<S> + Send + Sync>
+where
+    S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+{
+    match format {
+        LogFormat::Text => tracing_subscriber::fmt::layer()
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+            .boxed(),
+        LogFormat::Json => tracing_subscriber::fmt::layer().json().boxed(),
+    }
 }
 
 /// Runs the server `options` ask for until it stops.
@@ -88,6 +128,7 @@ async fn serve(options: Options) -> ExitCode {
             Err(_) => tracing::info!("arbiter listening on {}", settings.listen),
         }
     }
+    #[cfg(feature = "otlp")]
     if let Some(endpoint) = &options.otlp_endpoint {
         tracing::info!("tracing calls to {endpoint} (OTLP/gRPC)");
     }

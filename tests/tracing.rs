@@ -2,6 +2,7 @@
 //! `--otlp-endpoint` (or `OTEL_EXPORTER_OTLP_ENDPOINT`) exports a server span per call to
 //! a real OTLP/gRPC receiver run in the test (the collector's own `TraceService`, from
 //! `opentelemetry-proto`), continuing the trace the caller's `traceparent` names.
+#![cfg(feature = "otlp")]
 
 mod common;
 

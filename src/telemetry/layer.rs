@@ -159,7 +159,7 @@ where
             let _in_span = this
                 .call
                 .as_ref()
-                .and_then(|call| call.span.as_ref())
+                .and_then(|call| call.span.as_deref())
                 .map(Span::enter);
             std::task::ready!(this.inner.poll(cx))
         };
@@ -252,7 +252,9 @@ struct Call {
     started: Instant,
     code: Option<Code>,
     metrics: Option<&'static CallMetricHandles>,
-    span: Option<Span>,
+    /// Boxed: a call's future and body carry this struct, and an untraced call should
+    /// not carry a span's bytes (every extra byte is copied with the future).
+    span: Option<Box<Span>>,
 }
 
 impl Call {
@@ -274,7 +276,7 @@ impl Call {
             started: Instant::now(),
             code: None,
             metrics,
-            span: traced.then(|| otel::call_span(rpc_label(rpc), headers)),
+            span: traced.then(|| Box::new(otel::call_span(rpc_label(rpc), headers))),
         })
     }
 
@@ -348,7 +350,7 @@ impl<B: Body> Body for MeteredBody<B> {
         let in_span = this
             .call
             .as_ref()
-            .and_then(|call| call.span.as_ref())
+            .and_then(|call| call.span.as_deref())
             .map(Span::enter);
         let mut polled = this.inner.poll_frame(cx);
         drop(in_span);
