@@ -113,18 +113,25 @@ encode() {
     gzip|deflate)
       python3 -c '
 import gzip, sys, zlib
-message = open(sys.argv[1], "rb").read()[5:]
-packed = gzip.compress(message, 6, mtime=0) if sys.argv[3] == "gzip" else zlib.compress(message, 6)
-open(sys.argv[2], "wb").write(b"\x01" + len(packed).to_bytes(4, "big") + packed)
+body, out = open(sys.argv[1], "rb").read(), b""
+while body:  # every message of the body (a whole stream holds several)
+    length = int.from_bytes(body[1:5], "big")
+    message, body = body[5:5 + length], body[5 + length:]
+    packed = gzip.compress(message, 6, mtime=0) if sys.argv[3] == "gzip" else zlib.compress(message, 6)
+    out += b"\x01" + len(packed).to_bytes(4, "big") + packed
+open(sys.argv[2], "wb").write(out)
 ' "$1" "$2" "$encoding" ;;
     zstd)
-      message=$(mktemp)
-      tail -c +6 "$1" >"$message"
-      zstd -q -3 -c "$message" >"$2.zst"
-      rm -f "$message"
-      { printf '\001'; python3 -c 'import sys; sys.stdout.buffer.write(int(sys.argv[1]).to_bytes(4, "big"))' \
-          "$(stat -c %s "$2.zst")"; cat "$2.zst"; } >"$2"
-      rm -f "$2.zst" ;;
+      python3 -c '
+import subprocess, sys
+body, out = open(sys.argv[1], "rb").read(), b""
+while body:  # every message of the body, each with the zstd command at level 3
+    length = int.from_bytes(body[1:5], "big")
+    message, body = body[5:5 + length], body[5 + length:]
+    packed = subprocess.run(["zstd", "-q", "-3", "-c"], input=message, capture_output=True, check=True).stdout
+    out += b"\x01" + len(packed).to_bytes(4, "big") + packed
+open(sys.argv[2], "wb").write(out)
+' "$1" "$2" ;;
     *) echo "unknown encoding $encoding (gzip, deflate or zstd)" >&2; exit 2 ;;
   esac
 }
