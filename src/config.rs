@@ -227,11 +227,6 @@ fn parse_address(text: &str) -> Result<String, String> {
 /// An OTLP/gRPC endpoint: an `http://` URL with a host (the exporter speaks plain
 /// HTTP/2; a collector on the same host or network, or a mesh's sidecar).
 fn parse_otlp_endpoint(text: &str) -> Result<String, String> {
-    if cfg!(not(feature = "otlp")) {
-        return Err(
-            "this arbiter was built without the otlp feature: it cannot export traces".into(),
-        );
-    }
     let uri: tonic::codegen::http::Uri = text
         .parse()
         .map_err(|_| format!("expected a URL such as http://localhost:4317, got {text:?}"))?;

@@ -386,11 +386,17 @@ async fn raw_call(server: &TestServer, path: &str, messages: &[&[u8]]) -> (Strin
     let response = response.await.unwrap();
     let mut headers = response.headers().clone();
     let mut body = response.into_body();
-    let mut received = 0;
+    let mut replies = Vec::new();
     while let Some(data) = body.data().await {
-        let data = data.unwrap();
-        // Each reply here is one small message in one DATA frame.
-        received += usize::from(!data.is_empty());
+        replies.extend_from_slice(&data.unwrap());
+    }
+    // The reply messages, by their 5-byte gRPC prefixes (a DATA frame may hold several).
+    let mut received = 0;
+    let mut rest = &replies[..];
+    while rest.len() >= 5 {
+        let length = u32::from_be_bytes(rest[1..5].try_into().unwrap()) as usize;
+        rest = &rest[(5 + length).min(rest.len())..];
+        received += 1;
     }
     if let Some(trailers) = body.trailers().await.unwrap() {
         headers = trailers;

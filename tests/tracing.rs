@@ -263,14 +263,44 @@ async fn every_call_is_a_span_of_the_callers_trace() {
     assert_eq!(root.span.trace_id.len(), 16);
     assert_ne!(hex(&root.span.trace_id), TRACE);
 
+    // A method the server does not have: UNIMPLEMENTED, a server fault by the
+    // conventions, so the span's status is an error; its name is `other`, never the
+    // caller's path.
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut raw = tonic::client::Grpc::new(channel);
+    raw.ready().await.unwrap();
+    let status = raw
+        .unary::<_, CheckOthelloMoveRequest, _>(
+            traced(othello_check("B"), TRACE, PARENT),
+            "/arbiter.v1.ArbiterService/NoSuchMethod".parse().unwrap(),
+            tonic_prost::ProstCodec::default(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::Unimplemented);
+    let missing = spans.one().await;
+    assert_eq!(missing.span.name, "other");
+    assert_eq!(
+        int(&missing.span.attributes, "rpc.grpc.status_code"),
+        Some(12)
+    );
+    assert_eq!(
+        missing.span.status.as_ref().map(|status| status.code),
+        Some(StatusCode::Error as i32)
+    );
+
     terminate(&server.child);
     assert!(wait_exit(&mut server.child, Duration::from_secs(15))
         .await
         .success());
 }
 
-/// The standard variable turns tracing on too, and a receiver that never answers costs
-/// no call: every call is answered at once, and the server still stops. Fails against a
+/// The standard variables turn tracing on and name the service too, and a receiver
+/// that never answers costs no call: every call is answered at once, and the server still stops. Fails against a
 /// server that ignores the variable, or waits for its exporter on a call's path.
 #[tokio::test]
 async fn the_standard_variable_traces_and_a_dead_receiver_costs_no_call() {
@@ -290,6 +320,25 @@ async fn the_standard_variable_traces_and_a_dead_receiver_costs_no_call() {
     let span = spans.one().await;
     assert_eq!(hex(&span.span.trace_id), TRACE);
     assert_eq!(span.service.as_deref(), Some("arbiter"));
+    drop(server);
+
+    // The service named in OTEL_RESOURCE_ATTRIBUTES, as the SDK reads it, is kept.
+    let server = Spawned::start_with_env(
+        &["--otlp-endpoint", &url],
+        &[
+            ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+            ("OTEL_RESOURCE_ATTRIBUTES", "service.name=from-attributes"),
+        ],
+    );
+    client(&server)
+        .await
+        .check_othello_move(othello_check("B"))
+        .await
+        .unwrap();
+    assert_eq!(
+        spans.one().await.service.as_deref(),
+        Some("from-attributes")
+    );
     drop(server);
 
     // A receiver that accepts connections and never reads from them.

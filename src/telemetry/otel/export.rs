@@ -41,7 +41,8 @@ pub struct OtlpTracing {
 
 impl OtlpTracing {
     /// Starts exporting to the OTLP/gRPC `endpoint` (`http://collector:4317`) and turns
-    /// the call spans on. The service is named by `OTEL_SERVICE_NAME`, else `arbiter`;
+    /// the call spans on. The service is named by `OTEL_SERVICE_NAME` (or `service.name`
+    /// in `OTEL_RESOURCE_ATTRIBUTES`), else `arbiter`;
     /// the other standard `OTEL_*` variables of the SDK (batch sizes and delays,
     /// `OTEL_RESOURCE_ATTRIBUTES`) apply. Call it inside the Tokio runtime: the exporter's
     /// channel lives on it. Nothing is connected yet: a collector that is down costs the
@@ -55,12 +56,19 @@ impl OtlpTracing {
                 endpoint: endpoint.to_owned(),
                 source,
             })?;
-        let mut resource = Resource::builder();
-        if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
-            resource = resource.with_service_name(DEFAULT_SERVICE_NAME);
+        // The SDK names the service from OTEL_SERVICE_NAME, else from service.name in
+        // OTEL_RESOURCE_ATTRIBUTES, else `unknown_service`: only then is it `arbiter`.
+        let mut resource = Resource::builder().build();
+        let named = resource
+            .get(&opentelemetry::Key::from_static_str("service.name"))
+            .is_some_and(|name| !name.as_str().starts_with("unknown_service"));
+        if !named {
+            resource = Resource::builder()
+                .with_service_name(DEFAULT_SERVICE_NAME)
+                .build();
         }
         let provider = SdkTracerProvider::builder()
-            .with_resource(resource.build())
+            .with_resource(resource)
             .with_batch_exporter(exporter)
             .build();
         opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
