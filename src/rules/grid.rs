@@ -349,8 +349,8 @@ pub fn cell_count(row: &[u8]) -> usize {
 
 /// The problems of `rows` as a board over `alphabet`, in row order, one per bad row at
 /// most (the first in it): a bad character, else an empty row, else a length other
-/// than row 0's (counted in cells; not checked when row 0 is empty). [`GridError::NoRows`] alone for no rows; nothing
-/// for a valid grid.
+/// than row 0's (counted in cells; not checked when row 0 is empty).
+/// [`GridError::NoRows`] alone for no rows; nothing for a valid grid.
 fn problems<'a>(rows: &'a Rows, alphabet: &'static str) -> impl Iterator<Item = GridError> + 'a {
     let cols = rows.get(0).map(cell_count);
     let no_rows = cols.is_none().then_some(GridError::NoRows);

@@ -79,6 +79,16 @@ struct Shape {
     cols: Option<usize>,
 }
 
+impl Shape {
+    /// The shape of `rows` rows of `cols` cells each (`None`: ragged or no rows).
+    fn new(rows: usize, cols: Option<usize>) -> Self {
+        Self {
+            rows: (rows > 0).then_some(rows),
+            cols,
+        }
+    }
+}
+
 /// [`board`], with the refused board's [`Shape`] as the error.
 fn parse_board<B>(
     field: &str,
@@ -91,10 +101,7 @@ fn parse_board<B>(
         return Err(Shape::default());
     };
     let rows = board.rows;
-    let shape = |rows: &Rows| Shape {
-        rows: (!rows.is_empty()).then_some(rows.len()),
-        cols: grid::common_width(rows),
-    };
+    let shape = |rows: &Rows| Shape::new(rows.len(), grid::common_width(rows));
     if rows.len() > MAX_SIDE {
         violations.push(Violation::new(
             field,
@@ -121,10 +128,7 @@ fn parse_board<B>(
     }
     parse(rows).map_err(|bad| {
         violations.extend(bad.problems().map(|error| grid_violation(field, &error)));
-        Shape {
-            rows: (bad.row_count() > 0).then_some(bad.row_count()),
-            cols: bad.col_count(),
-        }
+        Shape::new(bad.row_count(), bad.col_count())
     })
 }
 

@@ -156,11 +156,7 @@ where
         let this = self.project();
         let result = {
             // The handler runs in the call's span, if it has one.
-            let _in_span = this
-                .call
-                .as_ref()
-                .and_then(|call| call.span.as_deref())
-                .map(Span::enter);
+            let _in_span = Call::enter_span(this.call);
             std::task::ready!(this.inner.poll(cx))
         };
         let mut call = this.call.take();
@@ -280,6 +276,11 @@ impl Call {
         })
     }
 
+    /// Enters the span of `call`, if it is counted and traced, until the guard drops.
+    fn enter_span(call: &Option<Self>) -> Option<tracing::span::Entered<'_>> {
+        call.as_ref()?.span.as_deref().map(Span::enter)
+    }
+
     /// The call's final status code.
     fn set_code(&mut self, code: Code) {
         self.code = Some(code);
@@ -347,11 +348,7 @@ impl<B: Body> Body for MeteredBody<B> {
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
         let this = self.project();
         // A live game's stream is polled here: in the call's span, if it has one.
-        let in_span = this
-            .call
-            .as_ref()
-            .and_then(|call| call.span.as_deref())
-            .map(Span::enter);
+        let in_span = Call::enter_span(this.call);
         let mut polled = this.inner.poll_frame(cx);
         drop(in_span);
         if this.call.is_some() {
