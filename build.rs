@@ -24,7 +24,28 @@ fn main() -> Result<(), Box<dyn Error>> {
         // Written by hand (src/proto/board.rs): one buffer for all of a board's rows.
         .extern_path(".arbiter.v1.Board", "crate::proto::Board")
         .build_client(true)
+        .build_server(false)
+        .compile_fds(descriptors.clone())?;
+
+    // The server's stubs, apart: every message is the client's type above, but for the
+    // two bulk replies, which the server writes straight into one buffer as it answers
+    // each item (src/proto/replies.rs) rather than building and encoding a tree of
+    // messages. The bytes on the wire are the same.
+    let server = out_dir.join("server");
+    fs::create_dir_all(&server)?;
+    tonic_prost_build::configure()
+        .extern_path(".arbiter.v1", "crate::proto")
+        .extern_path(
+            ".arbiter.v1.CheckBatchResponse",
+            "crate::proto::replies::CheckBatchReply",
+        )
+        .extern_path(
+            ".arbiter.v1.PlayManyResponse",
+            "crate::proto::replies::PlayManyReply",
+        )
+        .build_client(false)
         .build_server(true)
+        .out_dir(&server)
         .compile_fds(descriptors.clone())?;
 
     // The stock stubs, every message as prost generates it: for the load benchmark's

@@ -3,7 +3,8 @@
 
 use crate::proto::check::Check as Kind;
 use crate::proto::check_result::Result as Answer;
-use crate::proto::{Check, CheckBatchRequest, CheckBatchResponse, CheckResult};
+use crate::proto::replies::CheckBatchReply;
+use crate::proto::{Check, CheckBatchRequest, CheckResult};
 
 use super::error::{ServiceError, Violation};
 use super::{connect_four, fields, othello, tic_tac_toe, MAX_REPLY_BYTES};
@@ -13,8 +14,9 @@ pub const MAX_CHECKS: usize = 10_000;
 
 /// Answers a CheckBatch request: one result per check, in order. Only a batch of more
 /// than [`MAX_CHECKS`] checks fails as a whole; once the reply holds
-/// [`MAX_REPLY_BYTES`], the checks left are answered without being run.
-pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchResponse, ServiceError> {
+/// [`MAX_REPLY_BYTES`], the checks left are answered without being run. Each result is
+/// written into the reply as soon as it is known.
+pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchReply, ServiceError> {
     let count = request.checks.len();
     if count > MAX_CHECKS {
         return Err(fields::invalid(
@@ -25,7 +27,7 @@ pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchRespon
             )],
         ));
     }
-    let mut results = Vec::with_capacity(count);
+    let mut reply = CheckBatchReply::with_capacity(count * RESULT_BYTES);
     let mut bytes = 0;
     for check in request.checks {
         // Past the reply budget, a check is answered without being run.
@@ -34,11 +36,14 @@ pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchRespon
         } else {
             over_budget()
         };
-        bytes += prost::Message::encoded_len(&result) + 4;
-        results.push(result);
+        bytes += reply.push(&result) + 4;
     }
-    Ok(CheckBatchResponse { results })
+    Ok(reply)
 }
+
+/// The room set aside in a reply per check: a small check's result fits (a listing's or
+/// a large board's grows the buffer).
+const RESULT_BYTES: usize = 32;
 
 /// The answer to one check, as its own RPC gives it, or its violations.
 fn answer(check: Check) -> CheckResult {

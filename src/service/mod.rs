@@ -21,11 +21,12 @@ use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::proto::arbiter_service_server::ArbiterService;
+use crate::proto::replies::{CheckBatchReply, PlayManyReply};
 use crate::proto::{
-    CheckBatchRequest, CheckBatchResponse, CheckConnectFourRequest, CheckConnectFourResponse,
+    CheckBatchRequest, CheckConnectFourRequest, CheckConnectFourResponse,
     CheckOthelloMoveRequest, CheckOthelloMoveResponse, JudgeTicTacToeRequest,
     JudgeTicTacToeResponse, ListOthelloMovesRequest, ListOthelloMovesResponse,
-    PlayConnectFourRequest, PlayConnectFourResponse, PlayManyRequest, PlayManyResponse,
+    PlayConnectFourRequest, PlayConnectFourResponse, PlayManyRequest,
     PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest, PlayTicTacToeResponse,
 };
 use crate::rules;
@@ -84,8 +85,9 @@ impl Arbiter {
     }
 
     /// Opens a PlayMany stream fed by `messages`, as the PlayMany handler does with its
-    /// request stream: its replies, one per message.
-    pub fn open_many<S>(&self, messages: S) -> ReplyStream<PlayManyResponse>
+    /// request stream: its replies, one per message, as they go on the wire
+    /// ([`PlayManyReply::decode`] reads one as a `PlayManyResponse`).
+    pub fn open_many<S>(&self, messages: S) -> ReplyStream<PlayManyReply>
     where
         S: Stream<Item = Result<PlayManyRequest, Status>> + Unpin + Send + 'static,
     {
@@ -177,11 +179,11 @@ impl ArbiterService for Arbiter {
     async fn check_batch(
         &self,
         request: Request<CheckBatchRequest>,
-    ) -> Result<Response<CheckBatchResponse>, Status> {
+    ) -> Result<Response<CheckBatchReply>, Status> {
         unary(batch::check_batch(request.into_inner()))
     }
 
-    type PlayManyStream = ReplyStream<PlayManyResponse>;
+    type PlayManyStream = ReplyStream<PlayManyReply>;
 
     async fn play_many(
         &self,

@@ -10,7 +10,8 @@ use foldhash::fast::RandomState;
 
 use crate::proto::game_action::Action;
 use crate::proto::game_state::State;
-use crate::proto::{GameAction, GameState, PlayManyRequest, PlayManyResponse};
+use crate::proto::replies::PlayManyReply;
+use crate::proto::{GameAction, GameState, PlayManyRequest};
 use crate::rules::{connect_four, othello, tic_tac_toe};
 use crate::service::error::{ServiceError, Violation};
 use crate::service::{fields, MAX_REPLY_BYTES};
@@ -20,6 +21,9 @@ use super::{GameKind, Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimit
 /// The most actions one PlayMany message may carry.
 pub const MAX_ACTIONS: usize = 10_000;
 
+/// The room set aside per action for a stream's first reply: a small game's state.
+const STATE_BYTES: usize = 64;
+
 /// The games of one PlayMany stream, by the client's numbers.
 pub(crate) struct ManyGames {
     /// foldhash, seeded per process, instead of std's SipHash: the numbers are the
@@ -28,6 +32,9 @@ pub(crate) struct ManyGames {
     games: HashMap<u64, Entry, RandomState>,
     limits: StreamLimits,
     live_games: LiveGames,
+    /// The bytes of the last reply per action it answered, to size the next reply's
+    /// buffer at once: a stream's messages tend to carry games of the same kinds.
+    bytes_per_action: usize,
 }
 
 impl ManyGames {
@@ -38,6 +45,7 @@ impl ManyGames {
             games: HashMap::default(),
             limits,
             live_games,
+            bytes_per_action: STATE_BYTES,
         }
     }
 }
@@ -125,11 +133,11 @@ impl Kind for tic_tac_toe::Game {
 
 impl Games for ManyGames {
     type Request = PlayManyRequest;
-    type Response = PlayManyResponse;
+    type Response = PlayManyReply;
 
-    /// One state per action, in order; a message of more than [`MAX_ACTIONS`] actions
-    /// ends the stream.
-    fn handle(&mut self, request: PlayManyRequest) -> Result<PlayManyResponse, ServiceError> {
+    /// One state per action, in order, each written into the reply as it is known; a
+    /// message of more than [`MAX_ACTIONS`] actions ends the stream.
+    fn handle(&mut self, request: PlayManyRequest) -> Result<PlayManyReply, ServiceError> {
         let count = request.actions.len();
         if count > MAX_ACTIONS {
             return Err(fields::invalid(
@@ -142,7 +150,8 @@ impl Games for ManyGames {
                 )],
             ));
         }
-        let mut states = Vec::with_capacity(count);
+        let room = count.saturating_mul(self.bytes_per_action);
+        let mut reply = PlayManyReply::with_capacity(room.min(MAX_REPLY_BYTES));
         let mut bytes = 0;
         for action in request.actions {
             // Past the reply budget, an action is answered without being applied.
@@ -151,10 +160,12 @@ impl Games for ManyGames {
             } else {
                 invalid(action.game, "action", over_budget())
             };
-            bytes += prost::Message::encoded_len(&state) + 4;
-            states.push(state);
+            bytes += reply.push(&state) + 4;
         }
-        Ok(PlayManyResponse { states })
+        if count > 0 {
+            self.bytes_per_action = reply.as_bytes().len().div_ceil(count);
+        }
+        Ok(reply)
     }
 }
 
