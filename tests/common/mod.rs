@@ -1,6 +1,7 @@
 //! A real Arbiter server on a loopback port, and clients for it, for the wire tests.
 #![allow(dead_code)]
 
+pub mod bulk;
 pub mod live;
 pub mod messages;
 pub mod metrics;
