@@ -109,21 +109,26 @@ if [ "$run_h2load" = 1 ]; then
     "${short[@]}" "${h2load_args[@]}"
 fi
 
+# One run of the tonic client (examples/load.rs, on CPU 1) under the heading "tonic
+# client: $1", on the workloads $2; any further arguments go to it before the common ones.
+tonic_run() {
+  local heading=$1 workloads=$2
+  shift 2
+  echo
+  echo "## tonic client: $heading"
+  echo
+  taskset -c 1 target/release/examples/load --rounds "$rounds" --only "$workloads" \
+    "$@" "${short[@]}" "${tonic_args[@]}"
+}
+
 if [ "$run_tonic" = 1 ]; then
   # The unary workloads of the issue and the live games; the CheckConnectFour 10x10,
   # 25x25 and 50x50 sweep runs with --only 'CheckConnectFour'.
   tonic_only=${only:-"CheckOthelloMove 8x8,ListOthelloMoves 8x8,CheckConnectFour 6x7,CheckConnectFour 100x100,JudgeTicTacToe,Play"}
-  echo
-  echo "## tonic client: unary workloads and live games, metrics off"
-  echo
-  taskset -c 1 target/release/examples/load --rounds "$rounds" --only "$tonic_only" \
-    "${short[@]}" "${tonic_args[@]}"
+  tonic_run "unary workloads and live games, metrics off" "$tonic_only"
   if [ "$metrics" = 1 ]; then
     games_only=${only:-"Play"}
-    echo
-    echo "## tonic client: live games, Arbiter with --metrics-listen 127.0.0.1:0"
-    echo
-    taskset -c 1 target/release/examples/load --rounds "$rounds" --only "$games_only" \
-      --arbiter-arg=--metrics-listen --arbiter-arg=127.0.0.1:0 "${short[@]}" "${tonic_args[@]}"
+    tonic_run "live games, Arbiter with --metrics-listen 127.0.0.1:0" "$games_only" \
+      --arbiter-arg=--metrics-listen --arbiter-arg=127.0.0.1:0
   fi
 fi

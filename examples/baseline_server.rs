@@ -174,49 +174,73 @@ fn empty_replies<Req: Send + 'static, R: Default + Send + 'static>(
     Ok(Response::new(Box::pin(replies)))
 }
 
+impl Empty {
+    /// A unary call's reply: an empty message, or the same-bytes reply of the workload
+    /// that `pick` names.
+    async fn unary<R: Message + Default + Clone>(
+        &self,
+        pick: impl FnOnce(&Same) -> (&Built<R>, &'static str),
+    ) -> Result<Response<R>, Status> {
+        match &self.same {
+            Some(same) => {
+                let (cell, name) = pick(same);
+                one(cell, name).await
+            }
+            None => Ok(Response::new(R::default())),
+        }
+    }
+
+    /// A stream's replies: an empty message per message received, or the same-bytes
+    /// replies of the workload that `pick` names from the stream's first message.
+    async fn stream<'s, Req, R>(
+        &'s self,
+        request: Request<Streaming<Req>>,
+        pick: impl FnOnce(&'s Same, &Req) -> (&'s Built<R>, &'static str),
+    ) -> Result<Response<Replies<R>>, Status>
+    where
+        Req: Send + 'static,
+        R: Message + Default + Clone + Send + Sync + 'static,
+    {
+        match &self.same {
+            Some(same) => same_stream(request, |first| pick(same, first)).await,
+            None => empty_replies(request),
+        }
+    }
+}
+
 #[tonic::async_trait]
 impl ArbiterService for Empty {
     async fn check_othello_move(
         &self,
         _: Request<CheckOthelloMoveRequest>,
     ) -> Result<Response<CheckOthelloMoveResponse>, Status> {
-        match &self.same {
-            Some(same) => one(&same.check_othello_move, "CheckOthelloMove 8x8").await,
-            None => Ok(Response::new(Default::default())),
-        }
+        self.unary(|same| (&same.check_othello_move, "CheckOthelloMove 8x8"))
+            .await
     }
 
     async fn list_othello_moves(
         &self,
         _: Request<ListOthelloMovesRequest>,
     ) -> Result<Response<ListOthelloMovesResponse>, Status> {
-        match &self.same {
-            Some(same) => one(&same.list_othello_moves, "ListOthelloMoves 8x8").await,
-            None => Ok(Response::new(Default::default())),
-        }
+        self.unary(|same| (&same.list_othello_moves, "ListOthelloMoves 8x8"))
+            .await
     }
 
     async fn check_connect_four(
         &self,
         request: Request<CheckConnectFourRequest>,
     ) -> Result<Response<CheckConnectFourResponse>, Status> {
-        match &self.same {
-            Some(same) => {
-                let i = connect_four_index(request.get_ref());
-                one(&same.check_connect_four[i], CHECK_CONNECT_FOUR[i]).await
-            }
-            None => Ok(Response::new(Default::default())),
-        }
+        let i = connect_four_index(request.get_ref());
+        self.unary(|same| (&same.check_connect_four[i], CHECK_CONNECT_FOUR[i]))
+            .await
     }
 
     async fn judge_tic_tac_toe(
         &self,
         _: Request<JudgeTicTacToeRequest>,
     ) -> Result<Response<JudgeTicTacToeResponse>, Status> {
-        match &self.same {
-            Some(same) => one(&same.judge_tic_tac_toe, "JudgeTicTacToe 9 moves").await,
-            None => Ok(Response::new(Default::default())),
-        }
+        self.unary(|same| (&same.judge_tic_tac_toe, "JudgeTicTacToe 9 moves"))
+            .await
     }
 
     type PlayTicTacToeStream = Replies<PlayTicTacToeResponse>;
@@ -225,15 +249,10 @@ impl ArbiterService for Empty {
         &self,
         request: Request<Streaming<PlayTicTacToeRequest>>,
     ) -> Result<Response<Self::PlayTicTacToeStream>, Status> {
-        match &self.same {
-            Some(same) => {
-                same_stream(request, |_| {
-                    (&same.play_tic_tac_toe, "PlayTicTacToe game of 9 moves")
-                })
-                .await
-            }
-            None => empty_replies(request),
-        }
+        self.stream(request, |same, _| {
+            (&same.play_tic_tac_toe, "PlayTicTacToe game of 9 moves")
+        })
+        .await
     }
 
     type PlayOthelloStream = Replies<PlayOthelloResponse>;
@@ -242,12 +261,10 @@ impl ArbiterService for Empty {
         &self,
         request: Request<Streaming<PlayOthelloRequest>>,
     ) -> Result<Response<Self::PlayOthelloStream>, Status> {
-        match &self.same {
-            Some(same) => {
-                same_stream(request, |_| (&same.play_othello, "PlayOthello whole game")).await
-            }
-            None => empty_replies(request),
-        }
+        self.stream(request, |same, _| {
+            (&same.play_othello, "PlayOthello whole game")
+        })
+        .await
     }
 
     type PlayConnectFourStream = Replies<PlayConnectFourResponse>;
@@ -256,24 +273,16 @@ impl ArbiterService for Empty {
         &self,
         request: Request<Streaming<PlayConnectFourRequest>>,
     ) -> Result<Response<Self::PlayConnectFourStream>, Status> {
-        match &self.same {
-            Some(same) => {
-                same_stream(request, |_| {
-                    (&same.play_connect_four, "PlayConnectFour game on 6x7")
-                })
-                .await
-            }
-            None => empty_replies(request),
-        }
+        self.stream(request, |same, _| {
+            (&same.play_connect_four, "PlayConnectFour game on 6x7")
+        })
+        .await
     }
 
     async fn check_batch(
         &self,
         request: Request<CheckBatchRequest>,
     ) -> Result<Response<CheckBatchResponse>, Status> {
-        let Some(same) = &self.same else {
-            return Ok(Response::new(Default::default()));
-        };
         const NAMES: [&str; 5] = [
             "CheckBatch 1000 CheckOthelloMove 8x8",
             "CheckBatch 1000 ListOthelloMoves 8x8",
@@ -292,7 +301,7 @@ impl ArbiterService for Empty {
             Some(check::Check::JudgeTicTacToe(_)) => 4,
             _ => 0,
         };
-        one(&same.check_batch[i], NAMES[i]).await
+        self.unary(|same| (&same.check_batch[i], NAMES[i])).await
     }
 
     type PlayManyStream = Replies<PlayManyResponse>;
@@ -301,10 +310,7 @@ impl ArbiterService for Empty {
         &self,
         request: Request<Streaming<PlayManyRequest>>,
     ) -> Result<Response<Self::PlayManyStream>, Status> {
-        let Some(same) = &self.same else {
-            return empty_replies(request);
-        };
-        same_stream(request, |first: &PlayManyRequest| {
+        self.stream(request, |same, first: &PlayManyRequest| {
             match first.actions.first().and_then(|a| a.action.as_ref()) {
                 Some(game_action::Action::Othello(_)) => {
                     (&same.play_many[1], "PlayMany 1000 Othello whole games")

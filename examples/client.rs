@@ -90,17 +90,20 @@ fn standard_othello_board() -> Board {
     ])
 }
 
+/// CheckOthelloMove of a disc of `color` at (2, 3) on the opening board: for Black, the
+/// move that turns over (3, 3).
+fn at_2_3(color: &str) -> CheckOthelloMoveRequest {
+    CheckOthelloMoveRequest {
+        board: Some(standard_othello_board()),
+        row: 2,
+        col: 3,
+        color: color.into(),
+    }
+}
+
 async fn check_othello_move(client: &mut Client) -> Result<(), Failure> {
     println!("\n*** CheckOthelloMove");
-    let reply = client
-        .check_othello_move(CheckOthelloMoveRequest {
-            board: Some(standard_othello_board()),
-            row: 2,
-            col: 3,
-            color: "B".into(),
-        })
-        .await?
-        .into_inner();
+    let reply = client.check_othello_move(at_2_3("B")).await?.into_inner();
     println!(
         "Black at (2, 3): legal {}, flips {}",
         reply.legal,
@@ -400,13 +403,8 @@ impl ResumableGame {
 /// order; a malformed one is answered in place with its violations.
 async fn check_batch(client: &mut Client) -> Result<(), Failure> {
     println!("\n*** CheckBatch");
-    let othello = |color: &str| Check {
-        check: Some(CheckKind::CheckOthelloMove(CheckOthelloMoveRequest {
-            board: Some(standard_othello_board()),
-            row: 2,
-            col: 3,
-            color: color.into(),
-        })),
+    let othello = |color| Check {
+        check: Some(CheckKind::CheckOthelloMove(at_2_3(color))),
     };
     let judge = Check {
         check: Some(CheckKind::JudgeTicTacToe(JudgeTicTacToeRequest {

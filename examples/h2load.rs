@@ -192,6 +192,11 @@ fn frames<M: Message>(replies: impl IntoIterator<Item = M>) -> Vec<u8> {
         .collect()
 }
 
+/// The reply frame of a unary call over the wire, or the status that refused it.
+fn reply_frame<M: Message>(call: Result<tonic::Response<M>, Status>) -> Result<Vec<u8>, Status> {
+    call.map(|r| frame(&r.into_inner().encode_to_vec()))
+}
+
 /// The reply frames of a game played over the wire, or the status that refused it.
 async fn reply_frames<M: Message + Default>(
     call: Result<tonic::Response<tonic::Streaming<M>>, Status>,
@@ -220,22 +225,10 @@ async fn tonic_call(addr: std::net::SocketAddr, call: &LoadCall) -> Result<Vec<u
         .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
     let mut client = ArbiterServiceClient::new(channel);
     let reply = match call {
-        LoadCall::CheckOthelloMove(r) => client
-            .check_othello_move(r.clone())
-            .await
-            .map(|r| frame(&r.into_inner().encode_to_vec())),
-        LoadCall::ListOthelloMoves(r) => client
-            .list_othello_moves(r.clone())
-            .await
-            .map(|r| frame(&r.into_inner().encode_to_vec())),
-        LoadCall::CheckConnectFour(r) => client
-            .check_connect_four(r.clone())
-            .await
-            .map(|r| frame(&r.into_inner().encode_to_vec())),
-        LoadCall::JudgeTicTacToe(r) => client
-            .judge_tic_tac_toe(r.clone())
-            .await
-            .map(|r| frame(&r.into_inner().encode_to_vec())),
+        LoadCall::CheckOthelloMove(r) => reply_frame(client.check_othello_move(r.clone()).await),
+        LoadCall::ListOthelloMoves(r) => reply_frame(client.list_othello_moves(r.clone()).await),
+        LoadCall::CheckConnectFour(r) => reply_frame(client.check_connect_four(r.clone()).await),
+        LoadCall::JudgeTicTacToe(r) => reply_frame(client.judge_tic_tac_toe(r.clone()).await),
         LoadCall::PlayTicTacToe(moves) => {
             reply_frames(client.play_tic_tac_toe(stream::iter(moves.clone())).await).await
         }
@@ -245,10 +238,7 @@ async fn tonic_call(addr: std::net::SocketAddr, call: &LoadCall) -> Result<Vec<u
         LoadCall::PlayConnectFour(drops) => {
             reply_frames(client.play_connect_four(stream::iter(drops.clone())).await).await
         }
-        LoadCall::CheckBatch(r) => client
-            .check_batch(r.clone())
-            .await
-            .map(|r| frame(&r.into_inner().encode_to_vec())),
+        LoadCall::CheckBatch(r) => reply_frame(client.check_batch(r.clone()).await),
         LoadCall::PlayMany(messages) => {
             reply_frames(client.play_many(stream::iter(messages.clone())).await).await
         }
@@ -591,10 +581,7 @@ fn run_once(
 
 fn main() {
     let args = Args::parse();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = server::runtime();
     fs::create_dir_all(&args.out).expect("the output directory");
 
     let mut configs = Vec::new();

@@ -407,10 +407,7 @@ async fn run_once(args: &Args, binary: &Path, extra: &[String], workload: &Workl
 
 fn main() {
     let args = Args::parse();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = server::runtime();
     let mut errors = 0;
     let mut worst: Option<(f64, String)> = None;
     let mut worst_p99: Option<(f64, String)> = None;

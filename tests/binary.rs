@@ -14,6 +14,18 @@ use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::JudgeTicTacToeRequest;
 use common::process::{signal, terminate, wait_exit, Spawned};
 
+/// Connects to the server at `uri` and judges an empty Tic-Tac-Toe game: no move played.
+async fn judge_an_empty_game_at(uri: &str) {
+    let mut client = ArbiterServiceClient::connect(uri.to_owned())
+        .await
+        .unwrap_or_else(|error| panic!("connecting to {uri}: {error}"));
+    let reply = client
+        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
+        .await
+        .unwrap_or_else(|status| panic!("{uri}: {status:?}"));
+    assert_eq!(reply.into_inner().moves_played, 0, "{uri}");
+}
+
 #[tokio::test]
 async fn serves_logs_json_and_stops_cleanly_on_sigterm() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
@@ -42,14 +54,7 @@ async fn serves_logs_json_and_stops_cleanly_on_sigterm() {
         .unwrap_or_else(|| panic!("no start-up line: {first}"));
     let address = address.split('"').next().unwrap().to_string();
 
-    let mut client = ArbiterServiceClient::connect(format!("http://{address}"))
-        .await
-        .unwrap();
-    let reply = client
-        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
-        .await
-        .unwrap();
-    assert_eq!(reply.into_inner().moves_played, 0);
+    judge_an_empty_game_at(&format!("http://{address}")).await;
 
     terminate(&child);
     let status = wait_exit(&mut child, Duration::from_secs(20)).await;
@@ -130,21 +135,9 @@ async fn listens_on_a_host_name() {
     );
 
     for address in &bound {
-        let mut client = ArbiterServiceClient::connect(format!("http://{address}"))
-            .await
-            .unwrap();
-        client
-            .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
-            .await
-            .unwrap();
+        judge_an_empty_game_at(&format!("http://{address}")).await;
     }
-    let mut client = ArbiterServiceClient::connect(format!("http://localhost:{port}"))
-        .await
-        .unwrap();
-    client
-        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
-        .await
-        .unwrap();
+    judge_an_empty_game_at(&format!("http://localhost:{port}")).await;
     child.kill().unwrap();
     child.wait().unwrap();
     // No address got a second start-up line.

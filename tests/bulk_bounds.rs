@@ -19,7 +19,11 @@ use arbiter::proto::{
     PlayManyResponse, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove, TicTacToeSetup,
 };
 use bytes::Bytes;
-use common::messages::open_stream;
+use common::bulk::{
+    assert_within_budget, check_batch, exchange, game_action, only_violation, open_many,
+    tic_tac_toe, ManyStream,
+};
+use common::setups::connect_four_setup;
 use common::{options, TestServer};
 use prost::Message;
 use tokio::net::TcpStream;
@@ -32,66 +36,36 @@ fn client(channel: Channel) -> ArbiterServiceClient<Channel> {
     ArbiterServiceClient::new(channel).max_decoding_message_size(64 << 20)
 }
 
+/// A new 100x100 Connect Four game, number `game`.
 fn big_connect_four(game: u64) -> GameAction {
-    GameAction {
+    game_action(
         game,
-        action: Some(Action::ConnectFour(PlayConnectFourRequest {
-            action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-                rows: 100,
-                cols: 100,
-                run_length: 0,
-                history: Vec::new(),
-            })),
-        })),
-    }
+        Action::ConnectFour(connect_four_setup((100, 100, 0), &[])),
+    )
 }
 
-/// A PlayMany stream: where its messages go, and its replies. Its games stay live
-/// until it is dropped.
-type OpenStream = (
-    tokio::sync::mpsc::Sender<PlayManyRequest>,
-    tonic::Streaming<arbiter::proto::PlayManyResponse>,
-);
-
 /// Sends one PlayMany message on a new stream and returns its states, and the stream.
-async fn one_message(channel: Channel, actions: Vec<GameAction>) -> (Vec<GameState>, OpenStream) {
-    let mut client = client(channel);
-    let (sender, mut replies) = open_stream(|stream| client.play_many(stream)).await;
-    sender.send(PlayManyRequest { actions }).await.unwrap();
-    let states = tokio::time::timeout(Duration::from_secs(60), replies.message())
-        .await
-        .expect("no reply in 60 s")
-        .unwrap()
-        .unwrap()
-        .states;
-    (states, (sender, replies))
+async fn one_message(channel: Channel, actions: Vec<GameAction>) -> (Vec<GameState>, ManyStream) {
+    let mut stream = open_many(&mut client(channel)).await;
+    let states = exchange(&mut stream, actions).await;
+    (states, stream)
 }
 
 /// Sends messages of 10,000 actions each starting a new 100x100 game on `stream` until
 /// one starts none (a reply holds about 200 empty 100x100 boards before it is full,
 /// MAX_REPLY_BYTES, and answers the actions left "not applied"): how many games started
 /// in all, and the last message's states.
-async fn fill(stream: &mut OpenStream) -> (usize, Vec<GameState>) {
+async fn fill(stream: &mut ManyStream) -> (usize, Vec<GameState>) {
     let mut started = 0;
     for round in 0..20u64 {
         let actions = (0..10_000)
             .map(|game| big_connect_four(round * 10_000 + game))
             .collect();
-        stream.0.send(PlayManyRequest { actions }).await.unwrap();
-        let states = tokio::time::timeout(Duration::from_secs(60), stream.1.message())
-            .await
-            .expect("no reply in 60 s")
-            .unwrap()
-            .unwrap()
-            .states;
+        let states = exchange(stream, actions).await;
         assert_eq!(states.len(), 10_000);
-        assert!(
-            PlayManyResponse {
-                states: states.clone()
-            }
-            .encoded_len()
-                < 4 << 20
-        );
+        assert_within_budget(&PlayManyResponse {
+            states: states.clone(),
+        });
         let now = states.iter().filter(|s| s.state.is_some()).count();
         started += now;
         if now == 0 {
@@ -110,10 +84,22 @@ async fn fill(stream: &mut OpenStream) -> (usize, Vec<GameState>) {
 }
 
 fn refused_on_game(state: &GameState) -> &str {
-    assert!(state.state.is_none(), "{state:?}");
-    assert_eq!(state.invalid.len(), 1, "{state:?}");
-    assert_eq!(state.invalid[0].field, "game");
-    &state.invalid[0].description
+    let why = only_violation(state);
+    assert_eq!(why.field, "game");
+    &why.description
+}
+
+/// Fills a new PlayMany stream on `server` with big games until a message starts none,
+/// each of whose actions must be refused on `game`, `limit` named: how many games
+/// started, and the stream, which holds them.
+async fn fill_until_refused(server: &TestServer, limit: &str) -> (usize, ManyStream) {
+    let (_, mut stream) = one_message(server.channel().await, Vec::new()).await;
+    let (started, last) = fill(&mut stream).await;
+    for state in &last {
+        let why = refused_on_game(state);
+        assert!(why.contains(limit), "{why}");
+    }
+    (started, stream)
 }
 
 /// Messages of 10,000 actions each starting a 100x100 Connect Four game: each reply holds
@@ -127,13 +113,8 @@ async fn a_message_starting_ten_thousand_big_games_starts_the_stream_limit() {
     let server = TestServer::start().await;
     let actions: Vec<GameAction> = (0..10_000).map(big_connect_four).collect();
     assert!(PlayManyRequest { actions }.encoded_len() < 1 << 20);
-    let (_, mut stream) = one_message(server.channel().await, Vec::new()).await;
-    let (started, last) = fill(&mut stream).await;
+    let (started, stream) = fill_until_refused(&server, "limit of 1000 games").await;
     assert_eq!(started, 1_000);
-    for state in &last {
-        let why = refused_on_game(state);
-        assert!(why.contains("limit of 1000 games"), "{why}");
-    }
     server.wait_for_live_games(1_000).await;
     drop(stream);
     server.wait_for_live_games(0).await;
@@ -146,13 +127,8 @@ async fn a_message_starting_ten_thousand_big_games_starts_the_stream_limit() {
 #[tokio::test]
 async fn the_live_game_limit_bounds_a_message_of_big_games() {
     let server = TestServer::start_with(options(&["--max-live-games", "300"])).await;
-    let (_, mut stream) = one_message(server.channel().await, Vec::new()).await;
-    let (started, last) = fill(&mut stream).await;
+    let (started, stream) = fill_until_refused(&server, "limit of 300 live games").await;
     assert_eq!(started, 300);
-    for state in &last {
-        let why = refused_on_game(state);
-        assert!(why.contains("limit of 300 live games"), "{why}");
-    }
     server.wait_for_live_games(300).await;
     let status = client(server.channel().await)
         .play_tic_tac_toe(tokio_stream::iter([PlayTicTacToeRequest::default()]))
@@ -184,24 +160,9 @@ fn assert_bounded(invalid: &[arbiter::proto::FieldViolation], what: &str) {
 #[tokio::test]
 async fn ten_thousand_failing_actions_are_each_answered_with_a_bounded_list() {
     let server = TestServer::start().await;
-    let mut client = client(server.channel().await);
-    let (sender, mut replies) = open_stream(|stream| client.play_many(stream)).await;
+    let mut stream = open_many(&mut client(server.channel().await)).await;
     // Game 0: a live Tic-Tac-Toe game, centre taken.
-    let centre = GameAction {
-        game: 0,
-        action: Some(Action::TicTacToe(PlayTicTacToeRequest {
-            row: 1,
-            col: 1,
-            setup: None,
-        })),
-    };
-    sender
-        .send(PlayManyRequest {
-            actions: vec![centre],
-        })
-        .await
-        .unwrap();
-    replies.message().await.unwrap().unwrap();
+    exchange(&mut stream, vec![tic_tac_toe(0, 1, 1)]).await;
     // A row shorter than the first (one violation: parsing stops there); and for the
     // first few Othello setups, 12 rows wider than the largest board, 12 violations.
     let bad_rows: Vec<String> = vec!["..".into(), ".".into()];
@@ -257,12 +218,7 @@ async fn ten_thousand_failing_actions_are_each_answered_with_a_bounded_list() {
             4 => Action::Close(true),
             5 => {
                 // The wrong kind for game 0, a Tic-Tac-Toe game.
-                return GameAction {
-                    game: 0,
-                    action: Some(Action::ConnectFour(PlayConnectFourRequest {
-                        action: Some(play_connect_four_request::Action::Drop(i32::MAX)),
-                    })),
-                };
+                return common::bulk::drop(0, i32::MAX);
             }
             6 => return GameAction { game, action: None },
             _ => Action::Othello(PlayOthelloRequest {
@@ -276,18 +232,14 @@ async fn ten_thousand_failing_actions_are_each_answered_with_a_bounded_list() {
                 })),
             }),
         };
-        GameAction {
-            game,
-            action: Some(action),
-        }
+        game_action(game, action)
     };
     let actions: Vec<GameAction> = (0..10_000).map(failing).collect();
     let request = PlayManyRequest { actions };
     assert!(request.encoded_len() < 1 << 20, "{}", request.encoded_len());
-    sender.send(request.clone()).await.unwrap();
-    let reply = replies.message().await.unwrap().unwrap();
-    assert_eq!(reply.states.len(), 10_000);
-    for (action, state) in request.actions.iter().zip(&reply.states) {
+    let states = exchange(&mut stream, request.actions.clone()).await;
+    assert_eq!(states.len(), 10_000);
+    for (action, state) in request.actions.iter().zip(&states) {
         assert_eq!(state.game, action.game);
         assert!(
             state.state.is_none(),
@@ -297,23 +249,10 @@ async fn ten_thousand_failing_actions_are_each_answered_with_a_bounded_list() {
     }
     // The 12 wide rows and the side are cut to 10 and a count; only game 0 is live, and it went on
     // where it was.
-    assert_eq!(reply.states[0].invalid.len(), 11, "{:?}", reply.states[0]);
+    assert_eq!(states[0].invalid.len(), 11, "{:?}", states[0]);
     server.wait_for_live_games(1).await;
-    sender
-        .send(PlayManyRequest {
-            actions: vec![GameAction {
-                game: 0,
-                action: Some(Action::TicTacToe(PlayTicTacToeRequest {
-                    row: 0,
-                    col: 0,
-                    setup: None,
-                })),
-            }],
-        })
-        .await
-        .unwrap();
-    let reply = replies.message().await.unwrap().unwrap();
-    match &reply.states[0].state {
+    let states = exchange(&mut stream, vec![tic_tac_toe(0, 0, 0)]).await;
+    match &states[0].state {
         Some(State::TicTacToe(r)) => assert_eq!((r.moves_played, r.rejected.as_str()), (2, "")),
         other => panic!("{other:?}"),
     }
@@ -359,11 +298,7 @@ async fn ten_thousand_malformed_checks_are_each_answered_with_a_bounded_list() {
         .collect();
     let request = CheckBatchRequest { checks };
     assert!(request.encoded_len() < 1 << 20, "{}", request.encoded_len());
-    let reply = client(server.channel().await)
-        .check_batch(request)
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = check_batch(&mut client(server.channel().await), request.checks).await;
     assert_eq!(reply.results.len(), 10_000);
     for (i, result) in reply.results.iter().enumerate() {
         assert!(result.result.is_none(), "check {i}: {result:?}");
@@ -466,11 +401,7 @@ async fn a_check_batch_of_ten_thousand_big_boards_is_refused_from_its_length_pre
         checks: vec![big; 100],
     };
     assert!(fits.encoded_len() < 1 << 20);
-    let reply = client(server.channel().await)
-        .check_batch(fits)
-        .await
-        .unwrap()
-        .into_inner();
+    let reply = check_batch(&mut client(server.channel().await), fits.checks).await;
     assert_eq!(reply.results.len(), 100);
 }
 

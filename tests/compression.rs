@@ -9,8 +9,9 @@ mod common;
 use std::io::Write;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
-use arbiter::proto::{Board, CheckConnectFourRequest, PlayTicTacToeRequest, Verdict};
+use arbiter::proto::{Board, CheckConnectFourRequest, Verdict};
 use bytes::{BufMut, Bytes, BytesMut};
+use common::messages::tic_tac_toe_move;
 use common::process::Spawned;
 use common::TestServer;
 use tokio_stream::wrappers::ReceiverStream;
@@ -30,6 +31,12 @@ fn big_board() -> CheckConnectFourRequest {
         player: 1,
         run_length: 0,
     }
+}
+
+/// Checks [`big_board`] with `client`: a win.
+async fn assert_big_board_wins(client: &mut ArbiterServiceClient<Channel>) {
+    let reply = client.check_connect_four(big_board()).await.unwrap();
+    assert!(reply.into_inner().wins);
 }
 
 /// The encoding a reply's headers say its messages carry, if any.
@@ -55,6 +62,33 @@ struct Replies {
     stream: Option<String>,
 }
 
+impl Replies {
+    /// Both replies uncompressed.
+    const PLAIN: Self = Self {
+        unary: None,
+        stream: None,
+    };
+
+    /// Both replies in `encoding`.
+    fn both_in(encoding: CompressionEncoding) -> Self {
+        Self {
+            unary: Some(name(encoding).to_owned()),
+            stream: Some(name(encoding).to_owned()),
+        }
+    }
+}
+
+/// A client of `server` on a new connection, set up by `configure` (what it sends
+/// compressed, what it accepts), and the encodings of its replies to
+/// [`unary_and_stream`].
+async fn replies_to(
+    server: &TestServer,
+    configure: impl FnOnce(ArbiterServiceClient<Channel>) -> ArbiterServiceClient<Channel>,
+) -> Replies {
+    let mut client = configure(ArbiterServiceClient::new(server.channel().await));
+    unary_and_stream(&mut client).await
+}
+
 /// A unary call (the 100x100 board) and a whole live game (A's top row, B between) with
 /// `client`, each answer checked: returns the encodings their replies came in.
 async fn unary_and_stream(client: &mut ArbiterServiceClient<Channel>) -> Replies {
@@ -75,14 +109,7 @@ async fn unary_and_stream(client: &mut ArbiterServiceClient<Channel>) -> Replies
         .into_iter()
         .enumerate()
     {
-        moves
-            .send(PlayTicTacToeRequest {
-                row,
-                col,
-                setup: None,
-            })
-            .await
-            .unwrap();
+        moves.send(tic_tac_toe_move(row, col)).await.unwrap();
         let reply = replies.message().await.unwrap().unwrap();
         assert_eq!(reply.moves_played, count as i32 + 1);
         assert_eq!(reply.rejected, "");
@@ -104,18 +131,11 @@ async fn unary_and_stream(client: &mut ArbiterServiceClient<Channel>) -> Replies
 async fn every_encoding_is_accepted_and_the_reply_comes_back_in_it() {
     let server = TestServer::start().await;
     for encoding in [Gzip, Deflate, Zstd] {
-        let mut client = ArbiterServiceClient::new(server.channel().await)
-            .send_compressed(encoding)
-            .accept_compressed(encoding);
-        let expected = Some(name(encoding).to_owned());
-        assert_eq!(
-            unary_and_stream(&mut client).await,
-            Replies {
-                unary: expected.clone(),
-                stream: expected,
-            },
-            "{encoding:?}"
-        );
+        let replies = replies_to(&server, |client| {
+            client.send_compressed(encoding).accept_compressed(encoding)
+        })
+        .await;
+        assert_eq!(replies, Replies::both_in(encoding), "{encoding:?}");
     }
 }
 
@@ -124,14 +144,11 @@ async fn every_encoding_is_accepted_and_the_reply_comes_back_in_it() {
 #[tokio::test]
 async fn an_uncompressed_request_gets_a_plain_reply_even_when_the_client_accepts_gzip() {
     let server = TestServer::start().await;
-    let mut client = ArbiterServiceClient::new(server.channel().await)
-        .accept_compressed(Gzip)
-        .accept_compressed(Zstd);
-    let plain = Replies {
-        unary: None,
-        stream: None,
-    };
-    assert_eq!(unary_and_stream(&mut client).await, plain);
+    let replies = replies_to(&server, |client| {
+        client.accept_compressed(Gzip).accept_compressed(Zstd)
+    })
+    .await;
+    assert_eq!(replies, Replies::PLAIN);
 }
 
 /// Tonic left to itself replies in the first encoding the client lists (here deflate),
@@ -139,19 +156,15 @@ async fn an_uncompressed_request_gets_a_plain_reply_even_when_the_client_accepts
 #[tokio::test]
 async fn the_reply_takes_the_requests_encoding_not_the_first_one_accepted() {
     let server = TestServer::start().await;
-    let mut client = ArbiterServiceClient::new(server.channel().await)
-        .send_compressed(Zstd)
-        .accept_compressed(Deflate)
-        .accept_compressed(Gzip)
-        .accept_compressed(Zstd);
-    let zstd = Some("zstd".to_owned());
-    assert_eq!(
-        unary_and_stream(&mut client).await,
-        Replies {
-            unary: zstd.clone(),
-            stream: zstd,
-        }
-    );
+    let replies = replies_to(&server, |client| {
+        client
+            .send_compressed(Zstd)
+            .accept_compressed(Deflate)
+            .accept_compressed(Gzip)
+            .accept_compressed(Zstd)
+    })
+    .await;
+    assert_eq!(replies, Replies::both_in(Zstd));
 }
 
 /// A client that compresses but accepts no compressed reply gets plain ones (a server
@@ -160,12 +173,8 @@ async fn the_reply_takes_the_requests_encoding_not_the_first_one_accepted() {
 #[tokio::test]
 async fn a_client_that_does_not_accept_its_own_encoding_gets_plain_replies() {
     let server = TestServer::start().await;
-    let mut client = ArbiterServiceClient::new(server.channel().await).send_compressed(Gzip);
-    let plain = Replies {
-        unary: None,
-        stream: None,
-    };
-    assert_eq!(unary_and_stream(&mut client).await, plain);
+    let replies = replies_to(&server, |client| client.send_compressed(Gzip)).await;
+    assert_eq!(replies, Replies::PLAIN);
 }
 
 /// Health and reflection take compressed calls too (a client compresses its whole
@@ -331,14 +340,7 @@ async fn a_decompression_bomb_is_refused_without_inflating_it() {
         .await
         .unwrap()
         .send_compressed(Gzip);
-    assert!(
-        client
-            .check_connect_four(big_board())
-            .await
-            .unwrap()
-            .into_inner()
-            .wins
-    );
+    assert_big_board_wins(&mut client).await;
     let before = server.peak_resident_bytes();
 
     for path in [
@@ -369,12 +371,5 @@ async fn a_decompression_bomb_is_refused_without_inflating_it() {
         "the server's peak grew by {grown} bytes"
     );
     // Still serving.
-    assert!(
-        client
-            .check_connect_four(big_board())
-            .await
-            .unwrap()
-            .into_inner()
-            .wins
-    );
+    assert_big_board_wins(&mut client).await;
 }

@@ -6,9 +6,9 @@ mod common;
 
 use std::time::Duration;
 
-use arbiter::proto::{JudgeTicTacToeRequest, PlayTicTacToeRequest};
-use common::messages::live_tic_tac_toe;
-use common::{options, TestServer};
+use arbiter::proto::JudgeTicTacToeRequest;
+use common::messages::{live_tic_tac_toe, tic_tac_toe_move};
+use common::TestServer;
 use tokio::time::Instant;
 use tonic::transport::{Channel, Endpoint};
 use tonic_health::pb::health_check_response::ServingStatus;
@@ -29,13 +29,7 @@ async fn health(channel: Channel, service: &str) -> ServingStatus {
 
 #[tokio::test]
 async fn new_connections_are_served_during_the_drain_and_refused_after_it() {
-    let mut server = TestServer::start_with(options(&[
-        "--shutdown-drain",
-        "3s",
-        "--shutdown-grace",
-        "10s",
-    ]))
-    .await;
+    let mut server = TestServer::start_with_flags("--shutdown-drain 3s --shutdown-grace 10s").await;
     let before = server.channel().await;
     // A game open before the stop keeps the server in its grace period after the drain.
     let mut client =
@@ -92,14 +86,7 @@ async fn new_connections_are_served_during_the_drain_and_refused_after_it() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     // ... while the game in flight goes on: the server is in its grace period, not gone.
-    moves
-        .send(PlayTicTacToeRequest {
-            row: 0,
-            col: 0,
-            setup: None,
-        })
-        .await
-        .unwrap();
+    moves.send(tic_tac_toe_move(0, 0)).await.unwrap();
     assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 2);
     drop(moves);
     while replies.message().await.unwrap().is_some() {}
@@ -112,6 +99,14 @@ async fn new_connections_are_served_during_the_drain_and_refused_after_it() {
 /// can tell a drain from a fault. The games are live (a move applied on each) and the
 /// streams open until the server ends them. Fails against a server that says anything
 /// else, or ends them with another code.
+/// The status that ends `replies`, which must come within 10 s.
+async fn end_within_10s<T: std::fmt::Debug>(replies: &mut tonic::Streaming<T>) -> tonic::Status {
+    tokio::time::timeout(Duration::from_secs(10), replies.message())
+        .await
+        .expect("the stream did not end within 10 s")
+        .unwrap_err()
+}
+
 #[tokio::test]
 async fn single_game_streams_at_shutdown_are_told_how_to_resume() {
     use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
@@ -122,69 +117,42 @@ async fn single_game_streams_at_shutdown_are_told_how_to_resume() {
     use common::messages::open_stream;
 
     const RESUME: &str = "server shutting down: resume the game with a setup and its history";
-    let mut server = TestServer::start_with(options(&[
-        "--shutdown-drain",
-        "0s",
-        "--shutdown-grace",
-        "200ms",
-    ]))
-    .await;
+    let mut server =
+        TestServer::start_with_flags("--shutdown-drain 0s --shutdown-grace 200ms").await;
     let mut client = ArbiterServiceClient::new(server.channel().await);
     let (tic_tac_toe, mut tic_tac_toe_replies) = live_tic_tac_toe(&mut client).await;
     let (othello, mut othello_replies) = open_stream(|s| client.play_othello(s)).await;
-    othello
-        .send(PlayOthelloRequest {
-            action: Some(play_othello_request::Action::Move(Cell { row: 2, col: 3 })),
-        })
-        .await
-        .unwrap();
-    assert_eq!(
-        othello_replies
-            .message()
-            .await
-            .unwrap()
-            .unwrap()
-            .moves_played,
-        1
-    );
+    let first = PlayOthelloRequest {
+        action: Some(play_othello_request::Action::Move(Cell { row: 2, col: 3 })),
+    };
+    othello.send(first).await.unwrap();
+    let reply = othello_replies.message().await.unwrap().unwrap();
+    assert_eq!(reply.moves_played, 1);
     let (connect_four, mut connect_four_replies) =
         open_stream(|s| client.play_connect_four(s)).await;
-    connect_four
-        .send(PlayConnectFourRequest {
-            action: Some(play_connect_four_request::Action::Drop(3)),
-        })
-        .await
-        .unwrap();
-    assert_eq!(
-        connect_four_replies
-            .message()
-            .await
-            .unwrap()
-            .unwrap()
-            .moves_played,
-        1
-    );
+    let first = PlayConnectFourRequest {
+        action: Some(play_connect_four_request::Action::Drop(3)),
+    };
+    connect_four.send(first).await.unwrap();
+    let reply = connect_four_replies.message().await.unwrap().unwrap();
+    assert_eq!(reply.moves_played, 1);
     server.wait_for_live_games(3).await;
 
     server.begin_shutdown();
-    let within = Duration::from_secs(10);
     let statuses = [
-        tokio::time::timeout(within, tic_tac_toe_replies.message())
-            .await
-            .unwrap()
-            .unwrap_err(),
-        tokio::time::timeout(within, othello_replies.message())
-            .await
-            .unwrap()
-            .unwrap_err(),
-        tokio::time::timeout(within, connect_four_replies.message())
-            .await
-            .unwrap()
-            .unwrap_err(),
+        (
+            "PlayTicTacToe",
+            end_within_10s(&mut tic_tac_toe_replies).await,
+        ),
+        ("PlayOthello", end_within_10s(&mut othello_replies).await),
+        (
+            "PlayConnectFour",
+            end_within_10s(&mut connect_four_replies).await,
+        ),
     ];
-    for status in statuses {
-        assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
-        assert_eq!(status.message(), RESUME);
+    for (rpc, status) in statuses {
+        assert_eq!(status.code(), tonic::Code::Unavailable, "{rpc}: {status:?}");
+        assert_eq!(status.message(), RESUME, "{rpc}");
     }
     server.wait_for_live_games(0).await;
     drop((tic_tac_toe, othello, connect_four));

@@ -9,6 +9,9 @@
 
 mod common;
 
+use std::fmt::Debug;
+use std::future::Future;
+
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
     Board, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest, TicTacToeMove,
@@ -22,16 +25,20 @@ use tonic_types::StatusExt;
 /// What every error reply must fit in.
 const LIMIT: usize = 8 * 1024;
 
-async fn client(server: &TestServer) -> ArbiterServiceClient<Channel> {
+/// A new server, and a client of it that accepts up to 64 MiB of headers and messages of
+/// any size.
+async fn start() -> (TestServer, ArbiterServiceClient<Channel>) {
+    let server = TestServer::start().await;
     let channel = Endpoint::from_shared(format!("http://{}", server.addr))
         .unwrap()
         .http2_max_header_list_size(64 << 20)
         .connect()
         .await
         .unwrap();
-    ArbiterServiceClient::new(channel)
+    let client = ArbiterServiceClient::new(channel)
         .max_decoding_message_size(usize::MAX)
-        .max_encoding_message_size(usize::MAX)
+        .max_encoding_message_size(usize::MAX);
+    (server, client)
 }
 
 /// The bytes of `grpc-message` and `grpc-status-details-bin` as they travel (names and
@@ -78,6 +85,20 @@ fn small_bad_request(what: &str, status: &Status) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The status of a call that must fail, `what` it sent, checked as [`small_bad_request`]
+/// checks it, and its violations.
+async fn refused<T: Debug>(
+    what: &str,
+    call: impl Future<Output = Result<tonic::Response<T>, Status>>,
+) -> (Status, Vec<(String, String)>) {
+    let status = match call.await {
+        Ok(reply) => panic!("{what}: answered with {reply:?}"),
+        Err(status) => status,
+    };
+    let found = small_bad_request(what, &status);
+    (status, found)
+}
+
 /// A CheckConnectFour request for (0, 0) on `rows`, good but for the board.
 fn connect_four<S: AsRef<[u8]>>(rows: impl IntoIterator<Item = S>) -> CheckConnectFourRequest {
     CheckConnectFourRequest {
@@ -122,15 +143,14 @@ fn assert_rows_listed(what: &str, found: &[(String, String)], cells: usize) {
 
 #[tokio::test]
 async fn a_color_of_a_mebibyte_is_echoed_short() {
-    let server = TestServer::start().await;
-    let mut client = client(&server).await;
+    let (_server, mut client) = start().await;
     // Just under the default 1 MiB request limit, so the request is decoded.
     let length = (1 << 20) - 1024;
-    let status = client
-        .check_othello_move(othello(vec!["...".into()], "\u{1}".repeat(length)))
-        .await
-        .unwrap_err();
-    let found = small_bad_request("1 MiB color", &status);
+    let (status, found) = refused(
+        "1 MiB color",
+        client.check_othello_move(othello(vec!["...".into()], "\u{1}".repeat(length))),
+    )
+    .await;
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].0, "color");
     assert_eq!(
@@ -148,19 +168,15 @@ async fn a_color_of_a_mebibyte_is_echoed_short() {
 
 #[tokio::test]
 async fn a_hundred_rows_too_wide_list_ten() {
-    let server = TestServer::start().await;
-    let mut client = client(&server).await;
+    let (_server, mut client) = start().await;
     for (what, cell, cells) in [
         ("100 rows of 150 cells", ".", 150),
         ("100 rows of 101 cells", ".", 101),
         ("100 rows of 150 'é'", "é", 150),
     ] {
         let rows = vec![cell.repeat(cells); 100];
-        let status = client
-            .check_othello_move(othello(rows, "B".into()))
-            .await
-            .unwrap_err();
-        let found = small_bad_request(what, &status);
+        let (status, found) =
+            refused(what, client.check_othello_move(othello(rows, "B".into()))).await;
         assert_rows_listed(what, &found, cells);
         assert_eq!(
             status.message(),
@@ -175,19 +191,18 @@ async fn a_hundred_rows_too_wide_list_ten() {
 
 #[tokio::test]
 async fn every_problem_at_once_is_counted() {
-    let server = TestServer::start().await;
-    let mut client = client(&server).await;
+    let (_server, mut client) = start().await;
     // 100 bad rows, a bad row and column, and a bad color of half a mebibyte.
-    let status = client
-        .check_othello_move(CheckOthelloMoveRequest {
+    let (_, found) = refused(
+        "every problem at once",
+        client.check_othello_move(CheckOthelloMoveRequest {
             board: Some(Board::from_rows(vec![".".repeat(150); 100])),
             row: -1,
             col: -1,
             color: "\u{202e}".repeat(170_000),
-        })
-        .await
-        .unwrap_err();
-    let found = small_bad_request("every problem at once", &status);
+        }),
+    )
+    .await;
     assert_eq!(found.len(), 11);
     assert_eq!(found[10].0, "board.rows");
     assert_eq!(
@@ -200,15 +215,14 @@ async fn every_problem_at_once_is_counted() {
 /// against a server that stops at the first bad row.
 #[tokio::test]
 async fn a_hundred_rows_of_wide_characters_list_ten() {
-    let server = TestServer::start().await;
-    let mut client = client(&server).await;
+    let (_server, mut client) = start().await;
     // 100 characters but 200 bytes a row: the size is fine, the first character is not.
     let rows = vec!["é".repeat(100); 100];
-    let status = client
-        .check_othello_move(othello(rows, "B".into()))
-        .await
-        .unwrap_err();
-    let found = small_bad_request("100 rows of 100 'é'", &status);
+    let (_, found) = refused(
+        "100 rows of 100 'é'",
+        client.check_othello_move(othello(rows, "B".into())),
+    )
+    .await;
     assert_eq!(found.len(), 11, "{found:?}");
     for (index, (field, description)) in found[..10].iter().enumerate() {
         assert_eq!(field, &format!("board.rows[{index}]"));
@@ -231,8 +245,7 @@ async fn a_hundred_rows_of_wide_characters_list_ten() {
 /// the first bad row, or lists more than ten.
 #[tokio::test]
 async fn fifteen_bad_rows_give_ten_violations_and_the_count_of_the_rest() {
-    let server = TestServer::start().await;
-    let mut client = client(&server).await;
+    let (_server, mut client) = start().await;
     let mut rows = vec!["0000000".to_string()];
     for index in 1..=15 {
         rows.push(match index % 3 {
@@ -241,11 +254,7 @@ async fn fifteen_bad_rows_give_ten_violations_and_the_count_of_the_rest() {
             _ => String::new(),
         });
     }
-    let status = client
-        .check_connect_four(connect_four(rows))
-        .await
-        .unwrap_err();
-    let found = small_bad_request("15 bad rows", &status);
+    let (_, found) = refused("15 bad rows", client.check_connect_four(connect_four(rows))).await;
     let mut expected: Vec<String> = (1..=10).map(|i| format!("board.rows[{i}]")).collect();
     expected.push("board.rows".into());
     assert_eq!(fields(&found), expected);
@@ -260,29 +269,28 @@ async fn fifteen_bad_rows_give_ten_violations_and_the_count_of_the_rest() {
 /// first bad row only, or checks coordinates only on a valid board.
 #[tokio::test]
 async fn every_row_and_both_coordinates_are_checked_on_a_refused_board() {
-    let server = TestServer::start().await;
-    let mut client = client(&server).await;
-    let status = client
-        .check_connect_four(connect_four(["000", "00", "0000"]))
-        .await
-        .unwrap_err();
-    let found = small_bad_request("ragged rows", &status);
+    let (_server, mut client) = start().await;
+    let (_, found) = refused(
+        "ragged rows",
+        client.check_connect_four(connect_four(["000", "00", "0000"])),
+    )
+    .await;
     assert_eq!(
         fields(&found),
         ["board.rows[1]", "board.rows[2]"],
         "{found:?}"
     );
 
-    let status = client
-        .check_othello_move(CheckOthelloMoveRequest {
+    let (_, found) = refused(
+        "a bad cell and a cell off the board",
+        client.check_othello_move(CheckOthelloMoveRequest {
             board: Some(Board::from_rows(["..X."])),
             row: 9,
             col: 9,
             color: "B".into(),
-        })
-        .await
-        .unwrap_err();
-    let found = small_bad_request("a bad cell and a cell off the board", &status);
+        }),
+    )
+    .await;
     assert_eq!(
         found,
         [
@@ -303,16 +311,16 @@ async fn every_row_and_both_coordinates_are_checked_on_a_refused_board() {
 
     // Ragged rows leave the width unknown: the row is still checked, the column only
     // for being negative.
-    let status = client
-        .check_othello_move(CheckOthelloMoveRequest {
+    let (_, found) = refused(
+        "ragged rows and a row off the board",
+        client.check_othello_move(CheckOthelloMoveRequest {
             board: Some(Board::from_rows(["...", ".."])),
             row: 2,
             col: 7,
             color: "B".into(),
-        })
-        .await
-        .unwrap_err();
-    let found = small_bad_request("ragged rows and a row off the board", &status);
+        }),
+    )
+    .await;
     assert_eq!(fields(&found), ["board.rows[1]", "row"], "{found:?}");
     assert_eq!(
         found[1].1,
@@ -325,19 +333,15 @@ async fn every_row_and_both_coordinates_are_checked_on_a_refused_board() {
 /// only the first, or lists them all.
 #[tokio::test]
 async fn five_thousand_moves_off_the_board_are_each_counted() {
-    let server = TestServer::start().await;
-    let mut client = client(&server).await;
+    let (_server, mut client) = start().await;
     let moves = (0..5000)
         .map(|i| TicTacToeMove {
             row: i32::MIN + i,
             col: i32::MAX - i,
         })
         .collect();
-    let status = client
-        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves })
-        .await
-        .unwrap_err();
-    let found = small_bad_request("5,000 moves off the board", &status);
+    let call = client.judge_tic_tac_toe(JudgeTicTacToeRequest { moves });
+    let (_, found) = refused("5,000 moves off the board", call).await;
     assert_eq!(found.len(), 11);
     for (index, (field, description)) in found[..10].iter().enumerate() {
         assert_eq!(field, &format!("moves[{index}]"));

@@ -13,17 +13,16 @@ mod reference;
 use std::fmt::Debug;
 
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Board, Cell as WireCell, OthelloSetup,
-    PlayConnectFourRequest, PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse,
-    PlayTicTacToeRequest, PlayTicTacToeResponse, TicTacToeSetup, Verdict,
+    Board, Cell as WireCell, PlayConnectFourResponse, PlayOthelloResponse, PlayTicTacToeRequest,
+    PlayTicTacToeResponse, Verdict,
 };
 use arbiter::rules::grid::Cell;
 use arbiter::rules::othello::Color;
 use arbiter::rules::tic_tac_toe::{self, Player};
-use arbiter::rules::{connect_four, othello};
 use arbiter::Arbiter;
 use arbiter::{LiveGame, StreamLimits};
-use common::messages::moves;
+use common::live::{self, nexts, Next, Reply, Wire};
+use common::messages::{cells, tic_tac_toe_move};
 use common::TestServer;
 use futures_util::StreamExt;
 use proptest::prelude::*;
@@ -72,50 +71,35 @@ fn violations(status: &Status) -> Vec<(String, String)> {
 /// One kind of live game as these tests drive it: a naive referee's state, and the
 /// game's wire messages.
 trait Kind {
-    /// A move as the wire carries it.
-    type Move: Copy + Debug;
-    type Request: Clone + Debug + Send + 'static;
-    type Response: Clone + Debug + PartialEq + Send + 'static;
-    /// The service's game.
-    type Game: LiveGame<Request = Self::Request, Response = Self::Response>;
+    /// The game's messages, and the service's game.
+    type Wire: Wire;
 
     /// The legal moves now; empty once the game is over.
-    fn legal(&self) -> Vec<Self::Move>;
+    fn legal(&self) -> Vec<Move<Self>>;
     /// Every move on the board, legal or not.
-    fn on_board(&self) -> Vec<Self::Move>;
+    fn on_board(&self) -> Vec<Move<Self>>;
     /// The board's cells: the most moves a history may hold.
     fn cells(&self) -> usize;
     /// Moves the game would reject now, one list per reason (a list may be empty).
-    fn illegal(&self) -> Vec<Vec<Self::Move>>;
+    fn illegal(&self) -> Vec<Vec<Move<Self>>>;
     /// What the referee says of a move (applying it when legal).
-    fn play(&mut self, step: Self::Move) -> Expected<Self::Response>;
+    fn play(&mut self, step: Move<Self>) -> Expected<Response<Self>>;
     /// The state now, as the reply to a message that changed nothing.
-    fn now(&self) -> Self::Response;
-    /// A move at (row, col), for games whose moves have both.
-    fn anywhere(row: i32, col: i32) -> Self::Move;
-    /// The message that makes a move.
-    fn request(step: Self::Move) -> Self::Request;
-    /// A setup sent after the first message, which must be rejected.
-    fn later_setup() -> Self::Request;
-    /// A message with no action, for games that have one.
-    fn empty() -> Option<Self::Request>;
-    fn rejected(reply: &Self::Response) -> &str;
-    /// Clears the reply's `rejected`.
-    fn clear(reply: &mut Self::Response);
-    /// Whether the reply says the side due next had to pass.
-    fn passed(_reply: &Self::Response) -> bool {
-        false
-    }
+    fn now(&self) -> Response<Self>;
 }
+
+/// A move of kind `K`, as the wire carries it.
+type Move<K> = <<K as Kind>::Wire as Wire>::Move;
+type Request<K> = live::Request<<K as Kind>::Wire>;
+type Response<K> = live::Response<<K as Kind>::Wire>;
+/// The service's game of kind `K`.
+type Game<K> = <<K as Kind>::Wire as Wire>::Game;
 
 /// Live Othello, refereed by [`NaiveOthello`].
 struct Othello(NaiveOthello);
 
 impl Kind for Othello {
-    type Move = (i32, i32);
-    type Request = PlayOthelloRequest;
-    type Response = PlayOthelloResponse;
-    type Game = othello::Game;
+    type Wire = live::Othello;
 
     fn legal(&self) -> Vec<(i32, i32)> {
         let cells = self.0.legal_cells();
@@ -171,59 +155,13 @@ impl Kind for Othello {
     fn now(&self) -> PlayOthelloResponse {
         self.0.reply(Vec::new(), false)
     }
-
-    fn anywhere(row: i32, col: i32) -> (i32, i32) {
-        (row, col)
-    }
-
-    fn request((row, col): (i32, i32)) -> PlayOthelloRequest {
-        PlayOthelloRequest {
-            action: Some(play_othello_request::Action::Move(WireCell { row, col })),
-        }
-    }
-
-    fn later_setup() -> PlayOthelloRequest {
-        othello_setup(&standard(), Color::Black, &[(2, 3)])
-    }
-
-    fn empty() -> Option<PlayOthelloRequest> {
-        Some(PlayOthelloRequest { action: None })
-    }
-
-    fn rejected(reply: &PlayOthelloResponse) -> &str {
-        &reply.rejected
-    }
-
-    fn clear(reply: &mut PlayOthelloResponse) {
-        reply.rejected.clear();
-    }
-
-    fn passed(reply: &PlayOthelloResponse) -> bool {
-        reply.passed
-    }
-}
-
-fn othello_setup(rows: &[String], to_move: Color, history: &[(i32, i32)]) -> PlayOthelloRequest {
-    PlayOthelloRequest {
-        action: Some(play_othello_request::Action::Setup(OthelloSetup {
-            board: Some(Board::from_rows(rows)),
-            to_move: char::from(to_move.byte()).to_string(),
-            history: history
-                .iter()
-                .map(|&(row, col)| WireCell { row, col })
-                .collect(),
-        })),
-    }
 }
 
 /// Live Connect Four, refereed by [`NaiveConnectFour`].
 struct ConnectFour(NaiveConnectFour);
 
 impl Kind for ConnectFour {
-    type Move = i32;
-    type Request = PlayConnectFourRequest;
-    type Response = PlayConnectFourResponse;
-    type Game = connect_four::Game;
+    type Wire = live::ConnectFour;
 
     fn legal(&self) -> Vec<i32> {
         if self.0.over.is_some() {
@@ -266,32 +204,6 @@ impl Kind for ConnectFour {
     fn now(&self) -> PlayConnectFourResponse {
         self.0.reply(None, Vec::new())
     }
-
-    fn anywhere(_row: i32, col: i32) -> i32 {
-        col
-    }
-
-    fn request(col: i32) -> PlayConnectFourRequest {
-        PlayConnectFourRequest {
-            action: Some(play_connect_four_request::Action::Drop(col)),
-        }
-    }
-
-    fn later_setup() -> PlayConnectFourRequest {
-        connect_four_setup((0, 0, 0), &[0])
-    }
-
-    fn empty() -> Option<PlayConnectFourRequest> {
-        Some(PlayConnectFourRequest { action: None })
-    }
-
-    fn rejected(reply: &PlayConnectFourResponse) -> &str {
-        &reply.rejected
-    }
-
-    fn clear(reply: &mut PlayConnectFourResponse) {
-        reply.rejected.clear();
-    }
 }
 
 /// Live Tic-Tac-Toe, refereed by [`NaiveReferee`] and the verdict it last gave.
@@ -311,29 +223,12 @@ impl TicTacToe {
 
 /// A PlayTicTacToe setup of `history`; its `row` and `col` are set to the centre, which
 /// a setup must not play.
-fn tic_tac_toe_setup(history: &[(i32, i32)]) -> PlayTicTacToeRequest {
-    PlayTicTacToeRequest {
-        row: 1,
-        col: 1,
-        setup: Some(TicTacToeSetup {
-            history: moves(history),
-        }),
-    }
-}
-
-fn tic_tac_toe_move(row: i32, col: i32) -> PlayTicTacToeRequest {
-    PlayTicTacToeRequest {
-        row,
-        col,
-        setup: None,
-    }
+fn centre_setup(history: &[(i32, i32)]) -> PlayTicTacToeRequest {
+    tic_tac_toe_setup(history, (1, 1))
 }
 
 impl Kind for TicTacToe {
-    type Move = (i32, i32);
-    type Request = PlayTicTacToeRequest;
-    type Response = PlayTicTacToeResponse;
-    type Game = tic_tac_toe::Game;
+    type Wire = live::TicTacToe;
 
     fn legal(&self) -> Vec<(i32, i32)> {
         if self.referee.over {
@@ -414,37 +309,6 @@ impl Kind for TicTacToe {
             rejected: String::new(),
         }
     }
-
-    fn anywhere(row: i32, col: i32) -> (i32, i32) {
-        (row, col)
-    }
-
-    fn request((row, col): (i32, i32)) -> PlayTicTacToeRequest {
-        tic_tac_toe_move(row, col)
-    }
-
-    fn later_setup() -> PlayTicTacToeRequest {
-        // Its row and col name a square that is free unless the game took it.
-        PlayTicTacToeRequest {
-            row: 2,
-            col: 2,
-            setup: Some(TicTacToeSetup {
-                history: moves(&[(0, 0)]),
-            }),
-        }
-    }
-
-    fn empty() -> Option<PlayTicTacToeRequest> {
-        None
-    }
-
-    fn rejected(reply: &PlayTicTacToeResponse) -> &str {
-        &reply.rejected
-    }
-
-    fn clear(reply: &mut PlayTicTacToeResponse) {
-        reply.rejected.clear();
-    }
 }
 
 /// One illegal move to insert into a history: before which legal pick (wrapped to the
@@ -491,9 +355,9 @@ fn draw(max_legal: usize) -> impl Strategy<Value = Draw> {
 #[allow(clippy::type_complexity)]
 fn history<K: Kind>(
     game: &mut K,
-    start: K::Response,
+    start: Response<K>,
     draw: &Draw,
-) -> Result<(Vec<K::Move>, Result<K::Response, (usize, &'static str)>), TestCaseError> {
+) -> Result<(Vec<Move<K>>, Result<Response<K>, (usize, &'static str)>), TestCaseError> {
     let n = draw.legal.len();
     let mut inserts: Vec<(usize, &Insert)> = draw
         .illegal
@@ -512,7 +376,7 @@ fn history<K: Kind>(
                 break;
             }
             inserts.next();
-            let kinds: Vec<Vec<K::Move>> = game
+            let kinds: Vec<Vec<Move<K>>> = game
                 .illegal()
                 .into_iter()
                 .filter(|kind| !kind.is_empty())
@@ -533,7 +397,7 @@ fn history<K: Kind>(
         let step = legal[draw.legal[j].index(legal.len())];
         let played = game.play(step);
         prop_assert!(played.rejected.is_none(), "{:?} was legal", step);
-        stopped = draw.stop_at_pass && K::passed(&played.reply);
+        stopped = draw.stop_at_pass && played.reply.passed();
         last = played.reply;
         steps.push(step);
         j += 1;
@@ -541,37 +405,11 @@ fn history<K: Kind>(
     Ok((steps, first_illegal.map_or(Ok(last), Err)))
 }
 
-/// One message after the history, before the game has run.
-#[derive(Debug, Clone)]
-enum Next {
-    /// A legal move (the n-th, wrapped), or any move on the board once the game is over.
-    Legal(Index),
-    /// A move anywhere, near the board or at the int32 extremes.
-    Anywhere(i32, i32),
-    /// A setup, which is not the first message.
-    Setup,
-    /// No action at all (Tic-Tac-Toe has no such message: skipped).
-    Empty,
-}
-
-fn nexts(max: usize, near: i32) -> impl Strategy<Value = Vec<Next>> {
-    let coordinate = prop_oneof![8 => -2..near, 1 => Just(i32::MIN), 1 => Just(i32::MAX)];
-    prop::collection::vec(
-        prop_oneof![
-            12 => any::<Index>().prop_map(Next::Legal),
-            4 => (coordinate.clone(), coordinate).prop_map(|(r, c)| Next::Anywhere(r, c)),
-            1 => Just(Next::Setup),
-            1 => Just(Next::Empty),
-        ],
-        0..max,
-    )
-}
-
 /// The messages `next` makes on `game`, and what the referee says of each.
 fn continuation<K: Kind>(
     game: &mut K,
     next: &[Next],
-) -> (Vec<K::Request>, Vec<Expected<K::Response>>) {
+) -> (Vec<Request<K>>, Vec<Expected<Response<K>>>) {
     let (mut requests, mut expected) = (Vec::new(), Vec::new());
     for message in next {
         let (request, outcome) = match message {
@@ -583,20 +421,20 @@ fn continuation<K: Kind>(
                     legal
                 };
                 let step = choices[pick.index(choices.len())];
-                (K::request(step), game.play(step))
+                (K::Wire::request(step), game.play(step))
             }
             Next::Anywhere(r, c) => {
-                let step = K::anywhere(*r, *c);
-                (K::request(step), game.play(step))
+                let step = K::Wire::anywhere(*r, *c);
+                (K::Wire::request(step), game.play(step))
             }
             Next::Setup => (
-                K::later_setup(),
+                K::Wire::later_setup(),
                 Expected {
                     reply: game.now(),
                     rejected: Some("setup"),
                 },
             ),
-            Next::Empty => match K::empty() {
+            Next::Empty => match K::Wire::empty() {
                 Some(request) => (
                     request,
                     Expected {
@@ -639,17 +477,17 @@ fn reply<R>(replies: &[Result<R, Status>], index: usize) -> Result<&R, TestCaseE
 /// move.
 fn check_history<K: Kind>(
     mut game: K,
-    start: K::Response,
+    start: Response<K>,
     draw: &Draw,
     next: &[Next],
-    setup: impl Fn(&[K::Move]) -> K::Request,
+    setup: impl Fn(&[Move<K>]) -> Request<K>,
     bare_default: bool,
 ) -> Result<(), TestCaseError> {
     let (steps, outcome) = history(&mut game, start, draw)?;
     if steps.len() > game.cells() {
         // Illegal moves put in after the end can make a history longer than the board:
         // refused as a whole, before any move is looked at.
-        let resumed = run::<K::Game>(vec![setup(&steps)]);
+        let resumed = run::<Game<K>>(vec![setup(&steps)]);
         prop_assert_eq!(resumed.len(), 1);
         let Err(status) = &resumed[0] else {
             return Err(TestCaseError::fail(
@@ -665,8 +503,8 @@ fn check_history<K: Kind>(
     // start when the history holds a move to open the stream with.
     let plain = (!bare_default || steps.is_empty()).then(|| setup(&[]));
     let offset = usize::from(plain.is_some());
-    let mut one_by_one: Vec<K::Request> = plain.into_iter().collect();
-    one_by_one.extend(steps.iter().map(|&step| K::request(step)));
+    let mut one_by_one: Vec<Request<K>> = plain.into_iter().collect();
+    one_by_one.extend(steps.iter().map(|&step| K::Wire::request(step)));
     let (more, expected) = match &outcome {
         Ok(_) => continuation(&mut game, next),
         Err(_) => (Vec::new(), Vec::new()),
@@ -675,8 +513,8 @@ fn check_history<K: Kind>(
     let mut with_history = vec![setup(&steps)];
     with_history.extend(more);
 
-    let resumed = run::<K::Game>(with_history);
-    let played = run::<K::Game>(one_by_one);
+    let resumed = run::<Game<K>>(with_history);
+    let played = run::<Game<K>>(one_by_one);
     match outcome {
         Err((index, word)) => {
             prop_assert_eq!(resumed.len(), 1, "a malformed setup ends the stream");
@@ -696,10 +534,10 @@ fn check_history<K: Kind>(
                 word
             );
             for before in 0..index {
-                prop_assert_eq!(K::rejected(reply(&played, offset + before)?), "");
+                prop_assert_eq!(reply(&played, offset + before)?.rejected(), "");
             }
             // The stream, given the same move, rejects it with the same text.
-            prop_assert_eq!(K::rejected(reply(&played, offset + index)?), description);
+            prop_assert_eq!(reply(&played, offset + index)?.rejected(), description);
         }
         Ok(after) => {
             prop_assert_eq!(resumed.len(), 1 + expected.len());
@@ -711,7 +549,7 @@ fn check_history<K: Kind>(
                 "the setup's reply is the state after the history"
             );
             for i in 0..steps.len() {
-                prop_assert_eq!(K::rejected(reply(&played, offset + i)?), "");
+                prop_assert_eq!(reply(&played, offset + i)?.rejected(), "");
             }
             if offset + steps.len() > 0 {
                 prop_assert_eq!(reply(&played, offset + steps.len() - 1)?, first);
@@ -720,17 +558,17 @@ fn check_history<K: Kind>(
                 let got = reply(&resumed, 1 + k)?;
                 prop_assert_eq!(got, reply(&played, offset + steps.len() + k)?);
                 match want.rejected {
-                    None => prop_assert_eq!(K::rejected(got), ""),
+                    None => prop_assert_eq!(got.rejected(), ""),
                     Some(word) => prop_assert!(
-                        K::rejected(got).contains(word),
+                        got.rejected().contains(word),
                         "rejection {:?} should mention {:?}",
-                        K::rejected(got),
+                        got.rejected(),
                         word
                     ),
                 }
                 // The referee writes no texts: only their gist is compared, above.
                 let mut got = got.clone();
-                K::clear(&mut got);
+                got.clear_rejected();
                 prop_assert_eq!(&got, &want.reply);
             }
         }
@@ -752,7 +590,7 @@ proptest! {
         ),
         black in any::<bool>(),
         draw in draw(60),
-        next in nexts(30, 14),
+        next in nexts(30, 14, 4),
         bare in any::<bool>(),
     ) {
         let color = if black { Color::Black } else { Color::White };
@@ -776,7 +614,7 @@ proptest! {
     fn connect_four_histories_match_the_naive_referee(
         shape in (side(10), side(10), side(6)),
         draw in draw(80),
-        next in nexts(30, 12),
+        next in nexts(30, 12, 4),
         bare in any::<bool>(),
     ) {
         let (rows, cols, run) = shape;
@@ -798,12 +636,12 @@ proptest! {
     #[test]
     fn tic_tac_toe_histories_match_the_naive_referee(
         draw in draw(12),
-        next in nexts(12, 4),
+        next in nexts(12, 4, 4),
         bare in any::<bool>(),
     ) {
         let game = TicTacToe::new();
         let start = game.now();
-        check_history(game, start, &draw, &next, tic_tac_toe_setup, bare)?;
+        check_history(game, start, &draw, &next, centre_setup, bare)?;
     }
 }
 
@@ -834,6 +672,15 @@ async fn replies<Resp>(
     all
 }
 
+/// The description of the one violation of a setup refused for its history as a whole:
+/// on `setup.history`.
+fn on_history(violations: Vec<(String, String)>) -> String {
+    assert_eq!(violations.len(), 1, "{violations:?}");
+    let (field, description) = violations.into_iter().next().unwrap();
+    assert_eq!(field, "setup.history");
+    description
+}
+
 /// A history longer than the board has cells is refused as a whole, on `setup.history`,
 /// for each game. A server that only checks each move would name `setup.history[4]`
 /// (Connect Four: the game is over), `setup.history[1]` (Tic-Tac-Toe: taken) or
@@ -845,31 +692,17 @@ async fn a_history_longer_than_the_board_is_refused_on_setup_history() {
     let mut client = server.client().await;
 
     let too_long = connect_four_setup((2, 2, 0), &[0, 0, 1, 1, 0]);
-    let got = refused(
-        client
-            .play_connect_four(tokio_stream::iter([too_long]))
-            .await,
-    )
-    .await;
-    assert_eq!(got.len(), 1, "{got:?}");
-    assert_eq!(got[0].0, "setup.history");
-    assert!(got[0].1.contains('5') && got[0].1.contains('4'), "{got:?}");
+    let why =
+        on_history(refused(client.play_connect_four(tokio_stream::once(too_long)).await).await);
+    assert!(why.contains('5') && why.contains('4'), "{why}");
 
-    let too_long = tic_tac_toe_setup(&[(0, 0); 10]);
-    let got = refused(
-        client
-            .play_tic_tac_toe(tokio_stream::iter([too_long]))
-            .await,
-    )
-    .await;
-    assert_eq!(got.len(), 1, "{got:?}");
-    assert_eq!(got[0].0, "setup.history");
-    assert!(got[0].1.contains("10") && got[0].1.contains('9'), "{got:?}");
+    let too_long = centre_setup(&[(0, 0); 10]);
+    let why =
+        on_history(refused(client.play_tic_tac_toe(tokio_stream::once(too_long)).await).await);
+    assert!(why.contains("10") && why.contains('9'), "{why}");
 
     let too_long = othello_setup(&[".".to_owned()], Color::Black, &[(0, 0), (0, 0)]);
-    let got = refused(client.play_othello(tokio_stream::iter([too_long])).await).await;
-    assert_eq!(got.len(), 1, "{got:?}");
-    assert_eq!(got[0].0, "setup.history");
+    on_history(refused(client.play_othello(tokio_stream::once(too_long)).await).await);
 
     // As long as the board, and legal: accepted, and the game is over.
     let full = connect_four_setup((2, 2, 0), &[0, 0, 1, 1]);
@@ -879,14 +712,11 @@ async fn a_history_longer_than_the_board_is_refused_on_setup_history() {
     assert_eq!(got[0].moves_played, 4);
 }
 
-fn fresh_tic_tac_toe() -> PlayTicTacToeResponse {
-    PlayTicTacToeResponse {
-        verdict: Verdict::Pending.into(),
-        line: Vec::new(),
-        board: Some(Board::from_rows(["...", "...", "..."])),
-        moves_played: 0,
-        rejected: String::new(),
-    }
+/// Every reply of a PlayTicTacToe stream sent `messages`, on a server of its own.
+async fn tic_tac_toe_game(messages: Vec<PlayTicTacToeRequest>) -> Vec<PlayTicTacToeResponse> {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    replies(client.play_tic_tac_toe(tokio_stream::iter(messages)).await).await
 }
 
 /// A Tic-Tac-Toe setup with no history opens the fresh game, A to move: pending, empty,
@@ -894,15 +724,10 @@ fn fresh_tic_tac_toe() -> PlayTicTacToeResponse {
 /// row and col as a move, or refuses an empty history, fails it.
 #[tokio::test]
 async fn a_tic_tac_toe_setup_with_no_history_is_a_fresh_game() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let messages = [tic_tac_toe_setup(&[]), tic_tac_toe_move(0, 0)];
-    let got = replies(client.play_tic_tac_toe(tokio_stream::iter(messages)).await).await;
+    let got = tic_tac_toe_game(vec![centre_setup(&[]), tic_tac_toe_move(0, 0)]).await;
     assert_eq!(got.len(), 2);
-    assert_eq!(got[0], fresh_tic_tac_toe());
-    let mut after = fresh_tic_tac_toe();
-    after.board = Some(Board::from_rows(["X..", "...", "..."]));
-    after.moves_played = 1;
+    assert_eq!(got[0], pending_tic_tac_toe(["...", "...", "..."], 0));
+    let after = pending_tic_tac_toe(["X..", "...", "..."], 1);
     assert_eq!(got[1], after, "A moves first after an empty history");
 }
 
@@ -912,30 +737,18 @@ async fn a_tic_tac_toe_setup_with_no_history_is_a_fresh_game() {
 /// on it fails it.
 #[tokio::test]
 async fn a_later_tic_tac_toe_setup_is_rejected_and_the_game_goes_on() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let later = PlayTicTacToeRequest {
-        row: 0,
-        col: 0,
-        setup: Some(TicTacToeSetup {
-            history: moves(&[(2, 2), (0, 1)]),
-        }),
-    };
-    for opening in [tic_tac_toe_move(1, 1), tic_tac_toe_setup(&[(1, 1)])] {
-        let messages = [opening.clone(), later.clone(), tic_tac_toe_move(0, 0)];
-        let got = replies(client.play_tic_tac_toe(tokio_stream::iter(messages)).await).await;
+    let later = tic_tac_toe_setup(&[(2, 2), (0, 1)], (0, 0));
+    for opening in [tic_tac_toe_move(1, 1), centre_setup(&[(1, 1)])] {
+        let got =
+            tic_tac_toe_game(vec![opening.clone(), later.clone(), tic_tac_toe_move(0, 0)]).await;
         assert_eq!(got.len(), 3, "{opening:?}");
-        let mut centre = fresh_tic_tac_toe();
-        centre.board = Some(Board::from_rows(["...", ".X.", "..."]));
-        centre.moves_played = 1;
+        let centre = pending_tic_tac_toe(["...", ".X.", "..."], 1);
         assert_eq!(got[0], centre, "{opening:?}");
         assert!(got[1].rejected.contains("setup"), "{:?}", got[1]);
         let mut unchanged = got[1].clone();
         unchanged.rejected.clear();
         assert_eq!(unchanged, centre, "a later setup changes nothing");
-        let mut on = centre.clone();
-        on.board = Some(Board::from_rows(["O..", ".X.", "..."]));
-        on.moves_played = 2;
+        let on = pending_tic_tac_toe(["O..", ".X.", "..."], 2);
         assert_eq!(got[2], on, "the game goes on, B to move");
     }
 }
@@ -958,42 +771,36 @@ async fn othello_histories_pass_automatically() {
         // Black's (0, 2) leaves White with no move: Black moves again.
         othello_setup(&board(".W.WB"), Color::Black, &[(0, 2)]),
     ];
+    // Every field a state below does not name is zero or empty.
+    let state = |verdict: Verdict, row: &str| PlayOthelloResponse {
+        verdict: verdict.into(),
+        board: Some(Board::from_rows([row])),
+        ..PlayOthelloResponse::default()
+    };
     let expected = [
         PlayOthelloResponse {
-            verdict: Verdict::Pending.into(),
-            board: Some(Board::from_rows(["WB."])),
-            flips: Vec::new(),
             to_move: "W".into(),
             passed: true,
-            legal_moves: vec![WireCell { row: 0, col: 2 }],
+            legal_moves: cells(&[(0, 2)]),
             black_discs: 1,
             white_discs: 1,
-            moves_played: 0,
-            rejected: String::new(),
+            ..state(Verdict::Pending, "WB.")
         },
         PlayOthelloResponse {
-            verdict: Verdict::BWins.into(),
-            board: Some(Board::from_rows(["WWW"])),
-            flips: vec![WireCell { row: 0, col: 1 }],
-            to_move: String::new(),
-            passed: false,
-            legal_moves: Vec::new(),
-            black_discs: 0,
+            flips: cells(&[(0, 1)]),
             white_discs: 3,
             moves_played: 1,
-            rejected: String::new(),
+            ..state(Verdict::BWins, "WWW")
         },
         PlayOthelloResponse {
-            verdict: Verdict::Pending.into(),
-            board: Some(Board::from_rows([".WBBB"])),
-            flips: vec![WireCell { row: 0, col: 3 }],
+            flips: cells(&[(0, 3)]),
             to_move: "B".into(),
             passed: true,
-            legal_moves: vec![WireCell { row: 0, col: 0 }],
+            legal_moves: cells(&[(0, 0)]),
             black_discs: 3,
             white_discs: 1,
             moves_played: 1,
-            rejected: String::new(),
+            ..state(Verdict::Pending, ".WBBB")
         },
     ];
     for (setup, want) in setups.into_iter().zip(expected) {

@@ -3,7 +3,8 @@
 mod common;
 
 use arbiter::proto::{Board, CheckConnectFourRequest, PlayTicTacToeRequest, PlayTicTacToeResponse};
-use common::{options, TestServer};
+use common::status::assert_status;
+use common::TestServer;
 use tonic::codegen::http;
 use tonic::codegen::http::uri::PathAndQuery;
 use tonic::{Code, Request};
@@ -20,7 +21,7 @@ fn big_board(side: usize) -> CheckConnectFourRequest {
 
 #[tokio::test]
 async fn a_request_over_the_size_limit_is_refused_with_resource_exhausted() {
-    let server = TestServer::start_with(options(&["--max-request-bytes", "4096"])).await;
+    let server = TestServer::start_with_flags("--max-request-bytes 4096").await;
     let mut client = server.client().await;
 
     // 100x100 is about 10 KB: over this server's 4 KiB limit.
@@ -68,7 +69,7 @@ struct PaddedMove {
 
 #[tokio::test]
 async fn an_oversized_move_ends_the_stream_with_resource_exhausted() {
-    let server = TestServer::start_with(options(&["--max-request-bytes", "4096"])).await;
+    let server = TestServer::start_with_flags("--max-request-bytes 4096").await;
     let mut grpc = tonic::client::Grpc::new(server.channel().await);
     grpc.ready().await.unwrap();
     let moves = vec![
@@ -127,7 +128,7 @@ async fn open(
 
 #[tokio::test]
 async fn live_games_beyond_the_limit_are_refused() {
-    let server = TestServer::start_with(options(&["--max-live-games", "2"])).await;
+    let server = TestServer::start_with_flags("--max-live-games 2").await;
     let mut client = server.client().await;
     let (first_moves, first) = open(&mut client).await;
     let (_second_moves, second) = open(&mut client).await;
@@ -135,11 +136,10 @@ async fn live_games_beyond_the_limit_are_refused() {
     server.wait_for_live_games(2).await;
 
     let (_third_moves, third) = open(&mut client).await;
-    let status = third.unwrap_err();
-    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
-    assert!(
-        status.message().contains("limit of 2 live games"),
-        "{status:?}"
+    assert_status(
+        &third.unwrap_err(),
+        Code::ResourceExhausted,
+        "limit of 2 live games",
     );
 
     // One game ends: there is room again.
@@ -152,11 +152,8 @@ async fn live_games_beyond_the_limit_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_beyond_the_in_flight_limit_are_refused_at_once() {
-    let server = TestServer::start_with(options(&["--max-in-flight", "1"])).await;
-    let mut clients = Vec::new();
-    for _ in 0..4 {
-        clients.push(server.client().await);
-    }
+    let server = TestServer::start_with_flags("--max-in-flight 1").await;
+    let clients = server.clients(4).await;
     // Bursts of concurrent calls against a limit of one: every call is either answered
     // or refused with RESOURCE_EXHAUSTED at once, and some are refused.
     let (mut answered, mut refused) = (0, 0);
@@ -174,11 +171,8 @@ async fn calls_beyond_the_in_flight_limit_are_refused_at_once() {
                     answered += 1;
                 }
                 Err(status) => {
-                    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
-                    assert!(
-                        status.message().contains("limit of 1 calls in flight"),
-                        "{status:?}"
-                    );
+                    let limit = "limit of 1 calls in flight";
+                    assert_status(&status, Code::ResourceExhausted, limit);
                     refused += 1;
                 }
             }
@@ -196,13 +190,9 @@ async fn connections_are_closed_after_their_age_and_clients_reconnect() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
 
-    let server = TestServer::start_with(options(&[
-        "--max-connection-age",
-        "300ms",
-        "--max-connection-age-grace",
-        "1s",
-    ]))
-    .await;
+    let server =
+        TestServer::start_with_flags("--max-connection-age 300ms --max-connection-age-grace 1s")
+            .await;
     // A connector that counts the connections the client opens.
     let opened = Arc::new(AtomicUsize::new(0));
     let counter = opened.clone();
@@ -245,11 +235,8 @@ async fn connections_are_closed_after_their_age_and_clients_reconnect() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_opens_never_pass_the_live_game_limit() {
-    let server = TestServer::start_with(options(&["--max-live-games", "5"])).await;
-    let mut clients = Vec::new();
-    for _ in 0..4 {
-        clients.push(server.client().await);
-    }
+    let server = TestServer::start_with_flags("--max-live-games 5").await;
+    let clients = server.clients(4).await;
     let opens: Vec<_> = (0..60)
         .map(|i| {
             let mut client = clients[i % clients.len()].clone();
@@ -274,13 +261,7 @@ async fn concurrent_opens_never_pass_the_live_game_limit() {
 /// deadline keeps refusing them.)
 #[tokio::test]
 async fn a_unary_call_whose_body_never_comes_ends_at_the_request_timeout() {
-    let server = TestServer::start_with(options(&[
-        "--max-in-flight",
-        "1",
-        "--request-timeout",
-        "500ms",
-    ]))
-    .await;
+    let server = TestServer::start_with_flags("--max-in-flight 1 --request-timeout 500ms").await;
     let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
     let (sender, connection) = h2::client::handshake(tcp).await.unwrap();
     tokio::spawn(async move {

@@ -10,7 +10,9 @@ use arbiter::proto::{
     Verdict,
 };
 use common::messages::{board as rows, cell, cells, open_stream};
+use common::status::assert_stream_ends;
 use common::TestServer;
+use std::future::Future;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::Channel;
@@ -21,9 +23,40 @@ use tonic_types::StatusExt;
 struct Live<Req, Resp> {
     sender: mpsc::Sender<Req>,
     replies: Streaming<Resp>,
+    /// The client of a game on a server of its own, kept as long as the game.
+    _client: Option<ArbiterServiceClient<Channel>>,
 }
 
 impl<Req, Resp> Live<Req, Resp> {
+    /// Opens a game with `call`, a Play RPC of a client (see [`open_stream`]).
+    async fn open<F, Fut>(call: F) -> Self
+    where
+        F: FnOnce(ReceiverStream<Req>) -> Fut,
+        Fut: Future<Output = Result<tonic::Response<Streaming<Resp>>, Status>>,
+    {
+        let (sender, replies) = open_stream(call).await;
+        Self {
+            sender,
+            replies,
+            _client: None,
+        }
+    }
+
+    /// Starts a server of the game's own and opens the game on a new client of it with
+    /// `open` ([`othello`] or [`connect_four`]); the client stays with the game.
+    async fn on_a_new_server(
+        open: impl AsyncFnOnce(&mut ArbiterServiceClient<Channel>) -> Self,
+    ) -> (TestServer, Self) {
+        let server = TestServer::start().await;
+        let mut client = server.client().await;
+        let game = open(&mut client).await;
+        let game = Self {
+            _client: Some(client),
+            ..game
+        };
+        (server, game)
+    }
+
     async fn send(&mut self, request: Req) -> Result<Resp, Status> {
         if self.sender.send(request).await.is_err() {
             panic!("the stream closed");
@@ -38,15 +71,13 @@ impl<Req, Resp> Live<Req, Resp> {
 async fn othello(
     client: &mut ArbiterServiceClient<Channel>,
 ) -> Live<PlayOthelloRequest, PlayOthelloResponse> {
-    let (sender, replies) = open_stream(|stream| client.play_othello(stream)).await;
-    Live { sender, replies }
+    Live::open(|stream| client.play_othello(stream)).await
 }
 
 async fn connect_four(
     client: &mut ArbiterServiceClient<Channel>,
 ) -> Live<PlayConnectFourRequest, PlayConnectFourResponse> {
-    let (sender, replies) = open_stream(|stream| client.play_connect_four(stream)).await;
-    Live { sender, replies }
+    Live::open(|stream| client.play_connect_four(stream)).await
 }
 
 fn setup(board: &[&str], to_move: &str) -> PlayOthelloRequest {
@@ -93,11 +124,53 @@ fn violated_fields(status: &Status) -> Vec<String> {
         .collect()
 }
 
+/// A live game's reply: what it says of a refused message.
+trait Reply: std::fmt::Debug {
+    /// Why the message was refused; empty when it was applied.
+    fn rejected(&self) -> &str;
+}
+
+impl Reply for PlayOthelloResponse {
+    fn rejected(&self) -> &str {
+        &self.rejected
+    }
+}
+
+impl Reply for PlayConnectFourResponse {
+    fn rejected(&self) -> &str {
+        &self.rejected
+    }
+}
+
+/// Sends `later_setup` to `game`, under way, then a message with no action (the default
+/// message): each must be refused for what it is, the stream going on. Returns the
+/// reply to the empty message.
+async fn assert_later_setup_and_empty_message_refused<Req: Default, Resp: Reply>(
+    game: &mut Live<Req, Resp>,
+    later_setup: Req,
+) -> Resp {
+    let again = game.send(later_setup).await.unwrap();
+    assert!(again.rejected().contains("first message"), "{again:?}");
+    let empty = game.send(Req::default()).await.unwrap();
+    assert!(empty.rejected().contains("no action"), "{empty:?}");
+    empty
+}
+
+/// Sends `setup` as the first message of `game`, which must end the stream with
+/// INVALID_ARGUMENT naming `fields`, in order.
+async fn assert_setup_refused<Req, Resp: std::fmt::Debug>(
+    mut game: Live<Req, Resp>,
+    setup: Req,
+    fields: &[&str],
+) {
+    let status = game.send(setup).await.unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    assert_eq!(violated_fields(&status), fields, "{status:?}");
+}
+
 #[tokio::test]
 async fn othello_starts_from_the_standard_position_without_a_setup() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let mut game = othello(&mut client).await;
+    let (_server, mut game) = Live::on_a_new_server(othello).await;
     let reply = game.send(place(2, 3)).await.unwrap();
     assert_eq!(
         reply,
@@ -121,9 +194,7 @@ async fn othello_starts_from_the_standard_position_without_a_setup() {
 
 #[tokio::test]
 async fn othello_forced_pass_then_game_over() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let mut game = othello(&mut client).await;
+    let (_server, mut game) = Live::on_a_new_server(othello).await;
     let start = game.send(setup(&[".WB.WB"], "B")).await.unwrap();
     assert_eq!(start.legal_moves, cells(&[(0, 0), (0, 3)]));
     assert_eq!((start.to_move.as_str(), start.passed), ("B", false));
@@ -176,9 +247,7 @@ async fn othello_setups_where_neither_side_can_move_are_decided_at_once() {
 
 #[tokio::test]
 async fn othello_setup_where_the_side_to_move_must_pass() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let mut game = othello(&mut client).await;
+    let (_server, mut game) = Live::on_a_new_server(othello).await;
     // White has no move; Black at (0,2) brackets the W at (0,1) with the B at (0,0).
     let reply = game.send(setup(&["BW."], "W")).await.unwrap();
     assert!(reply.passed);
@@ -188,9 +257,7 @@ async fn othello_setup_where_the_side_to_move_must_pass() {
 
 #[tokio::test]
 async fn othello_rejects_bad_moves_and_the_game_goes_on() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let mut game = othello(&mut client).await;
+    let (_server, mut game) = Live::on_a_new_server(othello).await;
     let first = game.send(place(2, 3)).await.unwrap();
     for (row, col, reason) in [
         (-1, 0, "outside"),
@@ -207,13 +274,7 @@ async fn othello_rejects_bad_moves_and_the_game_goes_on() {
         assert_eq!(reply.moves_played, 1);
         assert_eq!(reply.legal_moves, first.legal_moves);
     }
-    let again = game.send(setup(&["B"], "B")).await.unwrap();
-    assert!(again.rejected.contains("first message"), "{again:?}");
-    let empty = game
-        .send(PlayOthelloRequest { action: None })
-        .await
-        .unwrap();
-    assert!(empty.rejected.contains("no action"), "{empty:?}");
+    let empty = assert_later_setup_and_empty_message_refused(&mut game, setup(&["B"], "B")).await;
     assert_eq!(empty.board, first.board);
     let next = game.send(place(2, 2)).await.unwrap();
     assert_eq!(next.rejected, "");
@@ -248,10 +309,7 @@ async fn othello_setup_errors_end_the_stream_with_each_field_named() {
         ),
     ];
     for (request, fields) in cases {
-        let mut game = othello(&mut client).await;
-        let status = game.send(request).await.unwrap_err();
-        assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
-        assert_eq!(violated_fields(&status), fields, "{status:?}");
+        assert_setup_refused(othello(&mut client).await, request, &fields).await;
     }
     server.wait_for_live_games(0).await;
     // The connection is still good.
@@ -261,9 +319,7 @@ async fn othello_setup_errors_end_the_stream_with_each_field_named() {
 
 #[tokio::test]
 async fn connect_four_pieces_fall_and_a_diagonal_wins() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let mut game = connect_four(&mut client).await;
+    let (_server, mut game) = Live::on_a_new_server(connect_four).await;
     let drops = [0, 1, 1, 2, 2, 3, 2, 3, 3, 6];
     for (i, &col) in drops.iter().enumerate() {
         let reply = game.send(drop_in(col)).await.unwrap();
@@ -294,9 +350,7 @@ async fn connect_four_pieces_fall_and_a_diagonal_wins() {
 
 #[tokio::test]
 async fn connect_four_full_columns_off_board_columns_and_bad_messages_are_rejected() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let mut game = connect_four(&mut client).await;
+    let (_server, mut game) = Live::on_a_new_server(connect_four).await;
     let start = game.send(shape(3, 2, 4)).await.unwrap();
     assert_eq!(start.board, rows(&["00", "00", "00"]));
     assert_eq!((start.to_move, start.moves_played), (1, 0));
@@ -312,13 +366,7 @@ async fn connect_four_full_columns_off_board_columns_and_bad_messages_are_reject
         assert!(reply.rejected.contains("outside"), "{col}: {reply:?}");
         assert_eq!(reply.moves_played, 3);
     }
-    let again = game.send(shape(6, 7, 4)).await.unwrap();
-    assert!(again.rejected.contains("first message"), "{again:?}");
-    let empty = game
-        .send(PlayConnectFourRequest { action: None })
-        .await
-        .unwrap();
-    assert!(empty.rejected.contains("no action"), "{empty:?}");
+    assert_later_setup_and_empty_message_refused(&mut game, shape(6, 7, 4)).await;
     let next = game.send(drop_in(1)).await.unwrap();
     assert_eq!((next.placed, next.to_move), (Some(cell(2, 1)), 1));
 }
@@ -341,9 +389,7 @@ async fn an_off_board_column_is_explained_in_the_boards_own_width() {
 
 #[tokio::test]
 async fn connect_four_full_board_without_a_win_is_a_draw() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let mut game = connect_four(&mut client).await;
+    let (_server, mut game) = Live::on_a_new_server(connect_four).await;
     game.send(shape(2, 2, 3)).await.unwrap();
     let mut last = None;
     for col in [0, 1, 0, 1] {
@@ -358,9 +404,7 @@ async fn connect_four_full_board_without_a_win_is_a_draw() {
 
 #[tokio::test]
 async fn connect_four_run_length_one_wins_with_the_first_piece() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let mut game = connect_four(&mut client).await;
+    let (_server, mut game) = Live::on_a_new_server(connect_four).await;
     game.send(shape(0, 0, 1)).await.unwrap();
     let reply = game.send(drop_in(3)).await.unwrap();
     assert_eq!(reply.verdict, Verdict::AWins as i32);
@@ -380,10 +424,7 @@ async fn connect_four_setup_errors_end_the_stream_with_each_field_named() {
         (shape(i32::MIN, 7, 4), vec!["setup.rows"]),
         (shape(6, 7, -4), vec!["setup.run_length"]),
     ] {
-        let mut game = connect_four(&mut client).await;
-        let status = game.send(request).await.unwrap_err();
-        assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
-        assert_eq!(violated_fields(&status), fields, "{status:?}");
+        assert_setup_refused(connect_four(&mut client).await, request, &fields).await;
     }
     server.wait_for_live_games(0).await;
 }
@@ -403,9 +444,33 @@ fn full_board_without_a_win() -> Vec<i32> {
     drops
 }
 
+/// Reads the `passed` replies of a stream of `rpc` flooded with messages that are not
+/// applied moves, `call` its opening, then its end: RESOURCE_EXHAUSTED naming `rpc`.
+/// Returns the replies.
+async fn assert_cut_off<Resp: Reply>(
+    call: Result<tonic::Response<Streaming<Resp>>, Status>,
+    passed: usize,
+    rpc: &str,
+) -> Vec<Resp> {
+    let mut replies = call.unwrap().into_inner();
+    let mut read = Vec::new();
+    for _ in 0..passed {
+        read.push(replies.message().await.unwrap().expect("a reply"));
+    }
+    assert_stream_ends(&mut replies, Code::ResourceExhausted, rpc).await;
+    read
+}
+
+/// Checks that every one of `replies` refused its message.
+fn assert_refused(replies: &[impl Reply]) {
+    for (i, reply) in replies.iter().enumerate() {
+        assert!(!reply.rejected().is_empty(), "reply {i}: {reply:?}");
+    }
+}
+
 #[tokio::test]
 async fn a_whole_game_on_the_largest_board_fits_while_a_flood_of_rejected_messages_is_cut_off() {
-    let server = TestServer::start_with(common::options(&["--max-moves-per-stream", "5"])).await;
+    let server = TestServer::start_with_flags("--max-moves-per-stream 5").await;
     let mut client = server.client().await;
 
     // 10,000 applied drops and the setup: applied moves do not count toward the limit.
@@ -430,42 +495,21 @@ async fn a_whole_game_on_the_largest_board_fits_while_a_flood_of_rejected_messag
     // The setup and four rejected drops pass; the fifth rejected drop is one too many.
     let mut messages = vec![shape(6, 7, 4)];
     messages.extend((0..10).map(|_| drop_in(99)));
-    let mut replies = client
-        .play_connect_four(tokio_stream::iter(messages))
-        .await
-        .unwrap()
-        .into_inner();
-    for _ in 0..5 {
-        replies.message().await.unwrap().unwrap();
-    }
-    let status = replies.message().await.unwrap_err();
-    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
-    assert!(status.message().contains("PlayConnectFour"), "{status:?}");
+    let call = client.play_connect_four(tokio_stream::iter(messages)).await;
+    let passed = assert_cut_off(call, 5, "PlayConnectFour").await;
+    assert_eq!(passed[0].rejected, "", "the setup");
+    assert_refused(&passed[1..]);
 
     // The same for Othello: rejected moves are cut off after the limit.
     let messages = (0..10).map(|_| place(0, 0));
-    let mut replies = client
-        .play_othello(tokio_stream::iter(messages))
-        .await
-        .unwrap()
-        .into_inner();
-    for _ in 0..5 {
-        assert!(!replies
-            .message()
-            .await
-            .unwrap()
-            .unwrap()
-            .rejected
-            .is_empty());
-    }
-    let status = replies.message().await.unwrap_err();
-    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    let call = client.play_othello(tokio_stream::iter(messages)).await;
+    assert_refused(&assert_cut_off(call, 5, "PlayOthello").await);
     server.wait_for_live_games(0).await;
 }
 
 #[tokio::test]
 async fn the_live_game_limit_counts_games_of_every_kind() {
-    let server = TestServer::start_with(common::options(&["--max-live-games", "2"])).await;
+    let server = TestServer::start_with_flags("--max-live-games 2").await;
     let mut client = server.client().await;
     let mut first = othello(&mut client).await;
     first.send(place(2, 3)).await.unwrap();

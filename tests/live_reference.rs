@@ -91,6 +91,47 @@ fn check<R: std::fmt::Debug + PartialEq + Clone>(
     Ok(())
 }
 
+/// Runs `requests` through a live game of kind `G` in the service and checks its
+/// replies against `expected`: as many, none a status, each as [`check`] says.
+fn replies_match<G: LiveGame>(
+    requests: Vec<G::Request>,
+    expected: &[Expected<G::Response>],
+    rejected: impl Fn(&G::Response) -> &str,
+    clear: impl Fn(&mut G::Response),
+) -> Result<(), TestCaseError>
+where
+    G::Response: std::fmt::Debug + PartialEq + Clone,
+{
+    let replies = run::<G>(requests);
+    prop_assert_eq!(replies.len(), expected.len());
+    for (got, want) in replies.iter().zip(expected) {
+        let got = got
+            .as_ref()
+            .map_err(|s| TestCaseError::fail(format!("status {s:?}")))?;
+        check(got, want, &rejected, &clear)?;
+    }
+    Ok(())
+}
+
+/// A Connect Four setup of `rows` x `cols`, `run_length` to win, no history.
+fn connect_four_setup(rows: usize, cols: usize, run_length: usize) -> PlayConnectFourRequest {
+    PlayConnectFourRequest {
+        action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
+            rows: rows as i32,
+            cols: cols as i32,
+            run_length: run_length as i32,
+            history: Vec::new(),
+        })),
+    }
+}
+
+/// A Connect Four drop into column `col`.
+fn drop_into(col: i64) -> PlayConnectFourRequest {
+    PlayConnectFourRequest {
+        action: Some(play_connect_four_request::Action::Drop(col as i32)),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -149,12 +190,7 @@ proptest! {
             requests.push(PlayOthelloRequest { action });
             expected.push(outcome);
         }
-        let replies = run::<othello::Game>(requests);
-        prop_assert_eq!(replies.len(), expected.len());
-        for (got, want) in replies.iter().zip(&expected) {
-            let got = got.as_ref().map_err(|s| TestCaseError::fail(format!("status {s:?}")))?;
-            check(got, want, |r| &r.rejected, |r| r.rejected.clear())?;
-        }
+        replies_match::<othello::Game>(requests, &expected, |r| &r.rejected, |r| r.rejected.clear())?;
     }
 
     #[test]
@@ -176,14 +212,7 @@ proptest! {
         let (mut expected, mut requests) = (Vec::new(), Vec::new());
         if shape.is_some() {
             expected.push(Expected { reply: referee.reply(None, Vec::new()), rejected: None });
-            requests.push(PlayConnectFourRequest {
-                action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-                    rows: h as i32,
-                    cols: w as i32,
-                    run_length: k as i32,
-                    history: Vec::new(),
-                })),
-            });
+            requests.push(connect_four_setup(h, w, k));
         }
         let empty_at = empty_message_at.index(script.len() + 1);
         for (i, drop) in script.iter().enumerate() {
@@ -197,9 +226,7 @@ proptest! {
                 Some(col) => {
                     let col = if *col > w as i64 && *col % 2 == 0 { *col % w as i64 } else { *col };
                     expected.push(referee.drop_piece(col));
-                    requests.push(PlayConnectFourRequest {
-                        action: Some(play_connect_four_request::Action::Drop(col as i32)),
-                    });
+                    requests.push(drop_into(col));
                 }
                 // A setup as the stream's first message is the game's setup, tried elsewhere.
                 None if requests.is_empty() => {}
@@ -211,12 +238,7 @@ proptest! {
                 }
             }
         }
-        let replies = run::<connect_four::Game>(requests);
-        prop_assert_eq!(replies.len(), expected.len());
-        for (got, want) in replies.iter().zip(&expected) {
-            let got = got.as_ref().map_err(|s| TestCaseError::fail(format!("status {s:?}")))?;
-            check(got, want, |r| &r.rejected, |r| r.rejected.clear())?;
-        }
+        replies_match::<connect_four::Game>(requests, &expected, |r| &r.rejected, |r| r.rejected.clear())?;
     }
 }
 
@@ -236,29 +258,17 @@ fn small_connect_four_boards_are_played_out() {
                     reply: referee.reply(None, Vec::new()),
                     rejected: None,
                 }];
-                let mut requests = vec![PlayConnectFourRequest {
-                    action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-                        rows: h as i32,
-                        cols: w as i32,
-                        run_length: k as i32,
-                        history: Vec::new(),
-                    })),
-                }];
+                let mut requests = vec![connect_four_setup(h, w, k)];
                 for col in cols {
                     expected.push(referee.drop_piece(col));
-                    requests.push(PlayConnectFourRequest {
-                        action: Some(play_connect_four_request::Action::Drop(col as i32)),
-                    });
+                    requests.push(drop_into(col));
                 }
-                let replies = run::<connect_four::Game>(requests);
-                prop_assert_eq!(replies.len(), expected.len());
-                for (got, want) in replies.iter().zip(&expected) {
-                    let got = got
-                        .as_ref()
-                        .map_err(|s| TestCaseError::fail(format!("status {s:?}")))?;
-                    check(got, want, |r| &r.rejected, |r| r.rejected.clear())?;
-                }
-                Ok(())
+                replies_match::<connect_four::Game>(
+                    requests,
+                    &expected,
+                    |r| &r.rejected,
+                    |r| r.rejected.clear(),
+                )
             },
         )
         .unwrap();

@@ -4,22 +4,12 @@
 mod common;
 
 use arbiter::proto::{Board, CheckConnectFourRequest, JudgeTicTacToeRequest, PlayTicTacToeRequest};
-use arbiter::server::Server;
 use common::messages::live_tic_tac_toe;
-use common::metrics::{sample, scrape};
-use common::{options, TestServer};
-use tokio::net::TcpListener;
+use common::metrics::{sample, scrape, start_with_metrics};
 
 #[tokio::test]
 async fn calls_codes_latency_games_and_rejections_are_counted() {
-    // Both listeners bound on port 0 and handed to the server: no port is freed and
-    // bound again, so no other process can take it in between.
-    let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let metrics_address = metrics_listener.local_addr().unwrap().to_string();
-    let server = TestServer::start_server(
-        Server::new(options(&["--max-in-flight", "1"])).with_metrics_listener(metrics_listener),
-    )
-    .await;
+    let (server, metrics_address) = start_with_metrics(&["--max-in-flight", "1"]).await;
     let mut client = server.client().await;
 
     for _ in 0..2 {

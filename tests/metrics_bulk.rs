@@ -5,58 +5,21 @@
 
 mod common;
 
-use arbiter::proto::game_action::Action;
-use arbiter::proto::{
-    play_othello_request, Cell, CheckBatchRequest, GameAction, PlayManyRequest, PlayOthelloRequest,
-    PlayTicTacToeRequest,
-};
-use arbiter::server::Server;
-use common::messages::open_stream;
-use common::metrics::{sample, scrape};
-use common::{options, TestServer};
-use tokio::net::TcpListener;
-
-fn othello(game: u64, row: i32, col: i32) -> GameAction {
-    GameAction {
-        game,
-        action: Some(Action::Othello(PlayOthelloRequest {
-            action: Some(play_othello_request::Action::Move(Cell { row, col })),
-        })),
-    }
-}
+use common::bulk::{check_batch, exchange, open_many, othello, tic_tac_toe};
+use common::metrics::{sample, scrape, start_with_metrics};
 
 /// Fails against a server that counts the bulk RPCs as `other`, leaves PlayMany games
 /// out of the live-game gauge (or never takes them out), or skips their rejections.
 #[tokio::test]
 async fn bulk_calls_games_and_rejections_are_counted() {
-    let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let metrics_address = metrics_listener.local_addr().unwrap().to_string();
-    let server =
-        TestServer::start_server(Server::new(options(&[])).with_metrics_listener(metrics_listener))
-            .await;
+    let (server, metrics_address) = start_with_metrics(&[]).await;
     let mut client = server.client().await;
-    client
-        .check_batch(CheckBatchRequest::default())
-        .await
-        .unwrap();
+    check_batch(&mut client, Vec::new()).await;
 
-    let (actions, mut replies) = open_stream(|stream| client.play_many(stream)).await;
-    let tic_tac_toe = GameAction {
-        game: 3,
-        action: Some(Action::TicTacToe(PlayTicTacToeRequest {
-            row: 1,
-            col: 1,
-            setup: None,
-        })),
-    };
+    let mut stream = open_many(&mut client).await;
     // Two Othello games and one of Tic-Tac-Toe; game 2's move at (0, 0) is rejected.
-    actions
-        .send(PlayManyRequest {
-            actions: vec![othello(1, 2, 3), othello(2, 0, 0), tic_tac_toe],
-        })
-        .await
-        .unwrap();
-    replies.message().await.unwrap().unwrap();
+    let actions = vec![othello(1, 2, 3), othello(2, 0, 0), tic_tac_toe(3, 1, 1)];
+    exchange(&mut stream, actions).await;
     let metrics = scrape(&metrics_address).await;
     let live = |metrics: &str, game: &str| {
         sample(
@@ -77,6 +40,7 @@ async fn bulk_calls_games_and_rejections_are_counted() {
         "{metrics}"
     );
 
+    let (actions, mut replies) = stream;
     drop(actions);
     while replies.message().await.unwrap().is_some() {}
     server.wait_for_live_games(0).await;

@@ -7,12 +7,11 @@ mod common;
 use std::time::Duration;
 
 use arbiter::proto::{Board, CheckConnectFourRequest, PlayTicTacToeRequest};
-use arbiter::server::Server;
 use bytes::Bytes;
-use common::metrics::{sample, scrape};
-use common::{options, TestServer};
+use common::metrics::{sample, scrape, start_with_metrics};
+use common::TestServer;
 use prost::Message;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 use tonic::codegen::http;
 
 const CHECK_CONNECT_FOUR: &str = "arbiter.v1.ArbiterService/CheckConnectFour";
@@ -109,12 +108,7 @@ async fn wait_for_count(address: &str, rpc: &str, code: &str, expected: f64) -> 
 
 #[tokio::test]
 async fn unfinished_calls_are_cancelled_and_the_metrics_listener_stops_with_the_server() {
-    let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let metrics_address = metrics_listener.local_addr().unwrap().to_string();
-    let server = TestServer::start_server(
-        Server::new(options(&["--shutdown-drain", "0s"])).with_metrics_listener(metrics_listener),
-    )
-    .await;
+    let (server, metrics_address) = start_with_metrics(&["--shutdown-drain", "0s"]).await;
 
     // A client whose connection goes away while the server reads the request: the call
     // is unfinished, not a fault of the server's (tonic's own answer is UNKNOWN).

@@ -10,7 +10,8 @@ use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{Board, Cell, PlayTicTacToeRequest, PlayTicTacToeResponse, Verdict};
 use arbiter::rules::fixtures::TIC_TAC_TOE_DRAW;
 use arbiter::rules::tic_tac_toe;
-use common::messages::{cell, open_stream};
+use common::messages::{cells, open_stream, tic_tac_toe_move};
+use common::status::assert_stream_ends;
 use common::TestServer;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
@@ -21,24 +22,36 @@ use tonic::{Code, Streaming};
 struct LiveGame {
     moves: mpsc::Sender<PlayTicTacToeRequest>,
     replies: Streaming<PlayTicTacToeResponse>,
+    /// The client of a game on a connection of its own, kept as long as the game.
+    _client: Option<ArbiterServiceClient<Channel>>,
 }
 
 impl LiveGame {
     async fn open(client: &mut ArbiterServiceClient<Channel>) -> Self {
         let (moves, replies) = open_stream(|stream| client.play_tic_tac_toe(stream)).await;
-        Self { moves, replies }
+        Self {
+            moves,
+            replies,
+            _client: None,
+        }
+    }
+
+    /// Starts a server with `flags` (as [`TestServer::start_with_flags`] takes them) and
+    /// opens a game on a new connection to it, which stays open with the game.
+    async fn on_a_server_with(flags: &str) -> (TestServer, Self) {
+        let server = TestServer::start_with_flags(flags).await;
+        let mut client = server.client().await;
+        let game = Self::open(&mut client).await;
+        let game = Self {
+            _client: Some(client),
+            ..game
+        };
+        (server, game)
     }
 
     /// Sends a move and returns its reply.
     async fn play(&mut self, row: i32, col: i32) -> PlayTicTacToeResponse {
-        self.moves
-            .send(PlayTicTacToeRequest {
-                row,
-                col,
-                setup: None,
-            })
-            .await
-            .unwrap();
+        self.moves.send(tic_tac_toe_move(row, col)).await.unwrap();
         self.replies
             .message()
             .await
@@ -48,7 +61,9 @@ impl LiveGame {
 
     /// Half-closes and checks that the stream then ends with OK and no further reply.
     async fn finish(self) {
-        let Self { moves, mut replies } = self;
+        let Self {
+            moves, mut replies, ..
+        } = self;
         drop(moves);
         assert_eq!(replies.message().await.unwrap(), None);
     }
@@ -60,7 +75,7 @@ fn rows(board: &[[u8; 3]; 3]) -> Option<Board> {
 
 /// Plays `moves` (all valid) on one stream and checks every reply: the board after each
 /// move, the count, pending until the last move, and `verdict` with `line` after it.
-async fn play_whole_game(moves: &[(i32, i32)], verdict: Verdict, line: &[Cell]) {
+async fn play_whole_game(moves: &[(i32, i32)], verdict: Verdict, line: Vec<Cell>) {
     let server = TestServer::start().await;
     let mut client = server.client().await;
     let mut game = LiveGame::open(&mut client).await;
@@ -84,50 +99,33 @@ async fn play_whole_game(moves: &[(i32, i32)], verdict: Verdict, line: &[Cell]) 
     server.wait_for_live_games(0).await;
 }
 
+/// Whole games, each on a server of its own: every way to win, B winning, a draw, and a
+/// game still pending when the client half-closes. A failure names its game.
 #[tokio::test]
-async fn a_wins_on_a_row() {
-    let moves = [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)];
-    let line = [cell(0, 0), cell(0, 1), cell(0, 2)];
-    play_whole_game(&moves, Verdict::AWins, &line).await;
-}
-
-#[tokio::test]
-async fn a_wins_on_a_column() {
-    let moves = [(0, 1), (0, 0), (1, 1), (0, 2), (2, 1)];
-    let line = [cell(0, 1), cell(1, 1), cell(2, 1)];
-    play_whole_game(&moves, Verdict::AWins, &line).await;
-}
-
-#[tokio::test]
-async fn a_wins_on_the_main_diagonal() {
-    let moves = [(0, 0), (2, 0), (1, 1), (2, 1), (2, 2)];
-    let line = [cell(0, 0), cell(1, 1), cell(2, 2)];
-    play_whole_game(&moves, Verdict::AWins, &line).await;
-}
-
-#[tokio::test]
-async fn a_wins_on_the_anti_diagonal() {
-    let moves = [(0, 2), (0, 0), (1, 1), (0, 1), (2, 0)];
-    let line = [cell(0, 2), cell(1, 1), cell(2, 0)];
-    play_whole_game(&moves, Verdict::AWins, &line).await;
-}
-
-#[tokio::test]
-async fn b_wins() {
-    let moves = [(0, 0), (1, 0), (0, 1), (1, 1), (2, 2), (1, 2)];
-    let line = [cell(1, 0), cell(1, 1), cell(1, 2)];
-    play_whole_game(&moves, Verdict::BWins, &line).await;
-}
-
-#[tokio::test]
-async fn draw() {
-    play_whole_game(&TIC_TAC_TOE_DRAW, Verdict::Draw, &[]).await;
-}
-
-#[tokio::test]
-async fn pending_at_half_close() {
-    let moves = [(1, 1), (0, 0), (2, 2)];
-    play_whole_game(&moves, Verdict::Pending, &[]).await;
+async fn whole_games_are_judged_move_by_move() {
+    type Case = (
+        &'static str,
+        &'static [(i32, i32)],
+        Verdict,
+        &'static [(i32, i32)],
+    );
+    #[rustfmt::skip]
+    let games: [Case; 7] = [
+        ("A wins on a row", &[(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)], Verdict::AWins, &[(0, 0), (0, 1), (0, 2)]),
+        ("A wins on a column", &[(0, 1), (0, 0), (1, 1), (0, 2), (2, 1)], Verdict::AWins, &[(0, 1), (1, 1), (2, 1)]),
+        ("A wins on the main diagonal", &[(0, 0), (2, 0), (1, 1), (2, 1), (2, 2)], Verdict::AWins, &[(0, 0), (1, 1), (2, 2)]),
+        ("A wins on the anti-diagonal", &[(0, 2), (0, 0), (1, 1), (0, 1), (2, 0)], Verdict::AWins, &[(0, 2), (1, 1), (2, 0)]),
+        ("B wins", &[(0, 0), (1, 0), (0, 1), (1, 1), (2, 2), (1, 2)], Verdict::BWins, &[(1, 0), (1, 1), (1, 2)]),
+        ("a draw", &TIC_TAC_TOE_DRAW, Verdict::Draw, &[]),
+        ("pending at half-close", &[(1, 1), (0, 0), (2, 2)], Verdict::Pending, &[]),
+    ];
+    for (name, moves, verdict, line) in games {
+        // On a task of its own, so that any assertion failing in it is named by its game.
+        let game = tokio::spawn(play_whole_game(moves, verdict, cells(line)));
+        if let Err(error) = game.await {
+            panic!("{name}: {error}");
+        }
+    }
 }
 
 /// Checks that `reply` refused the move for `reason` and repeats the unchanged state.
@@ -273,10 +271,7 @@ async fn two_hundred_games_at_once_on_one_connection() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_games_at_once_on_several_connections() {
     let server = TestServer::start().await;
-    let mut clients = Vec::new();
-    for _ in 0..8 {
-        clients.push(server.client().await);
-    }
+    let clients = server.clients(8).await;
     let games: Vec<_> = (0..200)
         .map(|seed| tokio::spawn(play_scripted_game(clients[seed % 8].clone(), seed as u64)))
         .collect();
@@ -322,40 +317,36 @@ async fn too_many_moves_end_the_stream() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
     let limit = 1000;
-    let moves = tokio_stream::iter(0..limit + 50).map(|_| PlayTicTacToeRequest {
-        row: 9,
-        col: 9,
-        setup: None,
-    });
+    let moves = tokio_stream::iter(0..limit + 50).map(|_| tic_tac_toe_move(9, 9));
     let mut replies = client.play_tic_tac_toe(moves).await.unwrap().into_inner();
     for _ in 0..limit {
         let reply = replies.message().await.unwrap().unwrap();
         assert!(reply.rejected.contains("outside the board"));
     }
-    let status = replies.message().await.unwrap_err();
-    assert_eq!(status.code(), Code::ResourceExhausted);
-    assert!(
-        status
-            .message()
-            .contains("at most 1000 messages that are not applied moves"),
-        "{status:?}"
-    );
+    let limited = "at most 1000 messages that are not applied moves";
+    assert_stream_ends(&mut replies, Code::ResourceExhausted, limited).await;
     server.wait_for_live_games(0).await;
 }
 
 #[tokio::test]
 async fn an_idle_stream_is_closed() {
-    let server = TestServer::start_with(common::options(&["--stream-idle-timeout", "200ms"])).await;
-    let mut client = server.client().await;
-    let mut game = LiveGame::open(&mut client).await;
+    let (server, mut game) = LiveGame::on_a_server_with("--stream-idle-timeout 200ms").await;
     game.play(1, 1).await;
-    let status = game.replies.message().await.unwrap_err();
-    assert_eq!(status.code(), Code::DeadlineExceeded);
-    assert!(
-        status.message().contains("no message arrived"),
-        "{status:?}"
-    );
+    assert_stream_ends(
+        &mut game.replies,
+        Code::DeadlineExceeded,
+        "no message arrived",
+    )
+    .await;
     server.wait_for_live_games(0).await;
+}
+
+/// Plays the centre, lets `game` sit silent for `pause`, and plays (0, 0): the game must
+/// still be on, with both moves played.
+async fn play_after_a_pause(game: &mut LiveGame, pause: Duration) {
+    game.play(1, 1).await;
+    tokio::time::sleep(pause).await;
+    assert_eq!(game.play(0, 0).await.moves_played, 2);
 }
 
 /// `--stream-idle-timeout 0s` is no idle limit: a game silent for a while plays on (a
@@ -363,21 +354,10 @@ async fn an_idle_stream_is_closed() {
 /// limit still ends it.
 #[tokio::test]
 async fn an_idle_timeout_of_0s_is_off() {
-    let server = TestServer::start_with(common::options(&[
-        "--stream-idle-timeout",
-        "0s",
-        "--max-game-duration",
-        "1s",
-    ]))
-    .await;
-    let mut client = server.client().await;
-    let mut game = LiveGame::open(&mut client).await;
-    game.play(1, 1).await;
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(game.play(0, 0).await.moves_played, 2);
-    let status = game.replies.message().await.unwrap_err();
-    assert_eq!(status.code(), Code::DeadlineExceeded);
-    assert!(status.message().contains("lasted"), "{status:?}");
+    let (server, mut game) =
+        LiveGame::on_a_server_with("--stream-idle-timeout 0s --max-game-duration 1s").await;
+    play_after_a_pause(&mut game, Duration::from_millis(300)).await;
+    assert_stream_ends(&mut game.replies, Code::DeadlineExceeded, "lasted").await;
     server.wait_for_live_games(0).await;
 }
 
@@ -385,43 +365,23 @@ async fn an_idle_timeout_of_0s_is_off() {
 /// moments, while the idle limit still ends it.
 #[tokio::test]
 async fn a_game_duration_of_0s_is_off() {
-    let server = TestServer::start_with(common::options(&[
-        "--max-game-duration",
-        "0s",
-        "--stream-idle-timeout",
-        "400ms",
-    ]))
-    .await;
-    let mut client = server.client().await;
-    let mut game = LiveGame::open(&mut client).await;
+    let (server, mut game) =
+        LiveGame::on_a_server_with("--max-game-duration 0s --stream-idle-timeout 400ms").await;
     for (count, (row, col)) in [(1, 1), (0, 0), (2, 2)].into_iter().enumerate() {
         tokio::time::sleep(std::time::Duration::from_millis(150)).await;
         assert_eq!(game.play(row, col).await.moves_played, count as i32 + 1);
     }
-    let status = game.replies.message().await.unwrap_err();
-    assert_eq!(status.code(), Code::DeadlineExceeded);
-    assert!(
-        status.message().contains("no message arrived for 400ms"),
-        "{status:?}"
-    );
+    let idle = "no message arrived for 400ms";
+    assert_stream_ends(&mut game.replies, Code::DeadlineExceeded, idle).await;
     server.wait_for_live_games(0).await;
 }
 
 /// Both limits off: a game outlives any tick of the watch and finishes normally.
 #[tokio::test]
 async fn with_both_limits_off_a_game_lives_until_it_ends() {
-    let server = TestServer::start_with(common::options(&[
-        "--max-game-duration",
-        "0s",
-        "--stream-idle-timeout",
-        "0s",
-    ]))
-    .await;
-    let mut client = server.client().await;
-    let mut game = LiveGame::open(&mut client).await;
-    game.play(1, 1).await;
-    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
-    assert_eq!(game.play(0, 0).await.moves_played, 2);
+    let (server, mut game) =
+        LiveGame::on_a_server_with("--max-game-duration 0s --stream-idle-timeout 0s").await;
+    play_after_a_pause(&mut game, Duration::from_millis(1200)).await;
     assert_eq!(server.live_games.count(), 1);
     game.finish().await;
     server.wait_for_live_games(0).await;
@@ -429,16 +389,14 @@ async fn with_both_limits_off_a_game_lives_until_it_ends() {
 
 #[tokio::test]
 async fn shutdown_ends_open_games_with_unavailable_after_the_grace_period() {
-    let mut server = TestServer::start_with(common::options(&["--shutdown-grace", "1s"])).await;
+    let mut server = TestServer::start_with_flags("--shutdown-grace 1s").await;
     let mut client = server.client().await;
     let mut game = LiveGame::open(&mut client).await;
     game.play(1, 1).await;
     server.begin_shutdown();
     // Within the grace period the game goes on.
     assert_eq!(game.play(0, 0).await.moves_played, 2);
-    let status = game.replies.message().await.unwrap_err();
-    assert_eq!(status.code(), Code::Unavailable);
-    assert!(status.message().contains("shutting down"), "{status:?}");
+    assert_stream_ends(&mut game.replies, Code::Unavailable, "shutting down").await;
     drop(game);
     drop(client);
     server.shutdown().await.unwrap();
@@ -451,21 +409,16 @@ async fn shutdown_ends_open_games_with_unavailable_after_the_grace_period() {
 fn a_slow_reader_holds_back_the_server() {
     let server_runtime = tokio::runtime::Runtime::new().unwrap();
     let client_runtime = tokio::runtime::Runtime::new().unwrap();
-    let server = server_runtime.block_on(TestServer::start_with(common::options(&[
-        "--max-moves-per-stream",
-        "100000000",
-    ])));
+    let server = server_runtime.block_on(TestServer::start_with_flags(
+        "--max-moves-per-stream 100000000",
+    ));
     let pulled = Arc::new(AtomicUsize::new(0));
     let counter = pulled.clone();
     let mut replies = client_runtime.block_on(async {
         let mut client = server.client().await;
         let moves = tokio_stream::iter(0..usize::MAX).map(move |_| {
             counter.fetch_add(1, Ordering::Relaxed);
-            PlayTicTacToeRequest {
-                row: 7,
-                col: 7,
-                setup: None,
-            }
+            tic_tac_toe_move(7, 7)
         });
         client.play_tic_tac_toe(moves).await.unwrap().into_inner()
     });

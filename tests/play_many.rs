@@ -20,7 +20,11 @@ use arbiter::rules::{connect_four, othello, tic_tac_toe};
 use arbiter::server::Settings;
 use arbiter::Arbiter;
 use arbiter::{LiveGame, StreamLimits};
-use common::messages::open_stream;
+use common::bulk::{
+    answered_within_budget, close, drop, exchange, game_action, message, only_violation, open_many,
+    othello, tic_tac_toe, ManyStream,
+};
+use common::setups::connect_four_setup;
 use common::TestServer;
 use futures_util::StreamExt;
 use proptest::prelude::*;
@@ -154,18 +158,9 @@ fn script() -> impl Strategy<Value = Vec<Vec<Step>>> {
 
 fn action(step: &Step) -> GameAction {
     match step.clone() {
-        Step::Send(game, message) => GameAction {
-            game,
-            action: Some(message.action()),
-        },
-        Step::Close(game) => GameAction {
-            game,
-            action: Some(Action::Close(true)),
-        },
-        Step::CloseFalse(game) => GameAction {
-            game,
-            action: Some(Action::Close(false)),
-        },
+        Step::Send(game, message) => game_action(game, message.action()),
+        Step::Close(game) => close(game),
+        Step::CloseFalse(game) => game_action(game, Action::Close(false)),
         Step::Nothing(game) => GameAction { game, action: None },
     }
 }
@@ -340,73 +335,9 @@ proptest! {
     }
 }
 
-fn othello(game: u64, row: i32, col: i32) -> GameAction {
-    GameAction {
-        game,
-        action: Some(Action::Othello(PlayOthelloRequest {
-            action: Some(play_othello_request::Action::Move(Cell { row, col })),
-        })),
-    }
-}
-
-fn drop(game: u64, col: i32) -> GameAction {
-    GameAction {
-        game,
-        action: Some(Action::ConnectFour(PlayConnectFourRequest {
-            action: Some(play_connect_four_request::Action::Drop(col)),
-        })),
-    }
-}
-
-fn tic_tac_toe(game: u64, row: i32, col: i32) -> GameAction {
-    GameAction {
-        game,
-        action: Some(Action::TicTacToe(PlayTicTacToeRequest {
-            row,
-            col,
-            setup: None,
-        })),
-    }
-}
-
-fn close(game: u64) -> GameAction {
-    GameAction {
-        game,
-        action: Some(Action::Close(true)),
-    }
-}
-
-fn message(actions: Vec<GameAction>) -> PlayManyRequest {
-    PlayManyRequest { actions }
-}
-
-/// A PlayMany stream on `server`: where to send messages, and the replies.
-async fn open(
-    server: &TestServer,
-) -> (
-    tokio::sync::mpsc::Sender<PlayManyRequest>,
-    tonic::Streaming<PlayManyResponse>,
-) {
-    let mut client = server.client().await;
-    open_stream(|stream| client.play_many(stream)).await
-}
-
-/// Sends one message and reads its reply.
-async fn exchange(
-    stream: &mut (
-        tokio::sync::mpsc::Sender<PlayManyRequest>,
-        tonic::Streaming<PlayManyResponse>,
-    ),
-    actions: Vec<GameAction>,
-) -> Vec<GameState> {
-    stream.0.send(message(actions)).await.unwrap();
-    stream.1.message().await.unwrap().unwrap().states
-}
-
-fn only_violation(state: &GameState) -> &FieldViolation {
-    assert!(state.state.is_none(), "{state:?}");
-    assert_eq!(state.invalid.len(), 1, "{state:?}");
-    &state.invalid[0]
+/// A PlayMany stream on `server`, on a connection of its own.
+async fn open(server: &TestServer) -> ManyStream {
+    open_many(&mut server.client().await).await
 }
 
 /// Two games of different kinds in one message, then a close: each state in order, the
@@ -475,10 +406,7 @@ async fn actions_that_reach_no_game_are_answered_in_place() {
                 game: 1,
                 action: None,
             },
-            GameAction {
-                game: 1,
-                action: Some(Action::Close(false)),
-            },
+            game_action(1, Action::Close(false)),
             close(2),
             tic_tac_toe(1, 1, 1),
         ],
@@ -512,16 +440,17 @@ async fn actions_that_reach_no_game_are_answered_in_place() {
 async fn a_malformed_setup_starts_no_game() {
     let server = TestServer::start().await;
     let mut stream = open(&server).await;
-    let bad = GameAction {
-        game: 3,
-        action: Some(Action::Othello(PlayOthelloRequest {
-            action: Some(play_othello_request::Action::Setup(OthelloSetup {
-                board: Some(Board::from_rows(["...", "..", "..."])),
-                to_move: "Q".into(),
-                history: Vec::new(),
-            })),
-        })),
+    let setup = OthelloSetup {
+        board: Some(Board::from_rows(["...", "..", "..."])),
+        to_move: "Q".into(),
+        history: Vec::new(),
     };
+    let bad = game_action(
+        3,
+        Action::Othello(PlayOthelloRequest {
+            action: Some(play_othello_request::Action::Setup(setup)),
+        }),
+    );
     let states = exchange(&mut stream, vec![bad, drop(3, 0)]).await;
     let fields: Vec<&str> = states[0].invalid.iter().map(|v| v.field.as_str()).collect();
     assert_eq!(fields, ["setup.board.rows[1]", "setup.to_move"]);
@@ -723,35 +652,19 @@ async fn shutdown_ends_a_playmany_stream_with_the_way_to_resume() {
 /// grows with every action, or that applies the actions it does not report.
 #[tokio::test]
 async fn a_reply_holds_at_most_its_byte_budget() {
-    use prost::Message;
     let server = TestServer::start().await;
     let mut stream = open(&server).await;
-    let setup = GameAction {
-        game: 1,
-        action: Some(Action::ConnectFour(PlayConnectFourRequest {
-            action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-                rows: 100,
-                cols: 100,
-                run_length: 100,
-                history: Vec::new(),
-            })),
-        })),
-    };
-    exchange(&mut stream, vec![setup]).await;
+    let setup = connect_four_setup((100, 100, 100), &[]);
+    exchange(
+        &mut stream,
+        vec![game_action(1, Action::ConnectFour(setup))],
+    )
+    .await;
     let drops: Vec<GameAction> = (0..10_000).map(|i| drop(1, i % 100)).collect();
     stream.0.send(message(drops)).await.unwrap();
     let reply = stream.1.message().await.unwrap().unwrap();
     assert_eq!(reply.states.len(), 10_000);
-    assert!(
-        reply.encoded_len() < 4 * 1024 * 1024,
-        "{}",
-        reply.encoded_len()
-    );
-    let applied = reply
-        .states
-        .iter()
-        .take_while(|s| s.state.is_some())
-        .count();
+    let applied = answered_within_budget(&reply, &reply.states, |s| s.state.is_some());
     assert!(applied > 100 && applied < 1000, "{applied} applied");
     for state in &reply.states[applied..] {
         assert_eq!(only_violation(state).field, "action");

@@ -15,11 +15,12 @@ use std::fmt::Debug;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Board, Cell, OthelloSetup,
-    PlayConnectFourRequest, PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse,
-    PlayTicTacToeRequest, PlayTicTacToeResponse, TicTacToeMove, TicTacToeSetup, Verdict,
+    play_connect_four_request, play_othello_request, Board, Cell, PlayConnectFourRequest,
+    PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest,
+    PlayTicTacToeResponse, Verdict,
 };
 use arbiter::rules::othello::{Color, STANDARD_START};
+use common::live::{nexts, ConnectFour, Next, Othello, Reply, Request, Response, TicTacToe, Wire};
 use common::messages::open_stream;
 use common::TestServer;
 use proptest::prelude::*;
@@ -37,51 +38,27 @@ type Client = ArbiterServiceClient<Channel>;
 /// Games per kind.
 const GAMES: u32 = 40;
 
-/// One kind of live game as a client plays it over the wire.
-trait Wire {
-    /// A move as the wire carries it.
-    type Move: Copy + Debug;
-    type Request: Clone + Debug + Send + 'static;
-    type Response: Clone + Debug + PartialEq + Send + 'static;
+/// A stream of one kind of live game: where its messages go, and its replies.
+type Stream<W> = (mpsc::Sender<Request<W>>, Streaming<Response<W>>);
+
+/// One kind of live game as a client plays it over the wire and resumes it.
+trait Resumable: Wire {
     /// The game, for the summary.
     const NAME: &'static str;
 
     /// A new stream of this game's RPC.
-    async fn open(client: Client) -> (mpsc::Sender<Self::Request>, Streaming<Self::Response>);
+    async fn open(client: Client) -> Stream<Self>;
     /// The legal moves in the state `reply` shows, or every move on the board once the
     /// game is over.
-    fn choices(reply: &Self::Response) -> Vec<Self::Move>;
-    /// A move at (row, col), for games whose moves have both.
-    fn anywhere(row: i32, col: i32) -> Self::Move;
-    /// The message that makes a move.
-    fn request(step: Self::Move) -> Self::Request;
+    fn choices(reply: &Response<Self>) -> Vec<Self::Move>;
     /// The move a message makes when it is applied: none for setups and empty messages.
-    fn step(request: &Self::Request) -> Option<Self::Move>;
-    /// A setup sent after the first message, which must be rejected.
-    fn later_setup() -> Self::Request;
-    /// A message with no action, for games that have one.
-    fn empty() -> Option<Self::Request>;
-    fn rejected(reply: &Self::Response) -> &str;
-    /// Whether the reply says the side due next had to pass.
-    fn passed(_reply: &Self::Response) -> bool {
-        false
-    }
+    fn step(request: &Request<Self>) -> Option<Self::Move>;
 }
 
-struct Othello;
-
-impl Wire for Othello {
-    type Move = (i32, i32);
-    type Request = PlayOthelloRequest;
-    type Response = PlayOthelloResponse;
+impl Resumable for Othello {
     const NAME: &'static str = "Othello";
 
-    async fn open(
-        mut client: Client,
-    ) -> (
-        mpsc::Sender<PlayOthelloRequest>,
-        Streaming<PlayOthelloResponse>,
-    ) {
+    async fn open(mut client: Client) -> Stream<Self> {
         open_stream(|stream| client.play_othello(stream)).await
     }
 
@@ -92,37 +69,11 @@ impl Wire for Othello {
         reply.legal_moves.iter().map(|c| (c.row, c.col)).collect()
     }
 
-    fn anywhere(row: i32, col: i32) -> (i32, i32) {
-        (row, col)
-    }
-
-    fn request((row, col): (i32, i32)) -> PlayOthelloRequest {
-        PlayOthelloRequest {
-            action: Some(play_othello_request::Action::Move(Cell { row, col })),
-        }
-    }
-
     fn step(request: &PlayOthelloRequest) -> Option<(i32, i32)> {
         match &request.action {
             Some(play_othello_request::Action::Move(cell)) => Some((cell.row, cell.col)),
             _ => None,
         }
-    }
-
-    fn later_setup() -> PlayOthelloRequest {
-        othello_setup(&standard(), Color::Black, &[(2, 3)])
-    }
-
-    fn empty() -> Option<PlayOthelloRequest> {
-        Some(PlayOthelloRequest { action: None })
-    }
-
-    fn rejected(reply: &PlayOthelloResponse) -> &str {
-        &reply.rejected
-    }
-
-    fn passed(reply: &PlayOthelloResponse) -> bool {
-        reply.passed
     }
 }
 
@@ -134,33 +85,10 @@ fn on_board(board: &Board) -> Vec<(i32, i32)> {
     (0..h).flat_map(|r| (0..w).map(move |c| (r, c))).collect()
 }
 
-fn othello_setup(rows: &[String], to_move: Color, history: &[(i32, i32)]) -> PlayOthelloRequest {
-    PlayOthelloRequest {
-        action: Some(play_othello_request::Action::Setup(OthelloSetup {
-            board: Some(Board::from_rows(rows)),
-            to_move: char::from(to_move.byte()).to_string(),
-            history: history
-                .iter()
-                .map(|&(row, col)| Cell { row, col })
-                .collect(),
-        })),
-    }
-}
-
-struct ConnectFour;
-
-impl Wire for ConnectFour {
-    type Move = i32;
-    type Request = PlayConnectFourRequest;
-    type Response = PlayConnectFourResponse;
+impl Resumable for ConnectFour {
     const NAME: &'static str = "Connect Four";
 
-    async fn open(
-        mut client: Client,
-    ) -> (
-        mpsc::Sender<PlayConnectFourRequest>,
-        Streaming<PlayConnectFourResponse>,
-    ) {
+    async fn open(mut client: Client) -> Stream<Self> {
         open_stream(|stream| client.play_connect_four(stream)).await
     }
 
@@ -175,50 +103,18 @@ impl Wire for ConnectFour {
         }
     }
 
-    fn anywhere(_row: i32, col: i32) -> i32 {
-        col
-    }
-
-    fn request(col: i32) -> PlayConnectFourRequest {
-        PlayConnectFourRequest {
-            action: Some(play_connect_four_request::Action::Drop(col)),
-        }
-    }
-
     fn step(request: &PlayConnectFourRequest) -> Option<i32> {
         match request.action {
             Some(play_connect_four_request::Action::Drop(col)) => Some(col),
             _ => None,
         }
     }
-
-    fn later_setup() -> PlayConnectFourRequest {
-        connect_four_setup((0, 0, 0), &[0])
-    }
-
-    fn empty() -> Option<PlayConnectFourRequest> {
-        Some(PlayConnectFourRequest { action: None })
-    }
-
-    fn rejected(reply: &PlayConnectFourResponse) -> &str {
-        &reply.rejected
-    }
 }
 
-struct TicTacToe;
-
-impl Wire for TicTacToe {
-    type Move = (i32, i32);
-    type Request = PlayTicTacToeRequest;
-    type Response = PlayTicTacToeResponse;
+impl Resumable for TicTacToe {
     const NAME: &'static str = "Tic-Tac-Toe";
 
-    async fn open(
-        mut client: Client,
-    ) -> (
-        mpsc::Sender<PlayTicTacToeRequest>,
-        Streaming<PlayTicTacToeResponse>,
-    ) {
+    async fn open(mut client: Client) -> Stream<Self> {
         open_stream(|stream| client.play_tic_tac_toe(stream)).await
     }
 
@@ -237,87 +133,22 @@ impl Wire for TicTacToe {
         }
     }
 
-    fn anywhere(row: i32, col: i32) -> (i32, i32) {
-        (row, col)
-    }
-
-    fn request((row, col): (i32, i32)) -> PlayTicTacToeRequest {
-        PlayTicTacToeRequest {
-            row,
-            col,
-            setup: None,
-        }
-    }
-
     fn step(request: &PlayTicTacToeRequest) -> Option<(i32, i32)> {
         request
             .setup
             .is_none()
             .then_some((request.row, request.col))
     }
-
-    fn later_setup() -> PlayTicTacToeRequest {
-        // Its row and col name a square that is free unless the game took it.
-        tic_tac_toe_setup(&[(0, 0)], (2, 2))
-    }
-
-    fn empty() -> Option<PlayTicTacToeRequest> {
-        None
-    }
-
-    fn rejected(reply: &PlayTicTacToeResponse) -> &str {
-        &reply.rejected
-    }
-}
-
-fn tic_tac_toe_setup(history: &[(i32, i32)], (row, col): (i32, i32)) -> PlayTicTacToeRequest {
-    PlayTicTacToeRequest {
-        row,
-        col,
-        setup: Some(TicTacToeSetup {
-            history: history
-                .iter()
-                .map(|&(row, col)| TicTacToeMove { row, col })
-                .collect(),
-        }),
-    }
-}
-
-/// One message of a random game, before the game has run: a legal move is picked among
-/// those the game's last reply lists.
-#[derive(Debug, Clone)]
-enum Next {
-    /// A legal move (the n-th, wrapped), or any move on the board once the game is over.
-    Legal(Index),
-    /// A move anywhere, near the board or at the int32 extremes.
-    Anywhere(i32, i32),
-    /// A setup after the first message.
-    Setup,
-    /// No action at all (Tic-Tac-Toe has no such message: skipped).
-    Empty,
-}
-
-fn nexts(max: usize, near: i32) -> impl Strategy<Value = Vec<Next>> {
-    let coordinate = prop_oneof![8 => -2..near, 1 => Just(i32::MIN), 1 => Just(i32::MAX)];
-    prop::collection::vec(
-        prop_oneof![
-            12 => any::<Index>().prop_map(Next::Legal),
-            3 => (coordinate.clone(), coordinate).prop_map(|(r, c)| Next::Anywhere(r, c)),
-            1 => Just(Next::Setup),
-            1 => Just(Next::Empty),
-        ],
-        0..max,
-    )
 }
 
 /// A game to play, cut and resume: its setup (none for the default start), the setup as
 /// a resumed game sends it with the moves applied so far added to its history, what the
 /// game shows before its first message, its messages as drawn, and where to cut it (with
 /// `cut_after_pass`, right after the first reply that says a side passed, if any).
-struct Plan<W: Wire, F> {
-    first: Option<W::Request>,
+struct Plan<W: Resumable, F> {
+    first: Option<Request<W>>,
     resume: F,
-    fresh: W::Response,
+    fresh: Response<W>,
     next: Vec<Next>,
     cut: Index,
     cut_after_pass: bool,
@@ -351,10 +182,10 @@ async fn exchange<Req, Resp>(
 }
 
 /// Sends every message in one stream, each after the reply to the one before: the replies.
-async fn play_all<W: Wire>(
+async fn play_all<W: Resumable>(
     client: &Client,
-    messages: Vec<W::Request>,
-) -> Result<Vec<W::Response>, TestCaseError> {
+    messages: Vec<Request<W>>,
+) -> Result<Vec<Response<W>>, TestCaseError> {
     let (sender, mut replies) = W::open(client.clone()).await;
     let mut all = Vec::new();
     for message in messages {
@@ -364,7 +195,7 @@ async fn play_all<W: Wire>(
 }
 
 /// The whole test of one game.
-async fn resume_game<W: Wire, F: Fn(&[W::Move]) -> W::Request>(
+async fn resume_game<W: Resumable, F: Fn(&[W::Move]) -> Request<W>>(
     one: &Client,
     two: &Client,
     plan: Plan<W, F>,
@@ -402,7 +233,7 @@ async fn resume_game<W: Wire, F: Fn(&[W::Move]) -> W::Request>(
     // The same game on the first server, cut after `cut` messages: what the client saw.
     let pass = whole
         .iter()
-        .position(|reply| W::passed(reply))
+        .position(|reply| reply.passed())
         .filter(|_| plan.cut_after_pass);
     let cut = match pass {
         Some(i) => (i + 1).max(offset),
@@ -413,7 +244,7 @@ async fn resume_game<W: Wire, F: Fn(&[W::Move]) -> W::Request>(
     for (i, message) in messages[..cut].iter().enumerate() {
         let reply = exchange(&sender, &mut replies, message.clone()).await?;
         prop_assert_eq!(&reply, &whole[i], "the same game on the same server");
-        if !W::rejected(&reply).is_empty() {
+        if !reply.rejected().is_empty() {
             continue;
         }
         if i >= offset {
@@ -445,7 +276,7 @@ async fn resume_game<W: Wire, F: Fn(&[W::Move]) -> W::Request>(
     tally.with_setup += offset;
     tally.cut_before_the_end += usize::from(cut < messages.len());
     tally.resumed_moves += applied.len();
-    tally.resumed_after_a_pass += usize::from(W::passed(&resumed[0]));
+    tally.resumed_after_a_pass += usize::from(resumed[0].passed());
     tally.compared += resumed.len();
     Ok(())
 }
@@ -474,7 +305,7 @@ impl Servers {
 
     /// Plays `GAMES` games drawn by `strategy` and made into plans by `plan`, and
     /// prints what they added up to.
-    fn run<W: Wire, S: Strategy, F: Fn(&[W::Move]) -> W::Request>(
+    fn run<W: Resumable, S: Strategy, F: Fn(&[W::Move]) -> Request<W>>(
         self,
         strategy: S,
         plan: impl Fn(S::Value) -> Plan<W, F>,
@@ -538,7 +369,7 @@ fn othello_games_resume_on_another_server() {
     let strategy = (
         start,
         prop::collection::vec(any::<Index>(), 0..12),
-        nexts(60, 12),
+        nexts(60, 12, 3),
         any::<Index>(),
         any::<bool>(),
     );
@@ -613,7 +444,7 @@ fn connect_four_games_resume_on_another_server() {
     let strategy = (
         prop::option::weighted(0.75, (side(10), side(10), side(6))),
         prop::collection::vec(any::<Index>(), 0..12),
-        nexts(60, 12),
+        nexts(60, 12, 3),
         any::<Index>(),
     );
     Servers::start().run::<ConnectFour, _, _>(strategy, |(shape, picks, next, cut)| {
@@ -658,7 +489,7 @@ fn connect_four_games_resume_on_another_server() {
 fn tic_tac_toe_games_resume_on_another_server() {
     let strategy = (
         prop::option::of(prop::collection::vec(any::<Index>(), 0..6)),
-        nexts(14, 4),
+        nexts(14, 4, 3),
         any::<Index>(),
         (0..3, 0..3),
     );
@@ -682,13 +513,7 @@ fn tic_tac_toe_games_resume_on_another_server() {
             resume: move |applied: &[(i32, i32)]| {
                 tic_tac_toe_setup(&[&history[..], applied].concat(), square)
             },
-            fresh: PlayTicTacToeResponse {
-                verdict: Verdict::Pending.into(),
-                line: Vec::new(),
-                board: Some(Board::from_rows(["...", "...", "..."])),
-                moves_played: 0,
-                rejected: String::new(),
-            },
+            fresh: pending_tic_tac_toe(["...", "...", "..."], 0),
             next,
             cut,
             cut_after_pass: false,

@@ -8,8 +8,10 @@ mod common;
 use std::time::Duration;
 
 use arbiter::proto::game_action::Action;
-use arbiter::proto::{GameAction, PlayManyRequest, PlayTicTacToeRequest};
+use arbiter::proto::{GameAction, PlayManyRequest};
 use bytes::Bytes;
+use common::messages::tic_tac_toe_move;
+use common::status::assert_status;
 use common::TestServer;
 use prost::Message;
 use tokio::net::TcpStream;
@@ -25,6 +27,25 @@ fn frame(message: &impl Message) -> Bytes {
     framed.into()
 }
 
+/// The streams a [`StalledClient`] opens.
+#[derive(Clone, Copy, Debug)]
+enum Streams {
+    /// This many PlayTicTacToe streams, a game on each.
+    TicTacToe(usize),
+    /// This many PlayMany streams, 10 Tic-Tac-Toe games on each.
+    PlayMany(usize),
+}
+
+impl Streams {
+    /// How many live games the streams hold.
+    fn games(self) -> usize {
+        match self {
+            Self::TicTacToe(streams) => streams,
+            Self::PlayMany(streams) => 10 * streams,
+        }
+    }
+}
+
 /// A connection that reads nothing: its streams' windows are zero.
 struct StalledClient {
     streams: Vec<(h2::client::ResponseFuture, h2::SendStream<Bytes>)>,
@@ -33,19 +54,22 @@ struct StalledClient {
 }
 
 impl StalledClient {
-    /// Opens `games` PlayTicTacToe streams and sends one move on each.
-    async fn open(server: &TestServer, games: usize) -> Self {
-        let first = frame(&PlayTicTacToeRequest {
-            row: 1,
-            col: 1,
-            setup: None,
-        });
-        let next = frame(&PlayTicTacToeRequest {
-            row: 9,
-            col: 9,
-            setup: None,
-        });
-        Self::open_streams(server, games, "PlayTicTacToe", first, next).await
+    /// Opens `streams` and sends a first message on each (a move in every game), then
+    /// waits until the server holds all their games.
+    async fn open(server: &TestServer, streams: Streams) -> Self {
+        let stalled = match streams {
+            Streams::TicTacToe(count) => {
+                let (first, next) = (tic_tac_toe_move(1, 1), tic_tac_toe_move(9, 9));
+                Self::open_streams(server, count, "PlayTicTacToe", frame(&first), frame(&next))
+                    .await
+            }
+            Streams::PlayMany(count) => {
+                let (first, next) = (many_moves(10, 1, 1), many_moves(10, 9, 9));
+                Self::open_streams(server, count, "PlayMany", first, next).await
+            }
+        };
+        server.wait_for_live_games(streams.games()).await;
+        stalled
     }
 
     /// Opens `streams` streams of `method`, sends `first` on each, and `next` on each
@@ -102,11 +126,7 @@ impl StalledClient {
 async fn a_new_game_is_served(server: &TestServer) {
     let mut client = server.client().await;
     let mut replies = client
-        .play_tic_tac_toe(tokio_stream::iter([PlayTicTacToeRequest {
-            row: 0,
-            col: 0,
-            setup: None,
-        }]))
+        .play_tic_tac_toe(tokio_stream::iter([tic_tac_toe_move(0, 0)]))
         .await
         .unwrap()
         .into_inner();
@@ -114,47 +134,38 @@ async fn a_new_game_is_served(server: &TestServer) {
     assert_eq!(reply.moves_played, 1);
 }
 
-#[tokio::test]
-async fn silent_games_of_a_client_that_never_reads_are_freed_after_the_idle_timeout() {
-    let server = TestServer::start_with(common::options(&[
-        "--stream-idle-timeout",
-        "500ms",
-        "--max-live-games",
-        "20",
-    ]))
-    .await;
-    let stalled = StalledClient::open(&server, 20).await;
-    server.wait_for_live_games(20).await;
+/// A short idle timeout, and room for 20 games.
+const IDLE_TIMEOUT: &str = "--stream-idle-timeout 500ms --max-live-games 20";
+
+/// A game lifetime of 2 s, and room for 10 games.
+const LIFETIME: &str = "--max-game-duration 2s --max-live-games 10";
+
+/// Opens `streams`, 20 games in all, on a server of [`IDLE_TIMEOUT`] and sends nothing
+/// more: while they hold every place a new game is refused; though nothing polls their
+/// streams they end with the idle timeout, and then a new game is served.
+async fn silent_games_are_freed_after_the_idle_timeout(streams: Streams) {
+    let server = TestServer::start_with_flags(IDLE_TIMEOUT).await;
+    let stalled = StalledClient::open(&server, streams).await;
     let refused = server
         .client()
         .await
-        .play_tic_tac_toe(tokio_stream::iter([PlayTicTacToeRequest {
-            row: 0,
-            col: 0,
-            setup: None,
-        }]))
+        .play_tic_tac_toe(tokio_stream::iter([tic_tac_toe_move(0, 0)]))
         .await
         .unwrap_err();
-    assert_eq!(refused.code(), Code::ResourceExhausted);
+    assert_eq!(refused.code(), Code::ResourceExhausted, "{streams:?}");
 
-    // Nothing polls these games' streams, yet they end with the idle timeout.
     server.wait_for_live_games(0).await;
     a_new_game_is_served(&server).await;
     drop(stalled);
 }
 
-#[tokio::test]
-async fn busy_games_of_a_client_that_never_reads_are_freed_after_the_game_lifetime() {
-    let server = TestServer::start_with(common::options(&[
-        "--max-game-duration",
-        "2s",
-        "--max-live-games",
-        "10",
-    ]))
-    .await;
-    let mut stalled = StalledClient::open(&server, 10).await;
-    server.wait_for_live_games(10).await;
-    // The client keeps sending moves (so the idle timeout never applies) and never reads.
+/// Opens `streams`, 10 games in all, on a server of [`LIFETIME`] and keeps sending moves
+/// on every stream (so the idle timeout never applies) while never reading, until the
+/// games are gone: they must end at the game lifetime, neither much before it nor long
+/// after; then a new game is served.
+async fn busy_games_are_freed_after_the_game_lifetime(streams: Streams) {
+    let server = TestServer::start_with_flags(LIFETIME).await;
+    let mut stalled = StalledClient::open(&server, streams).await;
     let started = tokio::time::Instant::now();
     while server.live_games.count() > 0 {
         assert!(
@@ -172,9 +183,42 @@ async fn busy_games_of_a_client_that_never_reads_are_freed_after_the_game_lifeti
     a_new_game_is_served(&server).await;
 }
 
+/// Runs `check` on each of `streams` in turn, each on a server of its own, naming the
+/// streams of a check that fails.
+async fn for_each<Fut>(streams: [Streams; 2], check: fn(Streams) -> Fut)
+where
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    for streams in streams {
+        if let Err(error) = tokio::spawn(check(streams)).await {
+            panic!("{streams:?}: {error}");
+        }
+    }
+}
+
+/// Twenty PlayTicTacToe streams, then two PlayMany streams of 10 games each, whose
+/// client never reads: all 20 games are freed by the idle timeout, and a new game is
+/// served. Fails against a server whose reaper does not see PlayMany games.
+#[tokio::test]
+async fn silent_games_of_a_client_that_never_reads_are_freed_after_the_idle_timeout() {
+    let streams = [Streams::TicTacToe(20), Streams::PlayMany(2)];
+    for_each(streams, silent_games_are_freed_after_the_idle_timeout).await;
+}
+
+/// Ten PlayTicTacToe streams, then a PlayMany stream of 10 games, whose client keeps
+/// sending messages and never reads: the server reads at most what its windows hold (the
+/// replies it cannot send stop it reading), so the games are not kept alive by the
+/// messages, and the reaper frees them at the game lifetime. Fails against a server that
+/// keeps them while messages come.
+#[tokio::test]
+async fn busy_games_of_a_client_that_never_reads_are_freed_after_the_game_lifetime() {
+    let streams = [Streams::TicTacToe(10), Streams::PlayMany(1)];
+    for_each(streams, busy_games_are_freed_after_the_game_lifetime).await;
+}
+
 #[tokio::test]
 async fn a_game_that_outlives_its_lifetime_ends_with_deadline_exceeded() {
-    let server = TestServer::start_with(common::options(&["--max-game-duration", "300ms"])).await;
+    let server = TestServer::start_with_flags("--max-game-duration 300ms").await;
     let mut client = server.client().await;
     let (sender, outgoing) = tokio::sync::mpsc::channel(1);
     let mut replies = client
@@ -184,21 +228,14 @@ async fn a_game_that_outlives_its_lifetime_ends_with_deadline_exceeded() {
         .into_inner();
     let status = loop {
         // Refused moves keep the game busy without ending it.
-        let _ = sender
-            .send(PlayTicTacToeRequest {
-                row: 5,
-                col: 5,
-                setup: None,
-            })
-            .await;
+        let _ = sender.send(tic_tac_toe_move(5, 5)).await;
         match replies.message().await {
             Ok(reply) => assert!(reply.is_some()),
             Err(status) => break status,
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
-    assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
-    assert!(status.message().contains("lasted"), "{status:?}");
+    assert_status(&status, Code::DeadlineExceeded, "lasted");
     server.wait_for_live_games(0).await;
 }
 
@@ -209,78 +246,8 @@ fn many_moves(games: u64, row: i32, col: i32) -> Bytes {
         actions: (0..games)
             .map(|game| GameAction {
                 game,
-                action: Some(Action::TicTacToe(PlayTicTacToeRequest {
-                    row,
-                    col,
-                    setup: None,
-                })),
+                action: Some(Action::TicTacToe(tic_tac_toe_move(row, col))),
             })
             .collect(),
     })
-}
-
-/// Two PlayMany streams of 10 games each whose client never reads: all 20 games are
-/// freed by the idle timeout like any stream's, and a new game is served. Fails against
-/// a server whose reaper does not see PlayMany games.
-#[tokio::test]
-async fn silent_playmany_games_of_a_client_that_never_reads_are_freed_after_the_idle_timeout() {
-    let server = TestServer::start_with(common::options(&[
-        "--stream-idle-timeout",
-        "500ms",
-        "--max-live-games",
-        "20",
-    ]))
-    .await;
-    let stalled = StalledClient::open_streams(
-        &server,
-        2,
-        "PlayMany",
-        many_moves(10, 1, 1),
-        many_moves(10, 9, 9),
-    )
-    .await;
-    server.wait_for_live_games(20).await;
-    server.wait_for_live_games(0).await;
-    a_new_game_is_served(&server).await;
-    drop(stalled);
-}
-
-/// A PlayMany stream of 10 games whose client keeps sending messages and never reads:
-/// the server reads at most what its windows hold (the replies it cannot send stop it
-/// reading), so the games are not kept alive by the messages, and the reaper frees them
-/// at the game lifetime at the latest. Fails against a server that keeps them while
-/// messages come.
-#[tokio::test]
-async fn busy_playmany_games_of_a_client_that_never_reads_are_freed() {
-    let server = TestServer::start_with(common::options(&[
-        "--max-game-duration",
-        "2s",
-        "--max-live-games",
-        "10",
-    ]))
-    .await;
-    let mut stalled = StalledClient::open_streams(
-        &server,
-        1,
-        "PlayMany",
-        many_moves(10, 1, 1),
-        many_moves(10, 9, 9),
-    )
-    .await;
-    server.wait_for_live_games(10).await;
-    let started = tokio::time::Instant::now();
-    while server.live_games.count() > 0 {
-        assert!(
-            started.elapsed() < Duration::from_secs(6),
-            "the games outlived their lifetime"
-        );
-        stalled.send_moves();
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(
-        started.elapsed() >= Duration::from_millis(1500),
-        "games ended after {:?}, before their lifetime",
-        started.elapsed()
-    );
-    a_new_game_is_served(&server).await;
 }

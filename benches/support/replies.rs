@@ -8,7 +8,7 @@ use arbiter::Arbiter;
 use arbiter::LiveGame;
 use futures_util::{stream, StreamExt, TryStreamExt};
 use prost::Message;
-use tonic::{Request, Status};
+use tonic::{Request, Response, Status};
 
 use super::requests::LoadCall;
 
@@ -23,32 +23,26 @@ where
     Ok(replies.iter().map(Message::encode_to_vec).collect())
 }
 
+/// A unary call's request, `request` cloned.
+fn ask<R: Clone>(request: &R) -> Request<R> {
+    Request::new(request.clone())
+}
+
+/// A unary call's one reply message, encoded.
+fn one<M: Message>(reply: Result<Response<M>, Status>) -> Result<Vec<Vec<u8>>, Status> {
+    reply.map(|r| vec![r.into_inner().encode_to_vec()])
+}
+
 /// Arbiter's reply messages to `call`, each encoded with prost (no gRPC frame prefix):
 /// one for a unary call, one per request message for a stream.
 pub async fn in_process(call: &LoadCall) -> Vec<Vec<u8>> {
     let service = Arbiter::default();
-    let one = |reply: Result<Vec<u8>, Status>| reply.map(|r| vec![r]);
     let replies = match call {
-        LoadCall::CheckOthelloMove(r) => one(service
-            .check_othello_move(Request::new(r.clone()))
-            .await
-            .map(|r| r.into_inner().encode_to_vec())),
-        LoadCall::ListOthelloMoves(r) => one(service
-            .list_othello_moves(Request::new(r.clone()))
-            .await
-            .map(|r| r.into_inner().encode_to_vec())),
-        LoadCall::CheckConnectFour(r) => one(service
-            .check_connect_four(Request::new(r.clone()))
-            .await
-            .map(|r| r.into_inner().encode_to_vec())),
-        LoadCall::JudgeTicTacToe(r) => one(service
-            .judge_tic_tac_toe(Request::new(r.clone()))
-            .await
-            .map(|r| r.into_inner().encode_to_vec())),
-        LoadCall::CheckBatch(r) => one(service
-            .check_batch(Request::new(r.clone()))
-            .await
-            .map(|r| r.into_inner().encode_to_vec())),
+        LoadCall::CheckOthelloMove(r) => one(service.check_othello_move(ask(r)).await),
+        LoadCall::ListOthelloMoves(r) => one(service.list_othello_moves(ask(r)).await),
+        LoadCall::CheckConnectFour(r) => one(service.check_connect_four(ask(r)).await),
+        LoadCall::JudgeTicTacToe(r) => one(service.judge_tic_tac_toe(ask(r)).await),
+        LoadCall::CheckBatch(r) => one(service.check_batch(ask(r)).await),
         LoadCall::PlayTicTacToe(moves) => play::<tic_tac_toe::Game>(&service, moves).await,
         LoadCall::PlayOthello(moves) => play::<othello::Game>(&service, moves).await,
         LoadCall::PlayConnectFour(drops) => play::<connect_four::Game>(&service, drops).await,

@@ -196,32 +196,65 @@ impl LoadCall {
     }
 }
 
-/// The unary workloads of the load runs, by name: CheckOthelloMove on the 8x8 midgame,
-/// ListOthelloMoves on the same board, CheckConnectFour on 6x7 and on a dense 100x100
-/// board (10 KB), and JudgeTicTacToe of a nine-move game.
-pub fn unary_workloads() -> Vec<(&'static str, LoadCall)> {
-    vec![
+/// The unary workloads of the load runs, each as the check a CheckBatch carries: its
+/// name, the name of its CheckBatch workload, the checks per batch, the request.
+/// CheckOthelloMove on the 8x8 midgame, ListOthelloMoves on the same board,
+/// CheckConnectFour on 6x7 and on a dense 100x100 board (10 KB; 50 a batch, within the
+/// default 1 MiB request), and JudgeTicTacToe of a nine-move game.
+fn unary_checks() -> [(&'static str, &'static str, usize, check::Check); 5] {
+    use check::Check as K;
+    [
         (
             "CheckOthelloMove 8x8",
-            LoadCall::CheckOthelloMove(check_midgame()),
+            "CheckBatch 1000 CheckOthelloMove 8x8",
+            BATCH,
+            K::CheckOthelloMove(check_midgame()),
         ),
         (
             "ListOthelloMoves 8x8",
-            LoadCall::ListOthelloMoves(list_midgame()),
+            "CheckBatch 1000 ListOthelloMoves 8x8",
+            BATCH,
+            K::ListOthelloMoves(list_midgame()),
         ),
         (
             "CheckConnectFour 6x7",
-            LoadCall::CheckConnectFour(check_connect_four_seed()),
+            "CheckBatch 1000 CheckConnectFour 6x7",
+            BATCH,
+            K::CheckConnectFour(check_connect_four_seed()),
         ),
         (
             "CheckConnectFour 100x100",
-            LoadCall::CheckConnectFour(dense_connect_four(100)),
+            "CheckBatch 50 CheckConnectFour 100x100",
+            50,
+            K::CheckConnectFour(dense_connect_four(100)),
         ),
         (
             "JudgeTicTacToe 9 moves",
-            LoadCall::JudgeTicTacToe(judge_draw()),
+            "CheckBatch 1000 JudgeTicTacToe 9 moves",
+            BATCH,
+            K::JudgeTicTacToe(judge_draw()),
         ),
     ]
+}
+
+impl From<check::Check> for LoadCall {
+    /// The unary call that answers `check` on its own.
+    fn from(check: check::Check) -> Self {
+        match check {
+            check::Check::CheckOthelloMove(r) => Self::CheckOthelloMove(r),
+            check::Check::ListOthelloMoves(r) => Self::ListOthelloMoves(r),
+            check::Check::CheckConnectFour(r) => Self::CheckConnectFour(r),
+            check::Check::JudgeTicTacToe(r) => Self::JudgeTicTacToe(r),
+        }
+    }
+}
+
+/// The unary workloads of the load runs, by name (see `unary_checks`).
+pub fn unary_workloads() -> Vec<(&'static str, LoadCall)> {
+    unary_checks()
+        .into_iter()
+        .map(|(name, _, _, check)| (name, check.into()))
+        .collect()
 }
 
 /// The live games of the h2load runs, each a whole game sent as one stream: the same
@@ -323,36 +356,15 @@ pub fn stepped_together<R: Clone>(
         .collect()
 }
 
-/// The CheckBatch and PlayMany workloads of the h2load runs: 1,000 checks per call of
-/// each unary workload's request (50 of the 10 KB 100x100 board, within the default
-/// 1 MiB request), and 1,000 games stepped together through the whole game of each kind
-/// (one action per game per message, played to the end, then half-close).
+/// The CheckBatch and PlayMany workloads of the h2load runs: a batch of each unary
+/// workload's request (`unary_checks`: 1,000 checks per call, 50 of the 10 KB 100x100
+/// board), and 1,000 games stepped together through the whole game of each kind (one
+/// action per game per message, played to the end, then half-close).
 pub fn batch_workloads() -> Vec<(&'static str, LoadCall)> {
-    use check::Check as K;
-    vec![
-        (
-            "CheckBatch 1000 CheckOthelloMove 8x8",
-            LoadCall::CheckBatch(batch_of(BATCH, K::CheckOthelloMove(check_midgame()))),
-        ),
-        (
-            "CheckBatch 1000 ListOthelloMoves 8x8",
-            LoadCall::CheckBatch(batch_of(BATCH, K::ListOthelloMoves(list_midgame()))),
-        ),
-        (
-            "CheckBatch 1000 CheckConnectFour 6x7",
-            LoadCall::CheckBatch(batch_of(
-                BATCH,
-                K::CheckConnectFour(check_connect_four_seed()),
-            )),
-        ),
-        (
-            "CheckBatch 50 CheckConnectFour 100x100",
-            LoadCall::CheckBatch(batch_of(50, K::CheckConnectFour(dense_connect_four(100)))),
-        ),
-        (
-            "CheckBatch 1000 JudgeTicTacToe 9 moves",
-            LoadCall::CheckBatch(batch_of(BATCH, K::JudgeTicTacToe(judge_draw()))),
-        ),
+    let batches = unary_checks()
+        .into_iter()
+        .map(|(_, name, count, check)| (name, LoadCall::CheckBatch(batch_of(count, check))));
+    let games = [
         (
             "PlayMany 1000 TicTacToe games of 9 moves",
             LoadCall::PlayMany(stepped_together(
@@ -377,5 +389,6 @@ pub fn batch_workloads() -> Vec<(&'static str, LoadCall)> {
                 game_action::Action::ConnectFour,
             )),
         ),
-    ]
+    ];
+    batches.chain(games).collect()
 }

@@ -1,6 +1,7 @@
 //! A server process for the load generators (`examples/load.rs`, `examples/h2load.rs`):
 //! started fresh, pinned to its cores, on a port the OS picks, and measured from
-//! `/proc`; and the medians and spreads their tables report over rounds.
+//! `/proc`; the runtime their clients run on; and the medians and spreads their tables
+//! report over rounds.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -103,6 +104,14 @@ fn clock_ticks_per_second() -> f64 {
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(100.0)
     })
+}
+
+/// The one-thread runtime on which a load generator drives its clients.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 /// The median of `values` (sorted in place): the figure each table reports over rounds.

@@ -25,6 +25,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "lib"))
 from proc import rss_kib  # noqa: E402
 from stubs import load_stubs  # noqa: E402
+from wire import field, varint  # noqa: E402
 
 
 class Steady(threading.Thread):
@@ -322,26 +323,6 @@ def h2_exchange(address, path, body, then):
     finally:
         client.close()
     return outcome, messages, after == "grpc-status 0"
-
-
-def varint(value):
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def field(number, wire_type, payload):
-    """One protobuf field: its key, then the payload (a length prefix added for wire
-    type 2)."""
-    if wire_type == 2:
-        payload = varint(len(payload)) + payload
-    return varint(number << 3 | wire_type) + payload
 
 
 I32_MIN, I32_MAX, U64_MAX = -(1 << 31), (1 << 31) - 1, (1 << 64) - 1

@@ -117,16 +117,22 @@ class Stream:
         list(self.replies)
 
 
+def warmed_up(server, start):
+    """A channel to `server` and its stub, warmed up: the connection, a stream and a game
+    (`start(0)`, closed again), so that what is measured next is games."""
+    channel = grpc.insecure_channel(server.address,
+                                    options=[("grpc.max_receive_message_length", 256 << 20)])
+    stub = pb_grpc.ArbiterServiceStub(channel)
+    warm = Stream(stub)
+    warm.exchange([start(0)])
+    warm.close()
+    return channel, stub
+
+
 def measure(binary, games, start):
     server = Server(binary)
     try:
-        channel = grpc.insecure_channel(server.address,
-                                        options=[("grpc.max_receive_message_length", 256 << 20)])
-        stub = pb_grpc.ArbiterServiceStub(channel)
-        # Warm up: the connection, a stream, a game, so that what is measured is games.
-        warm = Stream(stub)
-        warm.exchange([start(0)])
-        warm.close()
+        channel, stub = warmed_up(server, start)
         before = server.rss()
         streams = []
         for first in range(0, games, PER_STREAM):

@@ -28,36 +28,20 @@ import h2.settings
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests" / "lib"))
 from proc import rss_kib  # noqa: E402
-
-
-def varint(n):
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def field(number, payload):
-    """A length-delimited protobuf field."""
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
+from wire import field, varint  # noqa: E402
 
 
 def othello_setup(side):
     """PlayOthelloRequest{setup: {board: rows, to_move: "B"}} on a board where a third
     of the cells are legal for Black ('.' then 'W' then 'B' along each row)."""
     row = (".WB" * side)[:side].encode()
-    board = b"".join(field(1, row) for _ in range(side))
-    return field(1, field(1, board) + field(2, b"B"))
+    board = b"".join(field(1, 2, row) for _ in range(side))
+    return field(1, 2, field(1, 2, board) + field(2, 2, b"B"))
 
 
 def othello_move(row, col):
     cell = varint(1 << 3) + varint(row) + varint(2 << 3) + varint(col)
-    return field(2, cell)
+    return field(2, 2, cell)
 
 
 def framed(message):

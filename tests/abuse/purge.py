@@ -18,10 +18,8 @@ import pathlib
 import sys
 import time
 
-import grpc
-
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from game_memory import CASES, Server, Stream, pb, pb_grpc  # noqa: E402
+from game_memory import CASES, Server, Stream, pb, warmed_up  # noqa: E402
 
 SETTINGS = [
     ("mimalloc defaults", {}),
@@ -41,12 +39,7 @@ def burst(binary, env):
     start = dict((name, start) for name, _, start in CASES)["Othello 100x100 (3,333 legal moves)"]
     readings = {}
     try:
-        channel = grpc.insecure_channel(server.address,
-                                        options=[("grpc.max_receive_message_length", 256 << 20)])
-        stub = pb_grpc.ArbiterServiceStub(channel)
-        warm = Stream(stub)
-        warm.exchange([start(0)])
-        warm.close()
+        channel, stub = warmed_up(server, start)
         readings["before"] = server.rss()
         stream = Stream(stub)
         for first in range(0, GAMES, 16):

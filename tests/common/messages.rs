@@ -29,6 +29,15 @@ pub fn moves(list: &[(i32, i32)]) -> Vec<TicTacToeMove> {
         .collect()
 }
 
+/// A PlayTicTacToe message: the move at (`row`, `col`).
+pub fn tic_tac_toe_move(row: i32, col: i32) -> PlayTicTacToeRequest {
+    PlayTicTacToeRequest {
+        row,
+        col,
+        setup: None,
+    }
+}
+
 /// Opens a live game with `call` (a Play RPC of the client, given the stream of
 /// messages), which must answer OK: returns where to send the game's messages, and its
 /// replies.
@@ -54,14 +63,7 @@ pub async fn live_tic_tac_toe(
     Streaming<PlayTicTacToeResponse>,
 ) {
     let (moves, mut replies) = open_stream(|stream| client.play_tic_tac_toe(stream)).await;
-    moves
-        .send(PlayTicTacToeRequest {
-            row: 1,
-            col: 1,
-            setup: None,
-        })
-        .await
-        .unwrap();
+    moves.send(tic_tac_toe_move(1, 1)).await.unwrap();
     assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 1);
     (moves, replies)
 }

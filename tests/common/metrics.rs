@@ -1,6 +1,22 @@
-//! Reading a server's Prometheus metrics over plain HTTP.
+//! A server with its metrics listener, and reading its Prometheus metrics over plain
+//! HTTP.
 
+use arbiter::server::Server;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use super::{options, TestServer};
+
+/// Starts a server of the command line `arbiter ARGS` with its metrics listener, both
+/// on 127.0.0.1, port chosen by the OS: the server, and the metrics' address. Both
+/// listeners are bound here and handed to the server: no port is freed and bound again,
+/// so no other process can take it in between.
+pub async fn start_with_metrics(args: &[&str]) -> (TestServer, String) {
+    let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let metrics_address = metrics_listener.local_addr().unwrap().to_string();
+    let server = Server::new(options(args)).with_metrics_listener(metrics_listener);
+    (TestServer::start_server(server).await, metrics_address)
+}
 
 /// GETs /metrics from `address`, checks for a 200, and returns the whole response.
 pub async fn scrape(address: &str) -> String {

@@ -1,10 +1,13 @@
 //! A real Arbiter server on a loopback port, and clients for it, for the wire tests.
 #![allow(dead_code)]
 
+pub mod bulk;
+pub mod live;
 pub mod messages;
 pub mod metrics;
 pub mod process;
 pub mod setups;
+pub mod status;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -38,6 +41,14 @@ impl TestServer {
         Self::start_server(Server::new(settings)).await
     }
 
+    /// Starts a server with the settings of the command line `arbiter FLAGS`, `flags`
+    /// written as on a command line (`"--max-live-games 2 --shutdown-grace 1s"`), on
+    /// 127.0.0.1, port chosen by the OS.
+    pub async fn start_with_flags(flags: &str) -> Self {
+        let args: Vec<&str> = flags.split_whitespace().collect();
+        Self::start_with(options(&args)).await
+    }
+
     /// Starts `server` on 127.0.0.1, port chosen by the OS.
     pub async fn start_server(server: Server) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -67,6 +78,15 @@ impl TestServer {
     /// An Arbiter client on a new connection.
     pub async fn client(&self) -> ArbiterServiceClient<Channel> {
         ArbiterServiceClient::new(self.channel().await)
+    }
+
+    /// `count` Arbiter clients, each on a connection of its own.
+    pub async fn clients(&self, count: usize) -> Vec<ArbiterServiceClient<Channel>> {
+        let mut clients = Vec::with_capacity(count);
+        for _ in 0..count {
+            clients.push(self.client().await);
+        }
+        clients
     }
 
     /// Signals shutdown, as SIGTERM would, without waiting.

@@ -2,9 +2,15 @@
 //! random Othello boards, with some on which passes come soon.
 #![allow(dead_code)]
 
-use arbiter::proto::{play_connect_four_request, ConnectFourSetup, PlayConnectFourRequest};
-use arbiter::rules::othello::STANDARD_START;
+use arbiter::proto::{
+    play_connect_four_request, play_othello_request, Board, Cell, ConnectFourSetup, OthelloSetup,
+    PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest, PlayTicTacToeResponse,
+    TicTacToeSetup, Verdict,
+};
+use arbiter::rules::othello::{Color, STANDARD_START};
 use proptest::prelude::*;
+
+use super::messages::moves;
 
 /// The standard Othello start, as rows.
 pub fn standard() -> Vec<String> {
@@ -23,6 +29,48 @@ pub fn connect_four_setup(
             run_length,
             history: history.to_vec(),
         })),
+    }
+}
+
+/// A PlayOthello setup of `rows`, `to_move` first, with `history`.
+pub fn othello_setup(
+    rows: &[String],
+    to_move: Color,
+    history: &[(i32, i32)],
+) -> PlayOthelloRequest {
+    PlayOthelloRequest {
+        action: Some(play_othello_request::Action::Setup(OthelloSetup {
+            board: Some(Board::from_rows(rows)),
+            to_move: char::from(to_move.byte()).to_string(),
+            history: history
+                .iter()
+                .map(|&(row, col)| Cell { row, col })
+                .collect(),
+        })),
+    }
+}
+
+/// A PlayTicTacToe setup of `history`, its `row` and `col` (which a setup must not play)
+/// set to `square`.
+pub fn tic_tac_toe_setup(history: &[(i32, i32)], (row, col): (i32, i32)) -> PlayTicTacToeRequest {
+    PlayTicTacToeRequest {
+        row,
+        col,
+        setup: Some(TicTacToeSetup {
+            history: moves(history),
+        }),
+    }
+}
+
+/// The state of a Tic-Tac-Toe game still pending on `rows` after `moves_played` moves,
+/// as its stream replies to an applied message.
+pub fn pending_tic_tac_toe(rows: [&str; 3], moves_played: i32) -> PlayTicTacToeResponse {
+    PlayTicTacToeResponse {
+        verdict: Verdict::Pending.into(),
+        line: Vec::new(),
+        board: Some(Board::from_rows(rows)),
+        moves_played,
+        rejected: String::new(),
     }
 }
 

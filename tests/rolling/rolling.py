@@ -438,6 +438,31 @@ def note_ending(stats, code, details):
     return code in (grpc.StatusCode.UNAVAILABLE, "stream lost")
 
 
+async def finish(call, stats):
+    """Half-closes a stream whose every message was answered and waits for its status.
+    A drain that ended it before its OK lost nothing: counted in ended_after_last_reply,
+    not resumed."""
+    await call.done_writing()
+    code = await asyncio.wait_for(call.code(), READ_TIMEOUT)
+    if code != grpc.StatusCode.OK:
+        stats.ended_after_last_reply[(code.name, await call.details())] += 1
+
+
+async def lost(call, error, stats):
+    """Cancels a stream that raised `error` and counts how it ended (note_ending):
+    (whether the client resumes from it, the ending as "code: details")."""
+    code, details = await ending(call, error)
+    call.cancel()
+    return note_ending(stats, code, details), f"{code}: {details}"
+
+
+async def pause(stop, seconds, rng):
+    """Waits about `seconds` (0.5 to 1.5 times, drawn from `rng`) before a stream's next
+    message, unless the run is stopping."""
+    if not stop.is_set():
+        await asyncio.sleep(seconds * rng.uniform(0.5, 1.5))
+
+
 class Stats:
     def __init__(self):
         self.resume_seconds = []        # single-game streams
@@ -482,20 +507,13 @@ async def play_single(game, balancer, stats, stop, pace):
                 await write(call, game.request(move))
                 game.answered(await read(call))
                 stats.messages += 1
-                if not stop.is_set():
-                    await asyncio.sleep(pace * game.rng.uniform(0.5, 1.5))
-            await call.done_writing()
-            code = await asyncio.wait_for(call.code(), READ_TIMEOUT)
-            if code != grpc.StatusCode.OK:
-                # Every move was answered: a drain that ended the stream before its OK
-                # lost nothing (counted, not resumed).
-                stats.ended_after_last_reply[(code.name, await call.details())] += 1
+                await pause(stop, pace, game.rng)
+            await finish(call, stats)
             return
         except Exception as error:  # noqa: BLE001 - every failure is either resumed or counted
-            code, details = await ending(call, error)
-            call.cancel()
-            if not note_ending(stats, code, details):
-                game.lost = f"{code}: {details}"
+            resumed, how = await lost(call, error, stats)
+            if not resumed:
+                game.lost = how
                 return
             failed_at = failed_at or time.monotonic()
             await asyncio.sleep(0.01)
@@ -608,19 +626,14 @@ class Many:
                         if got is not None:
                             g.set_up(got)
                     self.live, fresh = playing + starting, []
-                    if not stop.is_set():
-                        await asyncio.sleep(0.3 * self.rng.uniform(0.5, 1.5))
-                await call.done_writing()
-                code = await asyncio.wait_for(call.code(), READ_TIMEOUT)
-                if code != grpc.StatusCode.OK:
-                    stats.ended_after_last_reply[(code.name, await call.details())] += 1
+                    await pause(stop, 0.3, self.rng)
+                await finish(call, stats)
                 return
             except Exception as error:  # noqa: BLE001 - every failure is either resumed or counted
-                code, details = await ending(call, error)
-                call.cancel()
+                resumed, how = await lost(call, error, stats)
                 attempts += 1
-                if not note_ending(stats, code, details) or attempts >= RESUME_ATTEMPTS:
-                    self.lost = f"{code}: {details}"
+                if not resumed or attempts >= RESUME_ATTEMPTS:
+                    self.lost = how
                     for g in self.live + fresh:
                         g.lost = f"its PlayMany stream was lost: {self.lost}"
                     return
