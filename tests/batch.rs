@@ -205,7 +205,9 @@ proptest! {
                 .check_batch(Request::new(CheckBatchRequest { checks: checks.clone() }))
                 .await
                 .unwrap()
-                .into_inner();
+                .into_inner()
+                .to_response()
+                .unwrap();
             prop_assert_eq!(batch.results.len(), checks.len());
             for (index, (check, got)) in checks.into_iter().zip(batch.results).enumerate() {
                 let expected = unary_in_process(&service, check.clone()).await;

@@ -284,7 +284,7 @@ proptest! {
                 .collect();
             let replies: Vec<PlayManyResponse> = service
                 .open_many(futures_util::stream::iter(requests.into_iter().map(Ok)))
-                .map(|reply| reply.unwrap())
+                .map(|reply| reply.unwrap().to_response().unwrap())
                 .collect()
                 .await;
             prop_assert_eq!(replies.len(), script.len());

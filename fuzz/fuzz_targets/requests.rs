@@ -71,6 +71,7 @@ async fn play_many(body: &[u8]) {
     assert!(replies.len() <= actions.len());
     for (reply, actions) in replies.iter().zip(actions) {
         if let Ok(reply) = reply {
+            let reply = reply.to_response().expect("a PlayMany reply decodes");
             assert_eq!(reply.states.len(), actions);
         }
     }
@@ -108,7 +109,9 @@ fuzz_target!(|data: &[u8]| {
                 if let Ok(request) = CheckBatchRequest::decode(body) {
                     let checks = request.checks.len();
                     if let Ok(reply) = service.check_batch(Request::new(request)).await {
-                        assert_eq!(reply.into_inner().results.len(), checks);
+                        let reply = reply.into_inner().to_response();
+                        let reply = reply.expect("a CheckBatch reply decodes");
+                        assert_eq!(reply.results.len(), checks);
                     }
                 }
             }

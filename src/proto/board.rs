@@ -79,13 +79,7 @@ impl prost::Message for Board {
 /// Appends the row at the front of `buf` to `rows`, copied once.
 fn merge_row(rows: &mut Rows, wire_type: WireType, buf: &mut impl Buf) -> Result<(), DecodeError> {
     check_wire_type(WireType::LengthDelimited, wire_type)?;
-    let len = decode_varint(buf)?;
-    let Some(len) = usize::try_from(len)
-        .ok()
-        .filter(|&len| len <= buf.remaining())
-    else {
-        return Err(buffer_underflow());
-    };
+    let len = field_len(buf)?;
     let mut left = len;
     let mut row = rows.push_row();
     row.reserve(len);
@@ -107,10 +101,20 @@ fn merge_row(rows: &mut Rows, wire_type: WireType, buf: &mut impl Buf) -> Result
     Ok(())
 }
 
+/// Reads a length-delimited field's length from the front of `buf`: an error unless
+/// that many bytes follow.
+pub(super) fn field_len(buf: &mut impl Buf) -> Result<usize, DecodeError> {
+    let len = decode_varint(buf)?;
+    usize::try_from(len)
+        .ok()
+        .filter(|&len| len <= buf.remaining())
+        .ok_or_else(buffer_underflow)
+}
+
 /// prost's own error for a length past the end of the message (prost has no public
 /// constructor for it): the error of a one-byte field in an empty buffer.
 #[cold]
-pub(super) fn buffer_underflow() -> DecodeError {
+fn buffer_underflow() -> DecodeError {
     let mut scratch = Vec::new();
     let mut truncated: &[u8] = &[1];
     match prost::encoding::bytes::merge(

@@ -14,7 +14,7 @@
 //! generated messages.
 
 use prost::bytes::{Buf, BufMut};
-use prost::encoding::{decode_varint, encode_key, encode_varint, DecodeContext, WireType};
+use prost::encoding::{encode_key, encode_varint, DecodeContext, WireType};
 use prost::DecodeError;
 
 use super::{
@@ -28,68 +28,87 @@ const VARINT: u32 = 0;
 /// The wire type of a length-delimited field, as a key's low bits.
 const LENGTH_DELIMITED: u32 = 2;
 
-/// A `CheckBatchResponse` as the server writes it: its encoded `results`, one per
-/// check, in order.
-#[derive(Clone, PartialEq, Eq, Default, Debug)]
-pub struct CheckBatchReply {
-    items: Items,
-}
-
-impl CheckBatchReply {
-    /// An empty reply with room for `bytes` of results.
-    pub fn with_capacity(bytes: usize) -> Self {
-        Self {
-            items: Items::with_capacity(bytes),
+/// Declares a bulk reply type: `$whole` as the server writes it, each `$item` written
+/// by `Writer::$write`.
+macro_rules! bulk_reply {
+    ($(#[$doc:meta])* $reply:ident: $whole:ident of $item:ident by $write:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, PartialEq, Eq, Default, Debug)]
+        pub struct $reply {
+            items: Items,
         }
-    }
 
-    /// Appends `result` as the reply's next `results`; returns its encoded length,
-    /// without its field's key and length prefix.
-    pub fn push(&mut self, result: &CheckResult) -> usize {
-        self.items.push(|w| w.check_result(result))
-    }
+        impl $reply {
+            /// An empty reply with room for `bytes` of items.
+            pub fn with_capacity(bytes: usize) -> Self {
+                Self {
+                    items: Items::with_capacity(bytes),
+                }
+            }
 
-    /// The encoded results so far: the reply's whole wire body.
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.items.buf
-    }
+            /// Appends `item` as the reply's next one; returns its encoded length,
+            /// without its field's key and length prefix.
+            pub fn push(&mut self, item: &$item) -> usize {
+                self.items.push(|w| w.$write(item))
+            }
 
-    /// The reply as the client's message, decoded from its bytes.
-    pub fn decode(&self) -> Result<CheckBatchResponse, DecodeError> {
-        prost::Message::decode(self.as_bytes())
-    }
-}
+            /// The items so far, encoded: the reply's whole wire body.
+            pub fn as_bytes(&self) -> &[u8] {
+                &self.items.buf
+            }
 
-/// A `PlayManyResponse` as the server writes it: its encoded `states`, one per action,
-/// in order.
-#[derive(Clone, PartialEq, Eq, Default, Debug)]
-pub struct PlayManyReply {
-    items: Items,
-}
-
-impl PlayManyReply {
-    /// An empty reply with room for `bytes` of states.
-    pub fn with_capacity(bytes: usize) -> Self {
-        Self {
-            items: Items::with_capacity(bytes),
+            /// The reply as the client's message, decoded from its bytes.
+            pub fn to_response(&self) -> Result<$whole, DecodeError> {
+                prost::Message::decode(self.as_bytes())
+            }
         }
-    }
 
-    /// Appends `state` as the reply's next `states`; returns its encoded length,
-    /// without its field's key and length prefix.
-    pub fn push(&mut self, state: &GameState) -> usize {
-        self.items.push(|w| w.game_state(state))
-    }
+        impl prost::Message for $reply {
+            fn encode_raw(&self, buf: &mut impl BufMut) {
+                buf.put_slice(&self.items.buf);
+            }
 
-    /// The encoded states so far: the reply's whole wire body.
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.items.buf
-    }
+            fn merge_field(
+                &mut self,
+                tag: u32,
+                wire_type: WireType,
+                buf: &mut impl Buf,
+                ctx: DecodeContext,
+            ) -> Result<(), DecodeError> {
+                // Field 1 is kept as it came (it is checked only by the client's
+                // decoding); any other is skipped.
+                if tag != 1 || wire_type != WireType::LengthDelimited {
+                    return prost::encoding::skip_field(wire_type, tag, buf, ctx);
+                }
+                let len = super::board::field_len(buf)?;
+                let out = &mut self.items.buf;
+                encode_key(1, WireType::LengthDelimited, out);
+                encode_varint(len as u64, out);
+                out.put(buf.take(len));
+                Ok(())
+            }
 
-    /// The reply as the client's message, decoded from its bytes.
-    pub fn decode(&self) -> Result<PlayManyResponse, DecodeError> {
-        prost::Message::decode(self.as_bytes())
-    }
+            fn encoded_len(&self) -> usize {
+                self.items.buf.len()
+            }
+
+            fn clear(&mut self) {
+                self.items.buf.clear();
+            }
+        }
+    };
+}
+
+bulk_reply! {
+    /// A `CheckBatchResponse` as the server writes it: its encoded `results`, one per
+    /// check, in order.
+    CheckBatchReply: CheckBatchResponse of CheckResult by check_result
+}
+
+bulk_reply! {
+    /// A `PlayManyResponse` as the server writes it: its encoded `states`, one per
+    /// action, in order.
+    PlayManyReply: PlayManyResponse of GameState by game_state
 }
 
 /// The body of a message whose one field (number 1) is a repeated message: the field's
@@ -112,63 +131,7 @@ impl Items {
         let mut writer = Writer { buf: &mut self.buf };
         writer.message(1, write)
     }
-
-    /// Takes one field of the message from `buf`, as decoding does: field 1 kept as it
-    /// came (it is checked only by the client's decoding), any other skipped.
-    fn merge_field(
-        &mut self,
-        tag: u32,
-        wire_type: WireType,
-        buf: &mut impl Buf,
-        ctx: DecodeContext,
-    ) -> Result<(), DecodeError> {
-        if tag != 1 || wire_type != WireType::LengthDelimited {
-            return prost::encoding::skip_field(wire_type, tag, buf, ctx);
-        }
-        let len = decode_varint(buf)?;
-        let Some(len) = usize::try_from(len)
-            .ok()
-            .filter(|&len| len <= buf.remaining())
-        else {
-            return Err(super::board::buffer_underflow());
-        };
-        encode_key(1, WireType::LengthDelimited, &mut self.buf);
-        encode_varint(len as u64, &mut self.buf);
-        self.buf.put(buf.take(len));
-        Ok(())
-    }
 }
-
-macro_rules! reply_message {
-    ($reply:ty) => {
-        impl prost::Message for $reply {
-            fn encode_raw(&self, buf: &mut impl BufMut) {
-                buf.put_slice(&self.items.buf);
-            }
-
-            fn merge_field(
-                &mut self,
-                tag: u32,
-                wire_type: WireType,
-                buf: &mut impl Buf,
-                ctx: DecodeContext,
-            ) -> Result<(), DecodeError> {
-                self.items.merge_field(tag, wire_type, buf, ctx)
-            }
-
-            fn encoded_len(&self) -> usize {
-                self.items.buf.len()
-            }
-
-            fn clear(&mut self) {
-                self.items.buf.clear();
-            }
-        }
-    };
-}
-
-reply_message!(CheckBatchReply);
-reply_message!(PlayManyReply);
 
 /// Writes messages into a buffer field by field, as prost encodes them: proto3's
 /// defaults (zero, false, empty) left out, a set message written even when empty.
@@ -279,16 +242,22 @@ impl Writer<'_> {
         }
     }
 
+    /// A message of a `bool` (field 1) and its cells (field 2): `CheckOthelloMoveResponse`
+    /// (`legal`, `flips`) and `CheckConnectFourResponse` (`wins`, `run`).
+    fn bool_and_cells(&mut self, tag: u32, yes: bool, cells: &[Cell]) {
+        self.message(tag, |w| {
+            w.bool(1, yes);
+            w.cells(2, cells);
+        });
+    }
+
     fn check_result(&mut self, result: &CheckResult) {
         use check_result::Result as Answer;
         self.violations(1, &result.invalid);
         match &result.result {
             None => {}
             Some(Answer::CheckOthelloMove(answer)) => {
-                self.message(2, |w| {
-                    w.bool(1, answer.legal);
-                    w.cells(2, &answer.flips);
-                });
+                self.bool_and_cells(2, answer.legal, &answer.flips);
             }
             Some(Answer::ListOthelloMoves(answer)) => {
                 self.message(3, |w| {
@@ -303,10 +272,7 @@ impl Writer<'_> {
                 });
             }
             Some(Answer::CheckConnectFour(answer)) => {
-                self.message(4, |w| {
-                    w.bool(1, answer.wins);
-                    w.cells(2, &answer.run);
-                });
+                self.bool_and_cells(4, answer.wins, &answer.run);
             }
             Some(Answer::JudgeTicTacToe(answer)) => {
                 self.message(5, |w| {
@@ -368,5 +334,205 @@ impl Writer<'_> {
         self.board(3, reply.board.as_ref());
         self.int32(4, reply.moves_played);
         self.string(5, &reply.rejected);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+    use prost::Message;
+
+    use super::*;
+    use crate::proto::{
+        CheckConnectFourResponse, CheckOthelloMoveResponse, JudgeTicTacToeResponse,
+        ListOthelloMovesResponse, OthelloMove,
+    };
+
+    /// Numbers of every varint length, negative ones (ten bytes) and zero (left out).
+    fn int32() -> impl Strategy<Value = i32> {
+        prop_oneof![Just(0), 1..128, 128..20_000, any::<i32>()]
+    }
+
+    /// Texts empty (left out), short, and past 127 bytes (a two-byte length).
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![Just(String::new()), "[a-z]{1,5}", "[a-zé]{100,300}"]
+    }
+
+    fn cell() -> impl Strategy<Value = Cell> {
+        (int32(), int32()).prop_map(|(row, col)| Cell { row, col })
+    }
+
+    fn cells() -> impl Strategy<Value = Vec<Cell>> {
+        vec(cell(), 0..40)
+    }
+
+    /// No board, an empty one, and rows up to 300 bytes (so up to 30 KB a board).
+    fn board() -> impl Strategy<Value = Option<Board>> {
+        proptest::option::of(vec(vec(any::<u8>(), 0..300), 0..100).prop_map(Board::from_rows))
+    }
+
+    fn violations() -> impl Strategy<Value = Vec<FieldViolation>> {
+        vec(
+            (text(), text()).prop_map(|(field, description)| FieldViolation { field, description }),
+            0..3,
+        )
+    }
+
+    fn game_state() -> impl Strategy<Value = GameState> {
+        let othello = (
+            (int32(), board(), cells(), text(), any::<bool>()),
+            (cells(), int32(), int32(), int32(), text()),
+        )
+            .prop_map(
+                |(
+                    (verdict, board, flips, to_move, passed),
+                    (legal_moves, black_discs, white_discs, moves_played, rejected),
+                )| {
+                    game_state::State::Othello(PlayOthelloResponse {
+                        verdict,
+                        board,
+                        flips,
+                        to_move,
+                        passed,
+                        legal_moves,
+                        black_discs,
+                        white_discs,
+                        moves_played,
+                        rejected,
+                    })
+                },
+            );
+        let connect_four = (
+            int32(),
+            board(),
+            proptest::option::of(cell()),
+            cells(),
+            (int32(), int32(), text()),
+        )
+            .prop_map(
+                |(verdict, board, placed, run, (to_move, moves_played, rejected))| {
+                    game_state::State::ConnectFour(PlayConnectFourResponse {
+                        verdict,
+                        board,
+                        placed,
+                        run,
+                        to_move,
+                        moves_played,
+                        rejected,
+                    })
+                },
+            );
+        let tic_tac_toe = (int32(), cells(), board(), int32(), text()).prop_map(
+            |(verdict, line, board, moves_played, rejected)| {
+                game_state::State::TicTacToe(PlayTicTacToeResponse {
+                    verdict,
+                    line,
+                    board,
+                    moves_played,
+                    rejected,
+                })
+            },
+        );
+        let state = proptest::option::of(prop_oneof![othello, connect_four, tic_tac_toe]);
+        (any::<u64>(), violations(), state).prop_map(|(game, invalid, state)| GameState {
+            game,
+            invalid,
+            state,
+        })
+    }
+
+    fn check_result() -> impl Strategy<Value = CheckResult> {
+        use check_result::Result as Answer;
+        let answer = prop_oneof![
+            (any::<bool>(), cells()).prop_map(|(legal, flips)| Answer::CheckOthelloMove(
+                CheckOthelloMoveResponse { legal, flips }
+            )),
+            vec((proptest::option::of(cell()), cells()), 0..20).prop_map(|moves| {
+                Answer::ListOthelloMoves(ListOthelloMovesResponse {
+                    moves: moves
+                        .into_iter()
+                        .map(|(cell, flips)| OthelloMove { cell, flips })
+                        .collect(),
+                })
+            }),
+            (any::<bool>(), cells()).prop_map(|(wins, run)| Answer::CheckConnectFour(
+                CheckConnectFourResponse { wins, run }
+            )),
+            (int32(), cells(), board(), int32()).prop_map(
+                |(verdict, line, board, moves_played)| {
+                    Answer::JudgeTicTacToe(JudgeTicTacToeResponse {
+                        verdict,
+                        line,
+                        board,
+                        moves_played,
+                    })
+                }
+            ),
+        ];
+        (violations(), proptest::option::of(answer))
+            .prop_map(|(invalid, result)| CheckResult { invalid, result })
+    }
+
+    /// Fails unless the reply that `push` writes item by item is, byte for byte, what
+    /// prost encodes of the whole message (`whole`), each item's length as prost counts
+    /// it; and unless decoding prost's bytes into the reply keeps them as they are.
+    fn holds_prost_s_bytes<I, R, M>(
+        items: Vec<I>,
+        push: fn(&mut R, &I) -> usize,
+        whole: fn(Vec<I>) -> M,
+        to_response: fn(&R) -> Result<M, DecodeError>,
+    ) -> Result<(), TestCaseError>
+    where
+        I: Message,
+        R: Message + Default + PartialEq,
+        M: Message + Default + PartialEq,
+    {
+        let mut reply = R::default();
+        for item in &items {
+            prop_assert_eq!(push(&mut reply, item), item.encoded_len());
+        }
+        let expected = whole(items).encode_to_vec();
+        prop_assert_eq!(&reply.encode_to_vec(), &expected);
+        prop_assert_eq!(reply.encoded_len(), expected.len());
+        prop_assert!(R::decode(&expected[..]).unwrap() == reply);
+        prop_assert!(to_response(&reply).unwrap() == M::decode(&expected[..]).unwrap());
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn bulk_replies_are_prost_s_bytes_both_ways(
+            states in vec(game_state(), 0..6),
+            results in vec(check_result(), 0..6),
+        ) {
+            let play_many = |states| PlayManyResponse { states };
+            holds_prost_s_bytes(states, PlayManyReply::push, play_many, PlayManyReply::to_response)?;
+            let batch = |results| CheckBatchResponse { results };
+            holds_prost_s_bytes(results, CheckBatchReply::push, batch, CheckBatchReply::to_response)?;
+        }
+    }
+
+    #[test]
+    fn a_reply_read_from_a_truncated_message_is_an_error() {
+        let mut reply = PlayManyReply::with_capacity(0);
+        reply.push(&GameState {
+            game: 7,
+            ..GameState::default()
+        });
+        let bytes = reply.encode_to_vec();
+        for cut in 1..bytes.len() {
+            assert!(
+                PlayManyReply::decode(&bytes[..cut]).is_err(),
+                "cut at {cut} of {bytes:?}"
+            );
+        }
+        // Other fields are skipped; field 1 of another wire type too.
+        assert_eq!(
+            PlayManyReply::decode(&[0x10, 0x05, 0x08, 0x01][..]).unwrap(),
+            PlayManyReply::default()
+        );
     }
 }

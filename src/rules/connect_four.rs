@@ -299,6 +299,7 @@ mod tests {
     use crate::rules::fixtures::{
         CONNECT_FOUR_EXAMPLE_1, CONNECT_FOUR_EXAMPLE_2, CONNECT_FOUR_EXAMPLE_3,
     };
+    use crate::rules::grid::cells;
 
     fn wins(rows: &[&str], row: usize, col: usize, player: Player) -> Option<Vec<Cell>> {
         let board = Board::parse(rows).unwrap();
@@ -315,15 +316,7 @@ mod tests {
     #[test]
     fn seed_example_2_diagonal_down_left() {
         let run = wins(&CONNECT_FOUR_EXAMPLE_2, 2, 3, Player::Two).unwrap();
-        assert_eq!(
-            run,
-            vec![
-                Cell::new(2, 3),
-                Cell::new(3, 2),
-                Cell::new(4, 1),
-                Cell::new(5, 0)
-            ]
-        );
+        assert_eq!(run, cells(&[(2, 3), (3, 2), (4, 1), (5, 0)]));
     }
 
     #[test]

@@ -21,6 +21,15 @@ impl Cell {
     }
 }
 
+/// The cells at these (row, col) pairs, in order: for the tests' expected answers.
+#[cfg(test)]
+pub(crate) fn cells(coordinates: &[(usize, usize)]) -> Vec<Cell> {
+    coordinates
+        .iter()
+        .map(|&(row, col)| Cell::new(row, col))
+        .collect()
+}
+
 impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "({}, {})", self.row, self.col)

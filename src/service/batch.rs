@@ -18,15 +18,7 @@ pub const MAX_CHECKS: usize = 10_000;
 /// written into the reply as soon as it is known.
 pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchReply, ServiceError> {
     let count = request.checks.len();
-    if count > MAX_CHECKS {
-        return Err(fields::invalid(
-            "CheckBatchRequest",
-            vec![Violation::new(
-                "checks",
-                format!("has {count} checks; at most {MAX_CHECKS} are allowed in one call"),
-            )],
-        ));
-    }
+    fields::at_most("CheckBatchRequest", "checks", count, MAX_CHECKS, "call")?;
     let mut reply = CheckBatchReply::with_capacity(count * RESULT_BYTES);
     let mut bytes = 0;
     for check in request.checks {

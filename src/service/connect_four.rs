@@ -15,7 +15,7 @@ use crate::rules::grid::Cell;
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields::{self, MAX_SIDE};
-use super::play::{self, GameKind, Reply};
+use super::play::{self, GameKind, Opened, Reply};
 
 /// The rows of a Connect Four game set up without them.
 pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::new(6).unwrap();
@@ -29,13 +29,8 @@ pub(crate) fn check(
     request: CheckConnectFourRequest,
 ) -> Result<CheckConnectFourResponse, ServiceError> {
     let mut violations = Vec::new();
-    let (board, cell) = fields::board_and_cell(
-        request.board,
-        (request.row, request.col),
-        Board::parse_rows,
-        Board::grid,
-        &mut violations,
-    );
+    let at = (request.row, request.col);
+    let (board, cell) = fields::board_and_cell::<Board>(request.board, at, &mut violations);
     let player = Player::from_number(request.player.into());
     if player.is_none() {
         violations.push(Violation::new(
@@ -82,9 +77,7 @@ impl play::sealed::Game for Game {
     type Response = PlayConnectFourResponse;
     const KIND: GameKind = GameKind::ConnectFour;
 
-    fn open(
-        first: PlayConnectFourRequest,
-    ) -> Result<(Self, Reply<PlayConnectFourResponse>), ServiceError> {
+    fn open(first: PlayConnectFourRequest) -> Opened<Self> {
         if let Some(Action::Setup(setup)) = &first.action {
             let (game, placed) = set_up(setup)?;
             let reply = Reply::setup(state(&game, placed, String::new()));
@@ -151,10 +144,7 @@ fn state(game: &Game, placed: Option<Cell>, rejected: String) -> PlayConnectFour
         Outcome::Pending => (Standing::Pending, Vec::new()),
         Outcome::Draw => (Standing::Draw, Vec::new()),
         Outcome::Won { player, run } => (
-            match player {
-                Player::One => Standing::FirstWon,
-                Player::Two => Standing::SecondWon,
-            },
+            Standing::won(player == Player::One),
             // The run is reported with the move that made it, not after.
             if placed.is_some() {
                 convert::cells(run)

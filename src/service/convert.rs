@@ -31,6 +31,17 @@ pub(crate) enum Standing {
     Draw,
 }
 
+impl Standing {
+    /// The standing of a game won by the first player to move, or else by the second.
+    pub(crate) fn won(by_first: bool) -> Self {
+        if by_first {
+            Self::FirstWon
+        } else {
+            Self::SecondWon
+        }
+    }
+}
+
 /// The wire verdict of a game that stands so, as an `int32` field holds it.
 pub(crate) fn verdict(standing: Standing) -> i32 {
     let verdict = match standing {

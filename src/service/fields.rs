@@ -8,6 +8,7 @@ use crate::proto;
 use crate::rules::grid::{self, BadRows, Cell, Grid, GridError};
 use crate::rules::othello::Color;
 use crate::rules::rows::Rows;
+use crate::rules::{connect_four, othello};
 
 use super::error::{echo, ServiceError, Violation};
 
@@ -20,6 +21,22 @@ pub(crate) fn invalid(message: &'static str, violations: Vec<Violation>) -> Serv
         message,
         violations,
     }
+}
+
+/// Refuses a bulk `message` whose repeated `field` holds more than `max` items (its
+/// `count`), in one `unit` (a call, a message).
+pub(crate) fn at_most(
+    message: &'static str,
+    field: &'static str,
+    count: usize,
+    max: usize,
+    unit: &str,
+) -> Result<(), ServiceError> {
+    if count <= max {
+        return Ok(());
+    }
+    let description = format!("has {count} {field}; at most {max} are allowed in one {unit}");
+    Err(invalid(message, vec![Violation::new(field, description)]))
 }
 
 /// Replays a setup's `history` with `play`, the game's own move, on a board of `cells`
@@ -60,14 +77,38 @@ pub(crate) fn replay_history<M, T, E: std::fmt::Display>(
 
 /// Checks the board's size, then parses it with the game's `parse`; `field` names the
 /// board in violations, one per problem found (each bad row, not only the first).
-pub(crate) fn board<B>(
+pub(crate) fn board<B: GameBoard>(
     field: &str,
     board: Option<proto::Board>,
-    parse: impl FnOnce(Rows) -> Result<B, BadRows>,
     violations: &mut Vec<Violation>,
 ) -> Option<B> {
-    parse_board(field, board, parse, violations).ok()
+    parse_board(field, board, B::parse_rows, violations).ok()
 }
+
+/// A game's board as requests carry it: parsed from the wire's rows, and laid on the
+/// grid that coordinates are checked against.
+pub(crate) trait GameBoard: Sized {
+    /// The board of `rows`, or every problem with them.
+    fn parse_rows(rows: Rows) -> Result<Self, BadRows>;
+    /// The board's cells.
+    fn grid(&self) -> &Grid;
+}
+
+/// [`GameBoard`] for boards whose inherent `parse_rows` and `grid` are those.
+macro_rules! game_board {
+    ($($board:ty),*) => {$(
+        impl GameBoard for $board {
+            fn parse_rows(rows: Rows) -> Result<Self, BadRows> {
+                <$board>::parse_rows(rows)
+            }
+            fn grid(&self) -> &Grid {
+                <$board>::grid(self)
+            }
+        }
+    )*};
+}
+
+game_board!(othello::Board, connect_four::Board);
 
 /// The size of a board that was refused, as far as its rows show it: coordinates are
 /// checked against it all the same.
@@ -147,16 +188,14 @@ fn grid_violation(field: &str, error: &GridError) -> Violation {
 
 /// Checks a request's `board` and its (`row`, `col`) on it: against the board's size
 /// even when the board is refused, as far as its rows show the size.
-pub(crate) fn board_and_cell<B>(
+pub(crate) fn board_and_cell<B: GameBoard>(
     request_board: Option<proto::Board>,
     (row, col): (i32, i32),
-    parse: impl FnOnce(Rows) -> Result<B, BadRows>,
-    grid: impl Fn(&B) -> &Grid,
     violations: &mut Vec<Violation>,
 ) -> (Option<B>, Option<Cell>) {
-    match parse_board("board", request_board, parse, violations) {
+    match parse_board("board", request_board, B::parse_rows, violations) {
         Ok(board) => {
-            let cell = cell(row, col, grid(&board), violations);
+            let cell = cell(row, col, board.grid(), violations);
             (Some(board), cell)
         }
         Err(shape) => {

@@ -23,11 +23,11 @@ use tonic::{Request, Response, Status, Streaming};
 use crate::proto::arbiter_service_server::ArbiterService;
 use crate::proto::replies::{CheckBatchReply, PlayManyReply};
 use crate::proto::{
-    CheckBatchRequest, CheckConnectFourRequest, CheckConnectFourResponse,
-    CheckOthelloMoveRequest, CheckOthelloMoveResponse, JudgeTicTacToeRequest,
-    JudgeTicTacToeResponse, ListOthelloMovesRequest, ListOthelloMovesResponse,
-    PlayConnectFourRequest, PlayConnectFourResponse, PlayManyRequest,
-    PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest, PlayTicTacToeResponse,
+    CheckBatchRequest, CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
+    CheckOthelloMoveResponse, JudgeTicTacToeRequest, JudgeTicTacToeResponse,
+    ListOthelloMovesRequest, ListOthelloMovesResponse, PlayConnectFourRequest,
+    PlayConnectFourResponse, PlayManyRequest, PlayOthelloRequest, PlayOthelloResponse,
+    PlayTicTacToeRequest, PlayTicTacToeResponse,
 };
 use crate::rules;
 
@@ -86,7 +86,7 @@ impl Arbiter {
 
     /// Opens a PlayMany stream fed by `messages`, as the PlayMany handler does with its
     /// request stream: its replies, one per message, as they go on the wire
-    /// ([`PlayManyReply::decode`] reads one as a `PlayManyResponse`).
+    /// ([`PlayManyReply::to_response`] reads one as a `PlayManyResponse`).
     pub fn open_many<S>(&self, messages: S) -> ReplyStream<PlayManyReply>
     where
         S: Stream<Item = Result<PlayManyRequest, Status>> + Unpin + Send + 'static,

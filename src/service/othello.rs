@@ -13,20 +13,15 @@ use crate::rules::othello::{Board, Color, Game, Outcome};
 use super::convert::{self, Standing};
 use super::error::ServiceError;
 use super::fields;
-use super::play::{self, GameKind, Reply};
+use super::play::{self, GameKind, Opened, Reply};
 
 /// Answers a CheckOthelloMove request.
 pub(crate) fn check_move(
     request: CheckOthelloMoveRequest,
 ) -> Result<CheckOthelloMoveResponse, ServiceError> {
     let mut violations = Vec::new();
-    let (board, cell) = fields::board_and_cell(
-        request.board,
-        (request.row, request.col),
-        Board::parse_rows,
-        Board::grid,
-        &mut violations,
-    );
+    let at = (request.row, request.col);
+    let (board, cell) = fields::board_and_cell::<Board>(request.board, at, &mut violations);
     let color = fields::color("color", &request.color, &mut violations);
     let (Some(board), Some(cell), Some(color)) = (board, cell, color) else {
         return Err(fields::invalid("CheckOthelloMoveRequest", violations));
@@ -43,7 +38,7 @@ pub(crate) fn list_moves(
     request: ListOthelloMovesRequest,
 ) -> Result<ListOthelloMovesResponse, ServiceError> {
     let mut violations = Vec::new();
-    let board = fields::board("board", request.board, Board::parse_rows, &mut violations);
+    let board = fields::board::<Board>("board", request.board, &mut violations);
     let color = fields::color("color", &request.color, &mut violations);
     let (Some(board), Some(color)) = (board, color) else {
         return Err(fields::invalid("ListOthelloMovesRequest", violations));
@@ -63,7 +58,7 @@ impl play::sealed::Game for Game {
     type Response = PlayOthelloResponse;
     const KIND: GameKind = GameKind::Othello;
 
-    fn open(first: PlayOthelloRequest) -> Result<(Self, Reply<PlayOthelloResponse>), ServiceError> {
+    fn open(first: PlayOthelloRequest) -> Opened<Self> {
         let action = match first.action {
             Some(Action::Setup(setup)) => {
                 let (game, last) = set_up(setup)?;
@@ -106,12 +101,7 @@ struct LastMove {
 fn set_up(setup: proto::OthelloSetup) -> Result<(Game, LastMove), ServiceError> {
     const MESSAGE: &str = "PlayOthelloRequest";
     let mut violations = Vec::new();
-    let board = fields::board(
-        "setup.board",
-        setup.board,
-        Board::parse_rows,
-        &mut violations,
-    );
+    let board = fields::board::<Board>("setup.board", setup.board, &mut violations);
     let to_move = fields::color("setup.to_move", &setup.to_move, &mut violations);
     let (Some(board), Some(to_move)) = (board, to_move) else {
         return Err(fields::invalid(MESSAGE, violations));

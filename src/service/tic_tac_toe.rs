@@ -11,7 +11,7 @@ use crate::rules::tic_tac_toe::{self, Game, Player, Verdict, MAX_MOVES};
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields;
-use super::play::{self, GameKind, Reply};
+use super::play::{self, GameKind, Opened, Reply};
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.
 ///
@@ -62,9 +62,7 @@ impl play::sealed::Game for Game {
     type Response = PlayTicTacToeResponse;
     const KIND: GameKind = GameKind::TicTacToe;
 
-    fn open(
-        first: PlayTicTacToeRequest,
-    ) -> Result<(Self, Reply<PlayTicTacToeResponse>), ServiceError> {
+    fn open(first: PlayTicTacToeRequest) -> Opened<Self> {
         let Some(setup) = &first.setup else {
             return play::first_move(Game::new(), first);
         };
@@ -110,13 +108,9 @@ impl State {
         let (standing, line) = match game.verdict() {
             Verdict::Pending => (Standing::Pending, Vec::new()),
             Verdict::Draw => (Standing::Draw, Vec::new()),
-            Verdict::Won { player, line } => (
-                match player {
-                    Player::A => Standing::FirstWon,
-                    Player::B => Standing::SecondWon,
-                },
-                convert::cells(&line),
-            ),
+            Verdict::Won { player, line } => {
+                (Standing::won(player == Player::A), convert::cells(&line))
+            }
         };
         Self {
             verdict: convert::verdict(standing),

@@ -170,10 +170,7 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn board(rows: &[&str]) -> Board {
-        Board::parse(rows).unwrap()
-    }
+    use crate::rules::othello::tests::board;
 
     #[test]
     fn a_game_passes_when_the_side_due_cannot_move_and_ends_when_neither_can() {

@@ -226,8 +226,10 @@ mod tests {
     use super::*;
 
     use crate::rules::fixtures;
+    use crate::rules::grid::cells;
 
-    fn board(rows: &[&str]) -> Board {
+    /// The board of `rows`, which must parse: for this module's tests and `game.rs`'s.
+    pub(super) fn board(rows: &[&str]) -> Board {
         Board::parse(rows).unwrap()
     }
 
@@ -238,17 +240,8 @@ mod tests {
         let b = board(&fixtures::LC1958_EXAMPLE_1);
         let check = b.check_move(Cell::new(4, 3), Color::Black);
         assert!(check.legal);
-        assert_eq!(
-            check.flips,
-            vec![
-                Cell::new(1, 3),
-                Cell::new(2, 3),
-                Cell::new(3, 3),
-                Cell::new(4, 4),
-                Cell::new(4, 5),
-                Cell::new(4, 6)
-            ]
-        );
+        let flips = cells(&[(1, 3), (2, 3), (3, 3), (4, 4), (4, 5), (4, 6)]);
+        assert_eq!(check.flips, flips);
     }
 
     /// The seed's problem (LeetCode 1958), example 2: no line closes; not legal.
@@ -259,44 +252,27 @@ mod tests {
         assert_eq!(check, MoveCheck::default());
     }
 
+    /// Black's move at the cell is not legal: each case names why.
     #[test]
-    fn occupied_cell_is_not_legal() {
-        let b = board(&["BWB"]);
-        assert!(!b.check_move(Cell::new(0, 1), Color::Black).legal);
-    }
-
-    #[test]
-    fn adjacent_own_disc_is_no_line() {
-        let b = board(&[".B"]);
-        assert!(!b.check_move(Cell::new(0, 0), Color::Black).legal);
-    }
-
-    #[test]
-    fn line_reaching_the_edge_does_not_close() {
-        let b = board(&[".WW"]);
-        assert!(!b.check_move(Cell::new(0, 0), Color::Black).legal);
-    }
-
-    #[test]
-    fn gap_breaks_a_line() {
-        let b = board(&[".W.B"]);
-        assert!(!b.check_move(Cell::new(0, 0), Color::Black).legal);
+    fn moves_that_close_no_line_are_not_legal() {
+        let cases: [(&str, &[&str], Cell); 4] = [
+            ("an occupied cell", &["BWB"], Cell::new(0, 1)),
+            ("an adjacent own disc is no line", &[".B"], Cell::new(0, 0)),
+            ("a line reaching the edge", &[".WW"], Cell::new(0, 0)),
+            ("a gap breaks the line", &[".W.B"], Cell::new(0, 0)),
+        ];
+        for (case, rows, cell) in cases {
+            let check = board(rows).check_move(cell, Color::Black);
+            assert!(!check.legal, "{case}: {rows:?} at {cell:?} is legal");
+        }
     }
 
     #[test]
     fn opening_position_has_four_moves() {
         let b = board(&STANDARD_START);
         let moves = b.legal_moves(Color::Black);
-        let cells: Vec<Cell> = moves.iter().map(|m| m.cell).collect();
-        assert_eq!(
-            cells,
-            vec![
-                Cell::new(2, 3),
-                Cell::new(3, 2),
-                Cell::new(4, 5),
-                Cell::new(5, 4)
-            ]
-        );
+        let played: Vec<Cell> = moves.iter().map(|m| m.cell).collect();
+        assert_eq!(played, cells(&[(2, 3), (3, 2), (4, 5), (5, 4)]));
         assert_eq!(moves[0].flips, vec![Cell::new(3, 3)]);
     }
 }

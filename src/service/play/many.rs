@@ -83,53 +83,31 @@ trait Kind: LiveGame {
     fn state(response: Self::Response) -> State;
 }
 
-impl Kind for othello::Game {
-    const ACTION: &'static str = "othello";
-    fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
-        match game {
-            AnyGame::Othello(referee) => Some(referee),
-            _ => None,
+/// Implements [`Kind`] for the game `$game`, held as `AnyGame::$variant` and answered
+/// in `State::$variant`, its messages in the action field `$action`.
+macro_rules! kind {
+    ($game:ty, $variant:ident, $action:literal) => {
+        impl Kind for $game {
+            const ACTION: &'static str = $action;
+            fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
+                match game {
+                    AnyGame::$variant(referee) => Some(referee),
+                    _ => None,
+                }
+            }
+            fn hold(referee: Referee<Self>) -> AnyGame {
+                AnyGame::$variant(referee)
+            }
+            fn state(response: Self::Response) -> State {
+                State::$variant(response)
+            }
         }
-    }
-    fn hold(referee: Referee<Self>) -> AnyGame {
-        AnyGame::Othello(referee)
-    }
-    fn state(response: Self::Response) -> State {
-        State::Othello(response)
-    }
+    };
 }
 
-impl Kind for connect_four::Game {
-    const ACTION: &'static str = "connect_four";
-    fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
-        match game {
-            AnyGame::ConnectFour(referee) => Some(referee),
-            _ => None,
-        }
-    }
-    fn hold(referee: Referee<Self>) -> AnyGame {
-        AnyGame::ConnectFour(referee)
-    }
-    fn state(response: Self::Response) -> State {
-        State::ConnectFour(response)
-    }
-}
-
-impl Kind for tic_tac_toe::Game {
-    const ACTION: &'static str = "tic_tac_toe";
-    fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
-        match game {
-            AnyGame::TicTacToe(referee) => Some(referee),
-            _ => None,
-        }
-    }
-    fn hold(referee: Referee<Self>) -> AnyGame {
-        AnyGame::TicTacToe(referee)
-    }
-    fn state(response: Self::Response) -> State {
-        State::TicTacToe(response)
-    }
-}
+kind!(othello::Game, Othello, "othello");
+kind!(connect_four::Game, ConnectFour, "connect_four");
+kind!(tic_tac_toe::Game, TicTacToe, "tic_tac_toe");
 
 impl Games for ManyGames {
     type Request = PlayManyRequest;
@@ -139,17 +117,7 @@ impl Games for ManyGames {
     /// message of more than [`MAX_ACTIONS`] actions ends the stream.
     fn handle(&mut self, request: PlayManyRequest) -> Result<PlayManyReply, ServiceError> {
         let count = request.actions.len();
-        if count > MAX_ACTIONS {
-            return Err(fields::invalid(
-                "PlayManyRequest",
-                vec![Violation::new(
-                    "actions",
-                    format!(
-                        "has {count} actions; at most {MAX_ACTIONS} are allowed in one message"
-                    ),
-                )],
-            ));
-        }
+        fields::at_most("PlayManyRequest", "actions", count, MAX_ACTIONS, "message")?;
         let room = count.saturating_mul(self.bytes_per_action);
         let mut reply = PlayManyReply::with_capacity(room.min(MAX_REPLY_BYTES));
         let mut bytes = 0;

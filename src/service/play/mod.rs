@@ -129,7 +129,7 @@ pub trait LiveGame: sealed::Game {}
 
 impl<G: sealed::Game> LiveGame for G {}
 
-pub(crate) use self::sealed::{Handled, Reply};
+pub(crate) use self::sealed::{Handled, Opened, Reply};
 
 /// The part of [`LiveGame`] that only this crate implements.
 pub(crate) mod sealed {
@@ -154,6 +154,9 @@ pub(crate) mod sealed {
         pub handled: Handled,
     }
 
+    /// A game just opened and its reply to the first message, or why it was not.
+    pub(crate) type Opened<G> = Result<(G, Reply<<G as Game>::Response>), ServiceError>;
+
     /// A kind of live game: its messages, and how it answers them.
     pub trait Game: Sized + Send + 'static {
         /// A message from the client.
@@ -165,7 +168,7 @@ pub(crate) mod sealed {
 
         /// The game a stream's first message opens, and the reply to that message; an
         /// error (a malformed setup) ends the stream.
-        fn open(first: Self::Request) -> Result<(Self, Reply<Self::Response>), ServiceError>;
+        fn open(first: Self::Request) -> Opened<Self>;
 
         /// The reply to a later message.
         fn reply(&mut self, request: Self::Request) -> Reply<Self::Response>;
@@ -174,10 +177,7 @@ pub(crate) mod sealed {
 
 /// Opens `game` as it stands with `first` as its first move: for streams that start
 /// without a setup.
-pub(crate) fn first_move<G: LiveGame>(
-    mut game: G,
-    first: G::Request,
-) -> Result<(G, Reply<G::Response>), ServiceError> {
+pub(crate) fn first_move<G: LiveGame>(mut game: G, first: G::Request) -> Opened<G> {
     let reply = game.reply(first);
     Ok((game, reply))
 }
