@@ -17,6 +17,8 @@ use prost::bytes::{Buf, BufMut};
 use prost::encoding::{encode_key, encode_varint, DecodeContext, WireType};
 use prost::DecodeError;
 
+use crate::rules::grid::{self, Grid};
+
 use super::{
     check_result, game_state, Board, Cell, CheckBatchResponse, CheckResult, FieldViolation,
     GameState, PlayConnectFourResponse, PlayManyResponse, PlayOthelloResponse,
@@ -133,13 +135,69 @@ impl Items {
     }
 }
 
+impl PlayManyReply {
+    /// Cuts the reply back to its first `len` bytes: takes back what was written since
+    /// `as_bytes().len()` was `len`.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.items.buf.truncate(len);
+    }
+
+    /// Appends game number `game`'s state as the reply's next `states`, the state's
+    /// message (field `tag` of `GameState`: 3 Othello, 4 Connect Four, 5 Tic-Tac-Toe)
+    /// written by `write` straight from the game; returns the `GameState`'s encoded
+    /// length, as [`PlayManyReply::push`] does.
+    pub(crate) fn push_state(
+        &mut self,
+        game: u64,
+        tag: u32,
+        write: impl FnOnce(&mut Writer),
+    ) -> usize {
+        self.items.push(|w| {
+            w.uint64(1, game);
+            w.message(tag, write);
+        })
+    }
+}
+
 /// Writes messages into a buffer field by field, as prost encodes them: proto3's
 /// defaults (zero, false, empty) left out, a set message written even when empty.
-struct Writer<'a> {
+pub(crate) struct Writer<'a> {
     buf: &'a mut Vec<u8>,
 }
 
 impl Writer<'_> {
+    /// Board cells as a `repeated Cell` field `tag`, in order.
+    pub(crate) fn grid_cells(&mut self, tag: u32, cells: &[grid::Cell]) {
+        for cell in cells {
+            self.grid_cell(tag, *cell);
+        }
+    }
+
+    /// A board cell as a `Cell` field `tag`. Boards are at most 100x100, so coordinates
+    /// fit an `int32`.
+    pub(crate) fn grid_cell(&mut self, tag: u32, cell: grid::Cell) {
+        self.message(tag, |w| {
+            w.int32(1, cell.row as i32);
+            w.int32(2, cell.col as i32);
+        });
+    }
+
+    /// A grid as a `Board` field `tag`: its rows, row 0 first.
+    pub(crate) fn grid(&mut self, tag: u32, grid: &Grid) {
+        self.rows(tag, grid.cells().chunks(grid.cols()));
+    }
+
+    /// A `Board` field `tag` of these rows, row 0 first.
+    pub(crate) fn rows<'r>(&mut self, tag: u32, rows: impl IntoIterator<Item = &'r [u8]>) {
+        self.message(tag, |w| {
+            for row in rows {
+                w.key(1, LENGTH_DELIMITED);
+                w.varint(row.len() as u64);
+                w.buf.extend_from_slice(row);
+            }
+        });
+    }
+
     fn varint(&mut self, mut value: u64) {
         while value >= 0x80 {
             self.buf.push(value as u8 | 0x80);
@@ -153,28 +211,28 @@ impl Writer<'_> {
     }
 
     /// An `int32` or enum field: a negative value as its 64-bit two's complement.
-    fn int32(&mut self, tag: u32, value: i32) {
+    pub(crate) fn int32(&mut self, tag: u32, value: i32) {
         if value != 0 {
             self.key(tag, VARINT);
             self.varint(i64::from(value) as u64);
         }
     }
 
-    fn uint64(&mut self, tag: u32, value: u64) {
+    pub(crate) fn uint64(&mut self, tag: u32, value: u64) {
         if value != 0 {
             self.key(tag, VARINT);
             self.varint(value);
         }
     }
 
-    fn bool(&mut self, tag: u32, value: bool) {
+    pub(crate) fn bool(&mut self, tag: u32, value: bool) {
         if value {
             self.key(tag, VARINT);
             self.buf.push(1);
         }
     }
 
-    fn string(&mut self, tag: u32, value: &str) {
+    pub(crate) fn string(&mut self, tag: u32, value: &str) {
         if !value.is_empty() {
             self.key(tag, LENGTH_DELIMITED);
             self.varint(value.len() as u64);

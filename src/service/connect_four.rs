@@ -5,6 +5,7 @@
 use std::num::NonZeroUsize;
 
 use crate::proto::play_connect_four_request::Action;
+use crate::proto::replies::Writer;
 use crate::proto::{
     self, CheckConnectFourRequest, CheckConnectFourResponse, ConnectFourSetup,
     PlayConnectFourRequest, PlayConnectFourResponse,
@@ -15,7 +16,7 @@ use crate::rules::grid::Cell;
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields::{self, MAX_SIDE};
-use super::play::{self, GameKind, Opened, Reply};
+use super::play::{self, GameKind, Handled, Opened, Reply};
 
 /// The rows of a Connect Four game set up without them.
 pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::new(6).unwrap();
@@ -80,7 +81,12 @@ impl play::sealed::Game for Game {
     fn open(first: PlayConnectFourRequest) -> Opened<Self> {
         if let Some(Action::Setup(setup)) = &first.action {
             let (game, placed) = set_up(setup)?;
-            let reply = Reply::setup(state(&game, placed, String::new()));
+            let answer = Answer {
+                game: &game,
+                placed,
+                rejected: String::new(),
+            };
+            let reply = Reply::setup(answer.into_response());
             return Ok((game, reply));
         }
         let game = Game::new(DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_RUN_LENGTH);
@@ -88,17 +94,100 @@ impl play::sealed::Game for Game {
     }
 
     fn reply(&mut self, request: PlayConnectFourRequest) -> Reply<PlayConnectFourResponse> {
-        let dropped = match request.action {
-            Some(Action::Drop(col)) => self
-                .drop_piece(i64::from(col))
-                .map_err(|error| error.to_string()),
-            Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
-            None => Err("the message sets no action: send `drop` (or `setup` first)".to_owned()),
+        let (handled, answer) = answer(self, request);
+        Reply::new(answer.into_response(), handled)
+    }
+}
+
+/// Plays a PlayConnectFour message after the first: what became of it, and its answer.
+pub(crate) fn answer(game: &mut Game, request: PlayConnectFourRequest) -> (Handled, Answer<'_>) {
+    let dropped = match request.action {
+        Some(Action::Drop(col)) => game
+            .drop_piece(i64::from(col))
+            .map_err(|error| error.to_string()),
+        Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
+        None => Err("the message sets no action: send `drop` (or `setup` first)".to_owned()),
+    };
+    let (handled, placed, rejected) = match dropped {
+        Ok(placed) => (Handled::Applied, Some(placed), String::new()),
+        Err(rejected) => (Handled::Rejected, None, rejected),
+    };
+    let answer = Answer {
+        game,
+        placed,
+        rejected,
+    };
+    (handled, answer)
+}
+
+/// The answer to a PlayConnectFour message, before it is a reply: the game after the
+/// message, and what the message did. It becomes a `PlayConnectFourResponse`, or is
+/// written straight into a PlayMany reply as one.
+pub(crate) struct Answer<'a> {
+    game: &'a Game,
+    /// Where the dropped piece landed, if a drop was applied.
+    placed: Option<Cell>,
+    /// Why the message was not applied; empty when it was.
+    rejected: String,
+}
+
+impl Answer<'_> {
+    /// The wire verdict, and the winning run: reported with the move that made it,
+    /// not after.
+    fn verdict_and_run(&self) -> (i32, &[Cell]) {
+        let (standing, run) = match self.game.outcome() {
+            Outcome::Pending => (Standing::Pending, &[][..]),
+            Outcome::Draw => (Standing::Draw, &[][..]),
+            Outcome::Won { player, run } => (
+                Standing::won(*player == Player::One),
+                if self.placed.is_some() {
+                    &run[..]
+                } else {
+                    &[][..]
+                },
+            ),
         };
-        match dropped {
-            Ok(placed) => Reply::to_move(state(self, Some(placed), String::new()), false),
-            Err(rejected) => Reply::to_move(state(self, None, rejected), true),
+        (convert::verdict(standing), run)
+    }
+
+    /// `to_move` (1 or 2; 0 once the game is over) and the pieces dropped, as the
+    /// wire's `int32`s (a board holds at most 100x100 cells).
+    fn counts(&self) -> [i32; 2] {
+        let to_move = self.game.to_move().map_or(0, |player| player.number());
+        [i32::from(to_move), self.game.moves_played() as i32]
+    }
+
+    /// The whole state of the game as a reply.
+    fn into_response(self) -> PlayConnectFourResponse {
+        let (verdict, run) = self.verdict_and_run();
+        let [to_move, moves_played] = self.counts();
+        PlayConnectFourResponse {
+            verdict,
+            board: Some(proto::Board {
+                rows: self.game.board().grid().to_row_buffer(),
+            }),
+            placed: self.placed.map(convert::cell),
+            run: convert::cells(run),
+            to_move,
+            moves_played,
+            rejected: self.rejected,
         }
+    }
+
+    /// Writes the reply [`Answer::into_response`] builds, without building it: the
+    /// same bytes.
+    pub(crate) fn write(&self, w: &mut Writer) {
+        let (verdict, run) = self.verdict_and_run();
+        let [to_move, moves_played] = self.counts();
+        w.int32(1, verdict);
+        w.grid(2, self.game.board().grid());
+        if let Some(placed) = self.placed {
+            w.grid_cell(3, placed);
+        }
+        w.grid_cells(4, run);
+        w.int32(5, to_move);
+        w.int32(6, moves_played);
+        w.string(7, &self.rejected);
     }
 }
 
@@ -136,37 +225,6 @@ fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>), ServiceError
         game.drop_piece(i64::from(col))
     })?;
     Ok((game, placed))
-}
-
-/// The whole state of `game` as a reply; `placed` is the piece just dropped, if any.
-fn state(game: &Game, placed: Option<Cell>, rejected: String) -> PlayConnectFourResponse {
-    let (standing, run) = match game.outcome() {
-        Outcome::Pending => (Standing::Pending, Vec::new()),
-        Outcome::Draw => (Standing::Draw, Vec::new()),
-        Outcome::Won { player, run } => (
-            Standing::won(player == Player::One),
-            // The run is reported with the move that made it, not after.
-            if placed.is_some() {
-                convert::cells(run)
-            } else {
-                Vec::new()
-            },
-        ),
-    };
-    PlayConnectFourResponse {
-        verdict: convert::verdict(standing),
-        board: Some(proto::Board {
-            rows: game.board().grid().to_row_buffer(),
-        }),
-        placed: placed.map(convert::cell),
-        run,
-        to_move: game
-            .to_move()
-            .map_or(0, |player| i32::from(player.number())),
-        // A board holds at most 100x100 cells.
-        moves_played: game.moves_played() as i32,
-        rejected,
-    }
 }
 
 #[cfg(test)]

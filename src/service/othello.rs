@@ -3,6 +3,7 @@
 //! live game of PlayOthello (a setup with its history, then moves).
 
 use crate::proto::play_othello_request::Action;
+use crate::proto::replies::Writer;
 use crate::proto::{
     self, CheckOthelloMoveRequest, CheckOthelloMoveResponse, ListOthelloMovesRequest,
     ListOthelloMovesResponse, OthelloMove, PlayOthelloRequest, PlayOthelloResponse,
@@ -13,7 +14,7 @@ use crate::rules::othello::{Board, Color, Game, Outcome};
 use super::convert::{self, Standing};
 use super::error::ServiceError;
 use super::fields;
-use super::play::{self, GameKind, Opened, Reply};
+use super::play::{self, GameKind, Handled, Opened, Reply};
 
 /// Answers a CheckOthelloMove request.
 pub(crate) fn check_move(
@@ -62,8 +63,13 @@ impl play::sealed::Game for Game {
         let action = match first.action {
             Some(Action::Setup(setup)) => {
                 let (game, last) = set_up(setup)?;
-                let flips = convert::cells(&last.flips);
-                let reply = Reply::setup(state(&game, flips, last.passed, String::new()));
+                let answer = Answer {
+                    game: &game,
+                    flips: last.flips,
+                    passed: last.passed,
+                    rejected: String::new(),
+                };
+                let reply = Reply::setup(answer.into_response());
                 return Ok((game, reply));
             }
             action => action,
@@ -72,20 +78,106 @@ impl play::sealed::Game for Game {
     }
 
     fn reply(&mut self, request: PlayOthelloRequest) -> Reply<PlayOthelloResponse> {
-        let played = match request.action {
-            Some(Action::Move(cell)) => self
-                .play(i64::from(cell.row), i64::from(cell.col))
-                .map_err(|error| error.to_string()),
-            Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
-            None => Err("the message sets no action: send `move` (or `setup` first)".to_owned()),
-        };
-        match played {
-            Ok(turn) => {
-                let flips = convert::cells(&turn.flips);
-                Reply::to_move(state(self, flips, turn.passed, String::new()), false)
-            }
-            Err(rejected) => Reply::to_move(state(self, Vec::new(), false, rejected), true),
+        let (handled, answer) = answer(self, request);
+        Reply::new(answer.into_response(), handled)
+    }
+}
+
+/// Plays a PlayOthello message after the first: what became of it, and its answer.
+pub(crate) fn answer(game: &mut Game, request: PlayOthelloRequest) -> (Handled, Answer<'_>) {
+    let played = match request.action {
+        Some(Action::Move(cell)) => game
+            .play(i64::from(cell.row), i64::from(cell.col))
+            .map_err(|error| error.to_string()),
+        Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
+        None => Err("the message sets no action: send `move` (or `setup` first)".to_owned()),
+    };
+    let (handled, flips, passed, rejected) = match played {
+        Ok(turn) => (Handled::Applied, turn.flips, turn.passed, String::new()),
+        Err(rejected) => (Handled::Rejected, Vec::new(), false, rejected),
+    };
+    let answer = Answer {
+        game,
+        flips,
+        passed,
+        rejected,
+    };
+    (handled, answer)
+}
+
+/// The answer to a PlayOthello message, before it is a reply: the game after the
+/// message, and what the message did. It becomes a `PlayOthelloResponse`, or is
+/// written straight into a PlayMany reply as one.
+pub(crate) struct Answer<'a> {
+    game: &'a Game,
+    /// The discs the move turned over; empty unless a move was applied.
+    flips: Vec<Cell>,
+    /// Whether the side due next had to pass.
+    passed: bool,
+    /// Why the message was not applied; empty when it was.
+    rejected: String,
+}
+
+impl Answer<'_> {
+    /// The game's verdict, as the wire's `int32`.
+    fn verdict(&self) -> i32 {
+        convert::verdict(match self.game.outcome() {
+            Outcome::Pending => Standing::Pending,
+            Outcome::Won(Color::Black) => Standing::FirstWon,
+            Outcome::Won(Color::White) => Standing::SecondWon,
+            Outcome::Draw => Standing::Draw,
+        })
+    }
+
+    /// `to_move`: "B" or "W", or empty once the game is over.
+    fn to_move(&self) -> &'static str {
+        match self.game.to_move() {
+            Some(Color::Black) => "B",
+            Some(Color::White) => "W",
+            None => "",
         }
+    }
+
+    /// The counts of black and white discs, the moves played: as `int32`s, which they
+    /// fit, since a board holds at most 100x100 cells.
+    fn counts(&self) -> [i32; 3] {
+        let (black, white) = self.game.discs();
+        [black, white, self.game.moves_played()].map(|count| count as i32)
+    }
+
+    /// The whole state of the game as a reply.
+    fn into_response(self) -> PlayOthelloResponse {
+        let [black_discs, white_discs, moves_played] = self.counts();
+        PlayOthelloResponse {
+            verdict: self.verdict(),
+            board: Some(proto::Board {
+                rows: self.game.board().grid().to_row_buffer(),
+            }),
+            flips: convert::cells(&self.flips),
+            to_move: self.to_move().to_owned(),
+            passed: self.passed,
+            legal_moves: convert::cells(self.game.legal_cells()),
+            black_discs,
+            white_discs,
+            moves_played,
+            rejected: self.rejected,
+        }
+    }
+
+    /// Writes the reply [`Answer::into_response`] builds, without building it: the
+    /// same bytes.
+    pub(crate) fn write(&self, w: &mut Writer) {
+        let [black_discs, white_discs, moves_played] = self.counts();
+        w.int32(1, self.verdict());
+        w.grid(2, self.game.board().grid());
+        w.grid_cells(3, &self.flips);
+        w.string(4, self.to_move());
+        w.bool(5, self.passed);
+        w.grid_cells(6, self.game.legal_cells());
+        w.int32(7, black_discs);
+        w.int32(8, white_discs);
+        w.int32(9, moves_played);
+        w.string(10, &self.rejected);
     }
 }
 
@@ -122,40 +214,6 @@ fn set_up(setup: proto::OthelloSetup) -> Result<(Game, LastMove), ServiceError> 
         },
     };
     Ok((game, last))
-}
-
-/// The whole state of `game` as a reply.
-fn state(
-    game: &Game,
-    flips: Vec<proto::Cell>,
-    passed: bool,
-    rejected: String,
-) -> PlayOthelloResponse {
-    let standing = match game.outcome() {
-        Outcome::Pending => Standing::Pending,
-        Outcome::Won(Color::Black) => Standing::FirstWon,
-        Outcome::Won(Color::White) => Standing::SecondWon,
-        Outcome::Draw => Standing::Draw,
-    };
-    let (black, white) = game.discs();
-    PlayOthelloResponse {
-        verdict: convert::verdict(standing),
-        board: Some(proto::Board {
-            rows: game.board().grid().to_row_buffer(),
-        }),
-        flips,
-        to_move: game
-            .to_move()
-            .map(|color| char::from(color.byte()).to_string())
-            .unwrap_or_default(),
-        passed,
-        legal_moves: convert::cells(game.legal_cells()),
-        // A board holds at most 100x100 cells, so every count fits an i32.
-        black_discs: black as i32,
-        white_discs: white as i32,
-        moves_played: game.moves_played() as i32,
-        rejected,
-    }
 }
 
 #[cfg(test)]

@@ -2,16 +2,18 @@
 //! game's moves, judged by [`crate::rules::tic_tac_toe`]), and the live game of
 //! PlayTicTacToe (a setup with its history, then moves).
 
+use crate::proto::replies::Writer;
 use crate::proto::{
     self, JudgeTicTacToeRequest, JudgeTicTacToeResponse, PlayTicTacToeRequest,
     PlayTicTacToeResponse, TicTacToeMove, TicTacToeSetup,
 };
+use crate::rules::grid::Cell;
 use crate::rules::tic_tac_toe::{self, Game, Player, Verdict, MAX_MOVES};
 
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields;
-use super::play::{self, GameKind, Opened, Reply};
+use super::play::{self, GameKind, Handled, Opened, Reply};
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.
 ///
@@ -72,16 +74,64 @@ impl play::sealed::Game for Game {
     }
 
     fn reply(&mut self, request: PlayTicTacToeRequest) -> Reply<PlayTicTacToeResponse> {
-        let played = if request.setup.is_some() {
-            Err(play::SETUP_NOT_FIRST.to_owned())
-        } else {
-            self.play(i64::from(request.row), i64::from(request.col))
-                .map_err(|error| error.to_string())
-        };
-        let rejected = played.err().unwrap_or_default();
-        let refused = !rejected.is_empty();
-        Reply::to_move(State::of(self).into_play_response(rejected), refused)
+        let (handled, answer) = answer(self, request);
+        Reply::new(answer.into_response(), handled)
     }
+}
+
+/// Plays a PlayTicTacToe message after the first: what became of it, and its answer.
+pub(crate) fn answer(game: &mut Game, request: PlayTicTacToeRequest) -> (Handled, Answer<'_>) {
+    let played = if request.setup.is_some() {
+        Err(play::SETUP_NOT_FIRST.to_owned())
+    } else {
+        game.play(i64::from(request.row), i64::from(request.col))
+            .map_err(|error| error.to_string())
+    };
+    let (handled, rejected) = match played {
+        Ok(_) => (Handled::Applied, String::new()),
+        Err(rejected) => (Handled::Rejected, rejected),
+    };
+    (handled, Answer { game, rejected })
+}
+
+/// The answer to a PlayTicTacToe message, before it is a reply: the game after the
+/// message, and why it was not applied (empty when it was). It becomes a
+/// `PlayTicTacToeResponse`, or is written straight into a PlayMany reply as one.
+pub(crate) struct Answer<'a> {
+    game: &'a Game,
+    rejected: String,
+}
+
+impl Answer<'_> {
+    fn into_response(self) -> PlayTicTacToeResponse {
+        State::of(self.game).into_play_response(self.rejected)
+    }
+
+    /// Writes the reply [`Answer::into_response`] builds, without building it: the
+    /// same bytes.
+    pub(crate) fn write(&self, w: &mut Writer) {
+        let (verdict, line) = verdict_and_line(self.game);
+        w.int32(1, verdict);
+        w.grid_cells(2, line.as_ref().map_or(&[], |line| &line[..]));
+        w.rows(3, self.game.row_bytes().iter().map(|row| &row[..]));
+        w.int32(4, moves_played(self.game));
+        w.string(5, &self.rejected);
+    }
+}
+
+/// The wire verdict of `game`, and its winning line if it was won.
+fn verdict_and_line(game: &Game) -> (i32, Option<[Cell; 3]>) {
+    let (standing, line) = match game.verdict() {
+        Verdict::Pending => (Standing::Pending, None),
+        Verdict::Draw => (Standing::Draw, None),
+        Verdict::Won { player, line } => (Standing::won(player == Player::A), Some(line)),
+    };
+    (convert::verdict(standing), line)
+}
+
+/// The moves played, as an `int32`: at most nine moves are ever applied.
+fn moves_played(game: &Game) -> i32 {
+    game.moves_played() as i32
 }
 
 /// The game a PlayTicTacToe setup starts: its history replayed from the empty board,
@@ -105,19 +155,14 @@ struct State {
 
 impl State {
     fn of(game: &Game) -> Self {
-        let (standing, line) = match game.verdict() {
-            Verdict::Pending => (Standing::Pending, Vec::new()),
-            Verdict::Draw => (Standing::Draw, Vec::new()),
-            Verdict::Won { player, line } => {
-                (Standing::won(player == Player::A), convert::cells(&line))
-            }
-        };
+        let (verdict, line) = verdict_and_line(game);
         Self {
-            verdict: convert::verdict(standing),
-            line,
+            verdict,
+            line: line
+                .as_ref()
+                .map_or_else(Vec::new, |line| convert::cells(line)),
             board: proto::Board::from_rows(game.row_bytes()),
-            // At most nine moves are ever applied.
-            moves_played: game.moves_played() as i32,
+            moves_played: moves_played(game),
         }
     }
 

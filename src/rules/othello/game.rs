@@ -119,15 +119,13 @@ impl Game {
     /// (returning true: `due` passed), else ends the game.
     fn hand_turn_to(&mut self, due: Color) -> bool {
         for (color, passed) in [(due, false), (due.opponent(), true)] {
-            let moves = self.board.legal_cells(color);
-            if !moves.is_empty() {
+            self.board.legal_cells_into(color, &mut self.legal_cells);
+            if !self.legal_cells.is_empty() {
                 self.to_move = Some(color);
-                self.legal_cells = moves;
                 return passed;
             }
         }
         self.to_move = None;
-        self.legal_cells.clear();
         false
     }
 

@@ -191,10 +191,19 @@ impl Board {
     /// Every cell where `color` may play, row-major: [`Board::legal_moves`] without the
     /// flips.
     pub fn legal_cells(&self, color: Color) -> Vec<Cell> {
-        if let Some(bits) = &self.bits {
-            return cells_of(bits.legal(color)).collect();
+        let mut cells = Vec::new();
+        self.legal_cells_into(color, &mut cells);
+        cells
+    }
+
+    /// [`Board::legal_cells`] into `cells`, which is cleared first: for a caller that
+    /// keeps one buffer for every turn.
+    pub fn legal_cells_into(&self, color: Color, cells: &mut Vec<Cell>) {
+        cells.clear();
+        match &self.bits {
+            Some(bits) => cells.extend(cells_of(bits.legal(color))),
+            None => self.walk_legal_cells(color, cells),
         }
-        self.walk_legal_cells(color)
     }
 }
 

@@ -82,15 +82,16 @@ impl Board {
     }
 
     /// Every cell where `color` may play, row-major, walking every cell.
-    pub(super) fn walk_legal_cells(&self, color: Color) -> Vec<Cell> {
+    pub(super) fn walk_legal_cells(&self, color: Color, cells: &mut Vec<Cell>) {
         let mut scratch = Vec::new();
         let cols = self.grid.cols();
-        (0..self.grid.cells().len())
-            .map(|at| Cell::new(at / cols, at % cols))
-            .filter(|&cell| {
-                self.collect_flips(cell, color, &mut scratch);
-                !scratch.is_empty()
-            })
-            .collect()
+        cells.extend(
+            (0..self.grid.cells().len())
+                .map(|at| Cell::new(at / cols, at % cols))
+                .filter(|&cell| {
+                    self.collect_flips(cell, color, &mut scratch);
+                    !scratch.is_empty()
+                }),
+        );
     }
 }

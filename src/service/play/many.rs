@@ -10,13 +10,13 @@ use foldhash::fast::RandomState;
 
 use crate::proto::game_action::Action;
 use crate::proto::game_state::State;
-use crate::proto::replies::PlayManyReply;
+use crate::proto::replies::{PlayManyReply, Writer};
 use crate::proto::{GameAction, GameState, PlayManyRequest};
 use crate::rules::{connect_four, othello, tic_tac_toe};
 use crate::service::error::{ServiceError, Violation};
 use crate::service::{fields, MAX_REPLY_BYTES};
 
-use super::{GameKind, Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
+use super::{GameKind, Games, Handled, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
 
 /// The most actions one PlayMany message may carry.
 pub const MAX_ACTIONS: usize = 10_000;
@@ -78,17 +78,28 @@ impl AnyGame {
 trait Kind: LiveGame {
     /// The action field that carries this kind's messages.
     const ACTION: &'static str;
+    /// The field of `GameState` that holds this kind's state.
+    const STATE_FIELD: u32;
+    /// A message's answer, before it is a reply (see the game's module).
+    type Answer<'a>;
     fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>>;
     fn hold(referee: Referee<Self>) -> AnyGame;
     fn state(response: Self::Response) -> State;
+    /// Plays a message after the first, as the game's own stream does.
+    fn answer(&mut self, request: Self::Request) -> (Handled, Self::Answer<'_>);
+    /// Writes the reply that `answer` makes, as the game's own stream would send it.
+    fn write(answer: &Self::Answer<'_>, w: &mut Writer);
 }
 
 /// Implements [`Kind`] for the game `$game`, held as `AnyGame::$variant` and answered
-/// in `State::$variant`, its messages in the action field `$action`.
+/// in `State::$variant` (field `$field` of `GameState`), its messages in the action
+/// field `$action` and answered by `crate::service::$module`.
 macro_rules! kind {
-    ($game:ty, $variant:ident, $action:literal) => {
+    ($game:ty, $variant:ident, $action:literal, $field:literal, $module:ident) => {
         impl Kind for $game {
             const ACTION: &'static str = $action;
+            const STATE_FIELD: u32 = $field;
+            type Answer<'a> = crate::service::$module::Answer<'a>;
             fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
                 match game {
                     AnyGame::$variant(referee) => Some(referee),
@@ -101,13 +112,25 @@ macro_rules! kind {
             fn state(response: Self::Response) -> State {
                 State::$variant(response)
             }
+            fn answer(&mut self, request: Self::Request) -> (Handled, Self::Answer<'_>) {
+                crate::service::$module::answer(self, request)
+            }
+            fn write(answer: &Self::Answer<'_>, w: &mut Writer) {
+                answer.write(w);
+            }
         }
     };
 }
 
-kind!(othello::Game, Othello, "othello");
-kind!(connect_four::Game, ConnectFour, "connect_four");
-kind!(tic_tac_toe::Game, TicTacToe, "tic_tac_toe");
+kind!(othello::Game, Othello, "othello", 3, othello);
+kind!(
+    connect_four::Game,
+    ConnectFour,
+    "connect_four",
+    4,
+    connect_four
+);
+kind!(tic_tac_toe::Game, TicTacToe, "tic_tac_toe", 5, tic_tac_toe);
 
 impl Games for ManyGames {
     type Request = PlayManyRequest;
@@ -123,12 +146,11 @@ impl Games for ManyGames {
         let mut bytes = 0;
         for action in request.actions {
             // Past the reply budget, an action is answered without being applied.
-            let state = if bytes < MAX_REPLY_BYTES {
-                self.act(action)
+            bytes += 4 + if bytes < MAX_REPLY_BYTES {
+                self.act(action, &mut reply)
             } else {
-                invalid(action.game, "action", over_budget())
+                reply.push(&invalid(action.game, "action", over_budget()))
             };
-            bytes += reply.push(&state) + 4;
         }
         if count > 0 {
             self.bytes_per_action = reply.as_bytes().len().div_ceil(count);
@@ -138,13 +160,20 @@ impl Games for ManyGames {
 }
 
 impl ManyGames {
-    /// Applies one action to its game.
-    fn act(&mut self, action: GameAction) -> GameState {
+    /// Applies one action to its game, and writes the game's state into `out`; returns
+    /// the state's length, as [`PlayManyReply::push`] does.
+    fn act(&mut self, action: GameAction, out: &mut PlayManyReply) -> usize {
         let game = action.game;
-        match action.action {
-            Some(Action::Othello(request)) => self.play::<othello::Game>(game, request),
-            Some(Action::ConnectFour(request)) => self.play::<connect_four::Game>(game, request),
-            Some(Action::TicTacToe(request)) => self.play::<tic_tac_toe::Game>(game, request),
+        let state = match action.action {
+            Some(Action::Othello(request)) => {
+                return self.play::<othello::Game>(game, request, out)
+            }
+            Some(Action::ConnectFour(request)) => {
+                return self.play::<connect_four::Game>(game, request, out)
+            }
+            Some(Action::TicTacToe(request)) => {
+                return self.play::<tic_tac_toe::Game>(game, request, out)
+            }
             Some(Action::Close(true)) => match self.games.remove(&game) {
                 Some(_) => GameState {
                     game,
@@ -163,19 +192,20 @@ impl ManyGames {
                 "action",
                 "sets no action: set one of othello, connect_four, tic_tac_toe, close",
             ),
-        }
+        };
+        out.push(&state)
     }
 
     /// Plays `request` in game number `game`, of kind `G`, starting that game if the
-    /// number holds none.
-    fn play<G: Kind>(&mut self, game: u64, request: G::Request) -> GameState {
+    /// number holds none, and writes the game's state into `out`; returns its length.
+    fn play<G: Kind>(&mut self, game: u64, request: G::Request, out: &mut PlayManyReply) -> usize {
         let max_unapplied = self.limits.max_unapplied;
         let Some(entry) = self.games.get_mut(&game) else {
-            return self.start::<G>(game, request);
+            return out.push(&self.start::<G>(game, request));
         };
         let Some(referee) = G::referee(&mut entry.game) else {
             let kind = entry.game.kind().label();
-            return invalid(
+            return out.push(&invalid(
                 game,
                 "action",
                 format!(
@@ -183,13 +213,26 @@ impl ManyGames {
                     G::ACTION,
                     G::KIND.label()
                 ),
-            );
+            ));
         };
-        match referee.reply(request, max_unapplied) {
-            Ok(response) => reached(game, G::state(response)),
+        // The state is written straight from the game; taken back if the message turns
+        // out to be one unapplied message too many, which ends the game instead.
+        let mark = out.as_bytes().len();
+        let written = referee.play(max_unapplied, |played| {
+            let (handled, answer) = played.answer(request);
+            let len = out.push_state(game, G::STATE_FIELD, |w| G::write(&answer, w));
+            (handled, len)
+        });
+        match written {
+            Ok(len) => len,
             Err(_) => {
+                out.truncate(mark);
                 self.games.remove(&game);
-                invalid(game, "game", too_many_unapplied(game, max_unapplied))
+                out.push(&invalid(
+                    game,
+                    "game",
+                    too_many_unapplied(game, max_unapplied),
+                ))
             }
         }
     }

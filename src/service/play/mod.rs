@@ -101,23 +101,17 @@ impl GameKind {
 }
 
 impl<R> Reply<R> {
+    /// The reply `response` to a message that `handled` says what became of.
+    pub(crate) fn new(response: R, handled: Handled) -> Self {
+        Self { response, handled }
+    }
+
     /// The reply to a setup: the game as it starts.
     pub(crate) fn setup(response: R) -> Self {
         Self {
             response,
             handled: Handled::Setup,
         }
-    }
-
-    /// The reply to a move, `rejected` saying why it was not applied (empty when it
-    /// was).
-    pub(crate) fn to_move(response: R, rejected: bool) -> Self {
-        let handled = if rejected {
-            Handled::Rejected
-        } else {
-            Handled::Applied
-        };
-        Self { response, handled }
     }
 }
 
@@ -214,11 +208,19 @@ impl<G: LiveGame> Referee<G> {
         self.count(reply, max_unapplied)
     }
 
-    fn count(
+    /// Like [`Referee::reply`], for a reply the caller makes itself: `play` plays the
+    /// message on the game and says what became of it, beside what it made of the
+    /// game's answer (PlayMany writes it straight into its reply).
+    pub(crate) fn play<T>(
         &mut self,
-        reply: Reply<G::Response>,
         max_unapplied: usize,
-    ) -> Result<G::Response, ServiceError> {
+        play: impl FnOnce(&mut G) -> (Handled, T),
+    ) -> Result<T, ServiceError> {
+        let (handled, done) = play(&mut self.game);
+        self.count(Reply::new(done, handled), max_unapplied)
+    }
+
+    fn count<R>(&mut self, reply: Reply<R>, max_unapplied: usize) -> Result<R, ServiceError> {
         match reply.handled {
             Handled::Applied => {}
             Handled::Rejected => {
