@@ -158,7 +158,7 @@ impl Answer<'_> {
     }
 
     /// The whole state of the game as a reply.
-    fn into_response(self) -> PlayConnectFourResponse {
+    pub(crate) fn into_response(self) -> PlayConnectFourResponse {
         let (verdict, run) = self.verdict_and_run();
         let [to_move, moves_played] = self.counts();
         PlayConnectFourResponse {

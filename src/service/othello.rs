@@ -146,7 +146,7 @@ impl Answer<'_> {
     }
 
     /// The whole state of the game as a reply.
-    fn into_response(self) -> PlayOthelloResponse {
+    pub(crate) fn into_response(self) -> PlayOthelloResponse {
         let [black_discs, white_discs, moves_played] = self.counts();
         PlayOthelloResponse {
             verdict: self.verdict(),

@@ -103,7 +103,7 @@ pub(crate) struct Answer<'a> {
 }
 
 impl Answer<'_> {
-    fn into_response(self) -> PlayTicTacToeResponse {
+    pub(crate) fn into_response(self) -> PlayTicTacToeResponse {
         State::of(self.game).into_play_response(self.rejected)
     }
 

@@ -89,6 +89,8 @@ trait Kind: LiveGame {
     fn answer(&mut self, request: Self::Request) -> (Handled, Self::Answer<'_>);
     /// Writes the reply that `answer` makes, as the game's own stream would send it.
     fn write(answer: &Self::Answer<'_>, w: &mut Writer);
+    /// The reply that `answer` makes, built.
+    fn respond(answer: Self::Answer<'_>) -> Self::Response;
 }
 
 /// Implements [`Kind`] for the game `$game`, held as `AnyGame::$variant` and answered
@@ -117,6 +119,9 @@ macro_rules! kind {
             }
             fn write(answer: &Self::Answer<'_>, w: &mut Writer) {
                 answer.write(w);
+            }
+            fn respond(answer: Self::Answer<'_>) -> Self::Response {
+                answer.into_response()
             }
         }
     };
@@ -313,5 +318,114 @@ fn invalid(game: u64, field: &str, description: impl Into<String>) -> GameState 
         }
         .into_field_violations(field),
         state: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use prost::Message;
+
+    use super::*;
+    use crate::proto::{
+        play_connect_four_request, play_othello_request, Cell, ConnectFourSetup, OthelloSetup,
+        PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeSetup,
+    };
+    use crate::service::connect_four::{DEFAULT_COLS, DEFAULT_ROWS};
+
+    /// Plays on `game` the request that `request` makes of each step and the game so
+    /// far, and fails unless every answer written straight into a PlayMany reply is, byte
+    /// for byte, the `GameState` holding the reply the game's own stream builds from the
+    /// same answer.
+    fn written_as_built<G: Kind, S>(
+        mut game: G,
+        steps: Vec<S>,
+        request: impl Fn(&G, S) -> G::Request,
+    ) -> Result<(), TestCaseError> {
+        for (index, step) in steps.into_iter().enumerate() {
+            let request = request(&game, step);
+            let (_, answer) = game.answer(request);
+            let mut written = PlayManyReply::default();
+            written.push_state(7, G::STATE_FIELD, |w| G::write(&answer, w));
+            let built = GameState {
+                game: 7,
+                invalid: Vec::new(),
+                state: Some(G::state(G::respond(answer))),
+            };
+            let mut expected = PlayManyReply::default();
+            expected.push(&built);
+            prop_assert_eq!(written.as_bytes(), expected.as_bytes(), "message {}", index);
+            prop_assert_eq!(
+                written.as_bytes(),
+                &crate::proto::PlayManyResponse {
+                    states: vec![built]
+                }
+                .encode_to_vec()[..]
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whole games (legal moves mostly, so that games pass and end; off-board,
+        /// taken and late moves, setups after the first message and empty messages too),
+        /// each state compared.
+        #[test]
+        fn othello_states_are_written_as_built(
+            moves in prop::collection::vec((0..12usize, -1..9i32, -1..9i32), 0..100),
+            small in any::<bool>(),
+        ) {
+            // A small board passes often; the standard one, near its end.
+            let game = if small {
+                let board = othello::Board::parse(&["W.B.", "BW..", ".W.B", "...."]).unwrap();
+                othello::Game::from_position(board, othello::Color::Black).0
+            } else {
+                othello::Game::standard()
+            };
+            written_as_built(game, moves, |game, (kind, row, col)| {
+                let legal = game.legal_cells();
+                let cell = match legal.len() {
+                    0 => Cell { row, col },
+                    len if kind >= 3 => {
+                        let pick = legal[(row * 9 + col).unsigned_abs() as usize % len];
+                        Cell { row: pick.row as i32, col: pick.col as i32 }
+                    }
+                    _ => Cell { row, col },
+                };
+                let action = match kind {
+                    0 => None,
+                    1 => Some(play_othello_request::Action::Setup(OthelloSetup::default())),
+                    _ => Some(play_othello_request::Action::Move(cell)),
+                };
+                PlayOthelloRequest { action }
+            })?;
+        }
+
+        #[test]
+        fn connect_four_states_are_written_as_built(
+            drops in prop::collection::vec((0..10usize, -1..8i32), 0..60),
+            run_length in 1..6usize,
+        ) {
+            let game = connect_four::Game::new(DEFAULT_ROWS, DEFAULT_COLS, run_length);
+            written_as_built(game, drops, |_, (kind, col)| PlayConnectFourRequest {
+                action: match kind {
+                    0 => None,
+                    1 => Some(play_connect_four_request::Action::Setup(ConnectFourSetup::default())),
+                    _ => Some(play_connect_four_request::Action::Drop(col)),
+                },
+            })?;
+        }
+
+        #[test]
+        fn tic_tac_toe_states_are_written_as_built(
+            moves in prop::collection::vec((0..10usize, -1..4i32, -1..4i32), 0..15)
+        ) {
+            written_as_built(tic_tac_toe::Game::new(), moves, |_, (kind, row, col)| {
+                let setup = (kind == 0).then(TicTacToeSetup::default);
+                PlayTicTacToeRequest { row, col, setup }
+            })?;
+        }
     }
 }
