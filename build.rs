@@ -28,9 +28,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         .compile_fds(descriptors.clone())?;
 
     // The server's stubs, apart: every message is the client's type above, but for the
-    // two bulk replies, which the server writes straight into one buffer as it answers
-    // each item (src/proto/replies.rs) rather than building and encoding a tree of
-    // messages. The bytes on the wire are the same.
+    // replies of the live games and of the bulk RPCs, which the server writes straight
+    // from its answers into their bytes (src/proto/replies.rs) rather than building
+    // and encoding a tree of messages. The bytes on the wire are the same.
     let server = out_dir.join("server");
     fs::create_dir_all(&server)?;
     tonic_prost_build::configure()
@@ -42,6 +42,18 @@ fn main() -> Result<(), Box<dyn Error>> {
         .extern_path(
             ".arbiter.v1.PlayManyResponse",
             "crate::proto::replies::PlayManyReply",
+        )
+        .extern_path(
+            ".arbiter.v1.PlayOthelloResponse",
+            "crate::proto::replies::PlayOthelloReply",
+        )
+        .extern_path(
+            ".arbiter.v1.PlayConnectFourResponse",
+            "crate::proto::replies::PlayConnectFourReply",
+        )
+        .extern_path(
+            ".arbiter.v1.PlayTicTacToeResponse",
+            "crate::proto::replies::PlayTicTacToeReply",
         )
         .build_client(false)
         .build_server(true)

@@ -114,7 +114,7 @@ pub(super) fn field_len(buf: &mut impl Buf) -> Result<usize, DecodeError> {
 /// prost's own error for a length past the end of the message (prost has no public
 /// constructor for it): the error of a one-byte field in an empty buffer.
 #[cold]
-fn buffer_underflow() -> DecodeError {
+pub(super) fn buffer_underflow() -> DecodeError {
     let mut scratch = Vec::new();
     let mut truncated: &[u8] = &[1];
     match prost::encoding::bytes::merge(

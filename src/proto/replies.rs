@@ -30,33 +30,52 @@ const VARINT: u32 = 0;
 /// The wire type of a length-delimited field, as a key's low bits.
 const LENGTH_DELIMITED: u32 = 2;
 
-/// Declares a bulk reply type: `$whole` as the server writes it, each `$item` written
-/// by `Writer::$write`.
-macro_rules! bulk_reply {
-    ($(#[$doc:meta])* $reply:ident: $whole:ident of $item:ident by $write:ident) => {
+/// A reply as the server writes it: the bytes of its message, written straight from
+/// the answer rather than built as prost's types and encoded.
+pub trait WrittenReply: prost::Message + Default + Send + 'static {
+    /// The message it holds the bytes of.
+    type Response: prost::Message + Default;
+
+    /// The reply whose fields `write` writes.
+    fn written(write: impl FnOnce(&mut Writer)) -> Self;
+
+    /// The reply of `response`'s bytes, as prost encodes them.
+    fn encoded(response: &Self::Response) -> Self;
+}
+
+/// The room a written reply starts with: a small board's state fits (a 100x100 board's
+/// grows the buffer a few times).
+const WRITTEN_BYTES: usize = 256;
+
+/// Declares `$reply`, a [`WrittenReply`] of `$whole`.
+macro_rules! written_reply {
+    ($(#[$doc:meta])* $reply:ident: $whole:ident) => {
         $(#[$doc])*
         #[derive(Clone, PartialEq, Eq, Default, Debug)]
         pub struct $reply {
-            items: Items,
+            buf: Vec<u8>,
+        }
+
+        impl WrittenReply for $reply {
+            type Response = $whole;
+
+            fn written(write: impl FnOnce(&mut Writer)) -> Self {
+                let mut buf = Vec::with_capacity(WRITTEN_BYTES);
+                write(&mut Writer { buf: &mut buf });
+                Self { buf }
+            }
+
+            fn encoded(response: &$whole) -> Self {
+                Self {
+                    buf: prost::Message::encode_to_vec(response),
+                }
+            }
         }
 
         impl $reply {
-            /// An empty reply with room for `bytes` of items.
-            pub fn with_capacity(bytes: usize) -> Self {
-                Self {
-                    items: Items::with_capacity(bytes),
-                }
-            }
-
-            /// Appends `item` as the reply's next one; returns its encoded length,
-            /// without its field's key and length prefix.
-            pub fn push(&mut self, item: &$item) -> usize {
-                self.items.push(|w| w.$write(item))
-            }
-
-            /// The items so far, encoded: the reply's whole wire body.
+            /// The encoded message: the reply's whole wire body.
             pub fn as_bytes(&self) -> &[u8] {
-                &self.items.buf
+                &self.buf
             }
 
             /// The reply as the client's message, decoded from its bytes.
@@ -67,7 +86,7 @@ macro_rules! bulk_reply {
 
         impl prost::Message for $reply {
             fn encode_raw(&self, buf: &mut impl BufMut) {
-                buf.put_slice(&self.items.buf);
+                buf.put_slice(&self.buf);
             }
 
             fn merge_field(
@@ -77,69 +96,111 @@ macro_rules! bulk_reply {
                 buf: &mut impl Buf,
                 ctx: DecodeContext,
             ) -> Result<(), DecodeError> {
-                // Field 1 is kept as it came (it is checked only by the client's
-                // decoding); any other is skipped.
-                if tag != 1 || wire_type != WireType::LengthDelimited {
-                    return prost::encoding::skip_field(wire_type, tag, buf, ctx);
-                }
-                let len = super::board::field_len(buf)?;
-                let out = &mut self.items.buf;
-                encode_key(1, WireType::LengthDelimited, out);
-                encode_varint(len as u64, out);
-                out.put(buf.take(len));
-                Ok(())
+                merge_raw(&mut self.buf, tag, wire_type, buf, ctx)
             }
 
             fn encoded_len(&self) -> usize {
-                self.items.buf.len()
+                self.buf.len()
             }
 
             fn clear(&mut self) {
-                self.items.buf.clear();
+                self.buf.clear();
             }
         }
     };
 }
 
-bulk_reply! {
-    /// A `CheckBatchResponse` as the server writes it: its encoded `results`, one per
-    /// check, in order.
-    CheckBatchReply: CheckBatchResponse of CheckResult by check_result
+written_reply! {
+    /// A `CheckBatchResponse` as the server writes it: its `results`, one per check, in
+    /// order, each written as soon as it is known.
+    CheckBatchReply: CheckBatchResponse
 }
 
-bulk_reply! {
-    /// A `PlayManyResponse` as the server writes it: its encoded `states`, one per
-    /// action, in order.
-    PlayManyReply: PlayManyResponse of GameState by game_state
+written_reply! {
+    /// A `PlayManyResponse` as the server writes it: its `states`, one per action, in
+    /// order, each written as soon as it is known.
+    PlayManyReply: PlayManyResponse
 }
 
-/// The body of a message whose one field (number 1) is a repeated message: the field's
-/// entries, each key, length and message, end to end.
-#[derive(Clone, PartialEq, Eq, Default, Debug)]
-struct Items {
-    buf: Vec<u8>,
+written_reply! {
+    /// A `PlayOthelloResponse` as the server writes it, straight from the game.
+    PlayOthelloReply: PlayOthelloResponse
 }
 
-impl Items {
-    fn with_capacity(bytes: usize) -> Self {
+written_reply! {
+    /// A `PlayConnectFourResponse` as the server writes it, straight from the game.
+    PlayConnectFourReply: PlayConnectFourResponse
+}
+
+written_reply! {
+    /// A `PlayTicTacToeResponse` as the server writes it, straight from the game.
+    PlayTicTacToeReply: PlayTicTacToeResponse
+}
+
+/// Keeps one field read from `buf` in `out` as it came (the client's decoding checks
+/// it, not the server's): its key, and its value's bytes. Groups, which proto3 has no
+/// use for, are skipped.
+fn merge_raw(
+    out: &mut Vec<u8>,
+    tag: u32,
+    wire_type: WireType,
+    buf: &mut impl Buf,
+    ctx: DecodeContext,
+) -> Result<(), DecodeError> {
+    let fixed = match wire_type {
+        WireType::Varint => {
+            let value = prost::encoding::decode_varint(buf)?;
+            encode_key(tag, wire_type, out);
+            encode_varint(value, out);
+            return Ok(());
+        }
+        WireType::LengthDelimited => None,
+        WireType::ThirtyTwoBit => Some(4),
+        WireType::SixtyFourBit => Some(8),
+        WireType::StartGroup | WireType::EndGroup => {
+            return prost::encoding::skip_field(wire_type, tag, buf, ctx);
+        }
+    };
+    let len = match fixed {
+        Some(len) if buf.remaining() >= len => len,
+        Some(_) => return Err(super::board::buffer_underflow()),
+        None => super::board::field_len(buf)?,
+    };
+    encode_key(tag, wire_type, out);
+    if fixed.is_none() {
+        encode_varint(len as u64, out);
+    }
+    out.put(buf.take(len));
+    Ok(())
+}
+
+impl CheckBatchReply {
+    /// An empty reply with room for `bytes` of results.
+    pub fn with_capacity(bytes: usize) -> Self {
         Self {
             buf: Vec::with_capacity(bytes),
         }
     }
 
-    /// Appends one entry of field 1, its message written by `write`; returns the
-    /// message's length.
-    fn push(&mut self, write: impl FnOnce(&mut Writer)) -> usize {
-        let mut writer = Writer { buf: &mut self.buf };
-        writer.message(1, write)
+    /// Appends `result` as the reply's next `results`; returns its encoded length,
+    /// without its field's key and length prefix.
+    pub fn push(&mut self, result: &CheckResult) -> usize {
+        Writer { buf: &mut self.buf }.message(1, |w| w.check_result(result))
     }
 }
 
 impl PlayManyReply {
-    /// Cuts the reply back to its first `len` bytes: takes back what was written since
-    /// `as_bytes().len()` was `len`.
-    pub(crate) fn truncate(&mut self, len: usize) {
-        self.items.buf.truncate(len);
+    /// An empty reply with room for `bytes` of states.
+    pub fn with_capacity(bytes: usize) -> Self {
+        Self {
+            buf: Vec::with_capacity(bytes),
+        }
+    }
+
+    /// Appends `state` as the reply's next `states`; returns its encoded length,
+    /// without its field's key and length prefix.
+    pub fn push(&mut self, state: &GameState) -> usize {
+        Writer { buf: &mut self.buf }.message(1, |w| w.game_state(state))
     }
 
     /// Appends game number `game`'s state as the reply's next `states`, the state's
@@ -152,16 +213,27 @@ impl PlayManyReply {
         tag: u32,
         write: impl FnOnce(&mut Writer),
     ) -> usize {
-        self.items.push(|w| {
+        Writer { buf: &mut self.buf }.message(1, |w| {
             w.uint64(1, game);
             w.message(tag, write);
         })
+    }
+
+    /// The length of the reply's bytes so far.
+    pub(crate) fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Cuts the reply back to its first `len` bytes: takes back what was written since
+    /// [`PlayManyReply::len`] was `len`.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.buf.truncate(len);
     }
 }
 
 /// Writes messages into a buffer field by field, as prost encodes them: proto3's
 /// defaults (zero, false, empty) left out, a set message written even when empty.
-pub(crate) struct Writer<'a> {
+pub struct Writer<'a> {
     buf: &'a mut Vec<u8>,
 }
 

@@ -5,7 +5,7 @@
 use std::num::NonZeroUsize;
 
 use crate::proto::play_connect_four_request::Action;
-use crate::proto::replies::Writer;
+use crate::proto::replies::{PlayConnectFourReply, Writer};
 use crate::proto::{
     self, CheckConnectFourRequest, CheckConnectFourResponse, ConnectFourSetup,
     PlayConnectFourRequest, PlayConnectFourResponse,
@@ -16,7 +16,7 @@ use crate::rules::grid::Cell;
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields::{self, MAX_SIDE};
-use super::play::{self, GameKind, Handled, Opened, Reply};
+use super::play::{self, Answer as _, GameKind, Handled, Opened, Reply};
 
 /// The rows of a Connect Four game set up without them.
 pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::new(6).unwrap();
@@ -76,6 +76,8 @@ pub(crate) fn check(
 impl play::sealed::Game for Game {
     type Request = PlayConnectFourRequest;
     type Response = PlayConnectFourResponse;
+    type Written = PlayConnectFourReply;
+    type Answer<'a> = Answer<'a>;
     const KIND: GameKind = GameKind::ConnectFour;
 
     fn open(first: PlayConnectFourRequest) -> Opened<Self> {
@@ -93,37 +95,31 @@ impl play::sealed::Game for Game {
         play::first_move(game, first)
     }
 
-    fn reply(&mut self, request: PlayConnectFourRequest) -> Reply<PlayConnectFourResponse> {
-        let (handled, answer) = answer(self, request);
-        Reply::new(answer.into_response(), handled)
+    fn answer(&mut self, request: PlayConnectFourRequest) -> (Handled, Answer<'_>) {
+        let dropped = match request.action {
+            Some(Action::Drop(col)) => self
+                .drop_piece(i64::from(col))
+                .map_err(|error| error.to_string()),
+            Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
+            None => Err("the message sets no action: send `drop` (or `setup` first)".to_owned()),
+        };
+        let (handled, placed, rejected) = match dropped {
+            Ok(placed) => (Handled::Applied, Some(placed), String::new()),
+            Err(rejected) => (Handled::Rejected, None, rejected),
+        };
+        let answer = Answer {
+            game: self,
+            placed,
+            rejected,
+        };
+        (handled, answer)
     }
-}
-
-/// Plays a PlayConnectFour message after the first: what became of it, and its answer.
-pub(crate) fn answer(game: &mut Game, request: PlayConnectFourRequest) -> (Handled, Answer<'_>) {
-    let dropped = match request.action {
-        Some(Action::Drop(col)) => game
-            .drop_piece(i64::from(col))
-            .map_err(|error| error.to_string()),
-        Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
-        None => Err("the message sets no action: send `drop` (or `setup` first)".to_owned()),
-    };
-    let (handled, placed, rejected) = match dropped {
-        Ok(placed) => (Handled::Applied, Some(placed), String::new()),
-        Err(rejected) => (Handled::Rejected, None, rejected),
-    };
-    let answer = Answer {
-        game,
-        placed,
-        rejected,
-    };
-    (handled, answer)
 }
 
 /// The answer to a PlayConnectFour message, before it is a reply: the game after the
 /// message, and what the message did. It becomes a `PlayConnectFourResponse`, or is
 /// written straight into a PlayMany reply as one.
-pub(crate) struct Answer<'a> {
+pub struct Answer<'a> {
     game: &'a Game,
     /// Where the dropped piece landed, if a drop was applied.
     placed: Option<Cell>,
@@ -156,9 +152,13 @@ impl Answer<'_> {
         let to_move = self.game.to_move().map_or(0, |player| player.number());
         [i32::from(to_move), self.game.moves_played() as i32]
     }
+}
+
+impl play::Answer for Answer<'_> {
+    type Response = PlayConnectFourResponse;
 
     /// The whole state of the game as a reply.
-    pub(crate) fn into_response(self) -> PlayConnectFourResponse {
+    fn into_response(self) -> PlayConnectFourResponse {
         let (verdict, run) = self.verdict_and_run();
         let [to_move, moves_played] = self.counts();
         PlayConnectFourResponse {
@@ -176,7 +176,7 @@ impl Answer<'_> {
 
     /// Writes the reply [`Answer::into_response`] builds, without building it: the
     /// same bytes.
-    pub(crate) fn write(&self, w: &mut Writer) {
+    fn write(&self, w: &mut Writer) {
         let (verdict, run) = self.verdict_and_run();
         let [to_move, moves_played] = self.counts();
         w.int32(1, verdict);

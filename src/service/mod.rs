@@ -21,19 +21,20 @@ use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::proto::arbiter_service_server::ArbiterService;
-use crate::proto::replies::{CheckBatchReply, PlayManyReply};
+use crate::proto::replies::{
+    CheckBatchReply, PlayConnectFourReply, PlayManyReply, PlayOthelloReply, PlayTicTacToeReply,
+};
 use crate::proto::{
     CheckBatchRequest, CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
     CheckOthelloMoveResponse, JudgeTicTacToeRequest, JudgeTicTacToeResponse,
-    ListOthelloMovesRequest, ListOthelloMovesResponse, PlayConnectFourRequest,
-    PlayConnectFourResponse, PlayManyRequest, PlayOthelloRequest, PlayOthelloResponse,
-    PlayTicTacToeRequest, PlayTicTacToeResponse,
+    ListOthelloMovesRequest, ListOthelloMovesResponse, PlayConnectFourRequest, PlayManyRequest,
+    PlayOthelloRequest, PlayTicTacToeRequest,
 };
 use crate::rules;
 
 use self::error::ServiceError;
 use self::play::many::ManyGames;
-use self::play::{LiveGame, LiveGames, ReplyStream, StreamLimits};
+use self::play::{Built, LiveGame, LiveGames, ReplyStream, StreamLimits, Written};
 
 /// The most bytes of results one CheckBatch reply or PlayMany message's reply holds
 /// before the items left in its request are answered without being run or applied
@@ -76,7 +77,7 @@ impl Arbiter {
         G: LiveGame,
         S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
     {
-        Ok(play::open::<G, S>(
+        Ok(play::open::<G, Built, S>(
             messages,
             self.limits,
             &self.live_games,
@@ -101,16 +102,20 @@ impl Arbiter {
         )
     }
 
+    /// Answers a Play* call: its game's replies written straight from the game.
     fn play<G>(
         &self,
         request: Request<Streaming<G::Request>>,
-    ) -> Result<Response<ReplyStream<G::Response>>, Status>
+    ) -> Result<Response<ReplyStream<G::Written>>, Status>
     where
         G: LiveGame,
         G::Request: prost::Message + Default,
     {
-        self.open_game::<G, _>(request.into_inner())
-            .map(Response::new)
+        let messages = request.into_inner();
+        let limits = self.limits;
+        let replies =
+            play::open::<G, Written, _>(messages, limits, &self.live_games, &self.end_streams)?;
+        Ok(Response::new(replies))
     }
 }
 
@@ -149,7 +154,7 @@ impl ArbiterService for Arbiter {
         unary(tic_tac_toe::judge(request.get_ref()))
     }
 
-    type PlayTicTacToeStream = ReplyStream<PlayTicTacToeResponse>;
+    type PlayTicTacToeStream = ReplyStream<PlayTicTacToeReply>;
 
     async fn play_tic_tac_toe(
         &self,
@@ -158,7 +163,7 @@ impl ArbiterService for Arbiter {
         self.play::<rules::tic_tac_toe::Game>(request)
     }
 
-    type PlayOthelloStream = ReplyStream<PlayOthelloResponse>;
+    type PlayOthelloStream = ReplyStream<PlayOthelloReply>;
 
     async fn play_othello(
         &self,
@@ -167,7 +172,7 @@ impl ArbiterService for Arbiter {
         self.play::<rules::othello::Game>(request)
     }
 
-    type PlayConnectFourStream = ReplyStream<PlayConnectFourResponse>;
+    type PlayConnectFourStream = ReplyStream<PlayConnectFourReply>;
 
     async fn play_connect_four(
         &self,

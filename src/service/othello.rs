@@ -3,7 +3,7 @@
 //! live game of PlayOthello (a setup with its history, then moves).
 
 use crate::proto::play_othello_request::Action;
-use crate::proto::replies::Writer;
+use crate::proto::replies::{PlayOthelloReply, Writer};
 use crate::proto::{
     self, CheckOthelloMoveRequest, CheckOthelloMoveResponse, ListOthelloMovesRequest,
     ListOthelloMovesResponse, OthelloMove, PlayOthelloRequest, PlayOthelloResponse,
@@ -14,7 +14,7 @@ use crate::rules::othello::{Board, Color, Game, Outcome};
 use super::convert::{self, Standing};
 use super::error::ServiceError;
 use super::fields;
-use super::play::{self, GameKind, Handled, Opened, Reply};
+use super::play::{self, Answer as _, GameKind, Handled, Opened, Reply};
 
 /// Answers a CheckOthelloMove request.
 pub(crate) fn check_move(
@@ -57,6 +57,8 @@ pub(crate) fn list_moves(
 impl play::sealed::Game for Game {
     type Request = PlayOthelloRequest;
     type Response = PlayOthelloResponse;
+    type Written = PlayOthelloReply;
+    type Answer<'a> = Answer<'a>;
     const KIND: GameKind = GameKind::Othello;
 
     fn open(first: PlayOthelloRequest) -> Opened<Self> {
@@ -77,38 +79,32 @@ impl play::sealed::Game for Game {
         play::first_move(Game::standard(), PlayOthelloRequest { action })
     }
 
-    fn reply(&mut self, request: PlayOthelloRequest) -> Reply<PlayOthelloResponse> {
-        let (handled, answer) = answer(self, request);
-        Reply::new(answer.into_response(), handled)
+    fn answer(&mut self, request: PlayOthelloRequest) -> (Handled, Answer<'_>) {
+        let played = match request.action {
+            Some(Action::Move(cell)) => self
+                .play(i64::from(cell.row), i64::from(cell.col))
+                .map_err(|error| error.to_string()),
+            Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
+            None => Err("the message sets no action: send `move` (or `setup` first)".to_owned()),
+        };
+        let (handled, flips, passed, rejected) = match played {
+            Ok(turn) => (Handled::Applied, turn.flips, turn.passed, String::new()),
+            Err(rejected) => (Handled::Rejected, Vec::new(), false, rejected),
+        };
+        let answer = Answer {
+            game: self,
+            flips,
+            passed,
+            rejected,
+        };
+        (handled, answer)
     }
-}
-
-/// Plays a PlayOthello message after the first: what became of it, and its answer.
-pub(crate) fn answer(game: &mut Game, request: PlayOthelloRequest) -> (Handled, Answer<'_>) {
-    let played = match request.action {
-        Some(Action::Move(cell)) => game
-            .play(i64::from(cell.row), i64::from(cell.col))
-            .map_err(|error| error.to_string()),
-        Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
-        None => Err("the message sets no action: send `move` (or `setup` first)".to_owned()),
-    };
-    let (handled, flips, passed, rejected) = match played {
-        Ok(turn) => (Handled::Applied, turn.flips, turn.passed, String::new()),
-        Err(rejected) => (Handled::Rejected, Vec::new(), false, rejected),
-    };
-    let answer = Answer {
-        game,
-        flips,
-        passed,
-        rejected,
-    };
-    (handled, answer)
 }
 
 /// The answer to a PlayOthello message, before it is a reply: the game after the
 /// message, and what the message did. It becomes a `PlayOthelloResponse`, or is
 /// written straight into a PlayMany reply as one.
-pub(crate) struct Answer<'a> {
+pub struct Answer<'a> {
     game: &'a Game,
     /// The discs the move turned over; empty unless a move was applied.
     flips: Vec<Cell>,
@@ -144,9 +140,13 @@ impl Answer<'_> {
         let (black, white) = self.game.discs();
         [black, white, self.game.moves_played()].map(|count| count as i32)
     }
+}
+
+impl play::Answer for Answer<'_> {
+    type Response = PlayOthelloResponse;
 
     /// The whole state of the game as a reply.
-    pub(crate) fn into_response(self) -> PlayOthelloResponse {
+    fn into_response(self) -> PlayOthelloResponse {
         let [black_discs, white_discs, moves_played] = self.counts();
         PlayOthelloResponse {
             verdict: self.verdict(),
@@ -166,7 +166,7 @@ impl Answer<'_> {
 
     /// Writes the reply [`Answer::into_response`] builds, without building it: the
     /// same bytes.
-    pub(crate) fn write(&self, w: &mut Writer) {
+    fn write(&self, w: &mut Writer) {
         let [black_discs, white_discs, moves_played] = self.counts();
         w.int32(1, self.verdict());
         w.grid(2, self.game.board().grid());

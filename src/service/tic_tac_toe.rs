@@ -2,7 +2,7 @@
 //! game's moves, judged by [`crate::rules::tic_tac_toe`]), and the live game of
 //! PlayTicTacToe (a setup with its history, then moves).
 
-use crate::proto::replies::Writer;
+use crate::proto::replies::{PlayTicTacToeReply, Writer};
 use crate::proto::{
     self, JudgeTicTacToeRequest, JudgeTicTacToeResponse, PlayTicTacToeRequest,
     PlayTicTacToeResponse, TicTacToeMove, TicTacToeSetup,
@@ -62,6 +62,8 @@ fn replay(moves: &[TicTacToeMove], field: &str) -> Result<Game, Vec<Violation>> 
 impl play::sealed::Game for Game {
     type Request = PlayTicTacToeRequest;
     type Response = PlayTicTacToeResponse;
+    type Written = PlayTicTacToeReply;
+    type Answer<'a> = Answer<'a>;
     const KIND: GameKind = GameKind::TicTacToe;
 
     fn open(first: PlayTicTacToeRequest) -> Opened<Self> {
@@ -73,43 +75,45 @@ impl play::sealed::Game for Game {
         Ok((game, reply))
     }
 
-    fn reply(&mut self, request: PlayTicTacToeRequest) -> Reply<PlayTicTacToeResponse> {
-        let (handled, answer) = answer(self, request);
-        Reply::new(answer.into_response(), handled)
+    fn answer(&mut self, request: PlayTicTacToeRequest) -> (Handled, Answer<'_>) {
+        let played = if request.setup.is_some() {
+            Err(play::SETUP_NOT_FIRST.to_owned())
+        } else {
+            self.play(i64::from(request.row), i64::from(request.col))
+                .map_err(|error| error.to_string())
+        };
+        let (handled, rejected) = match played {
+            Ok(_) => (Handled::Applied, String::new()),
+            Err(rejected) => (Handled::Rejected, rejected),
+        };
+        (
+            handled,
+            Answer {
+                game: self,
+                rejected,
+            },
+        )
     }
-}
-
-/// Plays a PlayTicTacToe message after the first: what became of it, and its answer.
-pub(crate) fn answer(game: &mut Game, request: PlayTicTacToeRequest) -> (Handled, Answer<'_>) {
-    let played = if request.setup.is_some() {
-        Err(play::SETUP_NOT_FIRST.to_owned())
-    } else {
-        game.play(i64::from(request.row), i64::from(request.col))
-            .map_err(|error| error.to_string())
-    };
-    let (handled, rejected) = match played {
-        Ok(_) => (Handled::Applied, String::new()),
-        Err(rejected) => (Handled::Rejected, rejected),
-    };
-    (handled, Answer { game, rejected })
 }
 
 /// The answer to a PlayTicTacToe message, before it is a reply: the game after the
 /// message, and why it was not applied (empty when it was). It becomes a
 /// `PlayTicTacToeResponse`, or is written straight into a PlayMany reply as one.
-pub(crate) struct Answer<'a> {
+pub struct Answer<'a> {
     game: &'a Game,
     rejected: String,
 }
 
-impl Answer<'_> {
-    pub(crate) fn into_response(self) -> PlayTicTacToeResponse {
+impl play::Answer for Answer<'_> {
+    type Response = PlayTicTacToeResponse;
+
+    fn into_response(self) -> PlayTicTacToeResponse {
         State::of(self.game).into_play_response(self.rejected)
     }
 
     /// Writes the reply [`Answer::into_response`] builds, without building it: the
     /// same bytes.
-    pub(crate) fn write(&self, w: &mut Writer) {
+    fn write(&self, w: &mut Writer) {
         let (verdict, line) = verdict_and_line(self.game);
         w.int32(1, verdict);
         w.grid_cells(2, line.as_ref().map_or(&[], |line| &line[..]));

@@ -10,13 +10,13 @@ use foldhash::fast::RandomState;
 
 use crate::proto::game_action::Action;
 use crate::proto::game_state::State;
-use crate::proto::replies::{PlayManyReply, Writer};
+use crate::proto::replies::PlayManyReply;
 use crate::proto::{GameAction, GameState, PlayManyRequest};
 use crate::rules::{connect_four, othello, tic_tac_toe};
 use crate::service::error::{ServiceError, Violation};
 use crate::service::{fields, MAX_REPLY_BYTES};
 
-use super::{GameKind, Games, Handled, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
+use super::{Answer, GameKind, Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
 
 /// The most actions one PlayMany message may carry.
 pub const MAX_ACTIONS: usize = 10_000;
@@ -80,28 +80,19 @@ trait Kind: LiveGame {
     const ACTION: &'static str;
     /// The field of `GameState` that holds this kind's state.
     const STATE_FIELD: u32;
-    /// A message's answer, before it is a reply (see the game's module).
-    type Answer<'a>;
     fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>>;
     fn hold(referee: Referee<Self>) -> AnyGame;
     fn state(response: Self::Response) -> State;
-    /// Plays a message after the first, as the game's own stream does.
-    fn answer(&mut self, request: Self::Request) -> (Handled, Self::Answer<'_>);
-    /// Writes the reply that `answer` makes, as the game's own stream would send it.
-    fn write(answer: &Self::Answer<'_>, w: &mut Writer);
-    /// The reply that `answer` makes, built.
-    fn respond(answer: Self::Answer<'_>) -> Self::Response;
 }
 
 /// Implements [`Kind`] for the game `$game`, held as `AnyGame::$variant` and answered
 /// in `State::$variant` (field `$field` of `GameState`), its messages in the action
-/// field `$action` and answered by `crate::service::$module`.
+/// field `$action`.
 macro_rules! kind {
-    ($game:ty, $variant:ident, $action:literal, $field:literal, $module:ident) => {
+    ($game:ty, $variant:ident, $action:literal, $field:literal) => {
         impl Kind for $game {
             const ACTION: &'static str = $action;
             const STATE_FIELD: u32 = $field;
-            type Answer<'a> = crate::service::$module::Answer<'a>;
             fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
                 match game {
                     AnyGame::$variant(referee) => Some(referee),
@@ -114,28 +105,13 @@ macro_rules! kind {
             fn state(response: Self::Response) -> State {
                 State::$variant(response)
             }
-            fn answer(&mut self, request: Self::Request) -> (Handled, Self::Answer<'_>) {
-                crate::service::$module::answer(self, request)
-            }
-            fn write(answer: &Self::Answer<'_>, w: &mut Writer) {
-                answer.write(w);
-            }
-            fn respond(answer: Self::Answer<'_>) -> Self::Response {
-                answer.into_response()
-            }
         }
     };
 }
 
-kind!(othello::Game, Othello, "othello", 3, othello);
-kind!(
-    connect_four::Game,
-    ConnectFour,
-    "connect_four",
-    4,
-    connect_four
-);
-kind!(tic_tac_toe::Game, TicTacToe, "tic_tac_toe", 5, tic_tac_toe);
+kind!(othello::Game, Othello, "othello", 3);
+kind!(connect_four::Game, ConnectFour, "connect_four", 4);
+kind!(tic_tac_toe::Game, TicTacToe, "tic_tac_toe", 5);
 
 impl Games for ManyGames {
     type Request = PlayManyRequest;
@@ -222,10 +198,10 @@ impl ManyGames {
         };
         // The state is written straight from the game; taken back if the message turns
         // out to be one unapplied message too many, which ends the game instead.
-        let mark = out.as_bytes().len();
+        let mark = out.len();
         let written = referee.play(max_unapplied, |played| {
             let (handled, answer) = played.answer(request);
-            let len = out.push_state(game, G::STATE_FIELD, |w| G::write(&answer, w));
+            let len = out.push_state(game, G::STATE_FIELD, |w| answer.write(w));
             (handled, len)
         });
         match written {
@@ -346,11 +322,11 @@ mod tests {
             let request = request(&game, step);
             let (_, answer) = game.answer(request);
             let mut written = PlayManyReply::default();
-            written.push_state(7, G::STATE_FIELD, |w| G::write(&answer, w));
+            written.push_state(7, G::STATE_FIELD, |w| answer.write(w));
             let built = GameState {
                 game: 7,
                 invalid: Vec::new(),
-                state: Some(G::state(G::respond(answer))),
+                state: Some(G::state(answer.into_response())),
             };
             let mut expected = PlayManyReply::default();
             expected.push(&built);

@@ -16,6 +16,7 @@
 pub(crate) mod many;
 mod reaper;
 
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -28,6 +29,7 @@ use tonic::Status;
 
 use self::reaper::{Ending, Reaper, Watch};
 use super::error::ServiceError;
+use crate::proto::replies::WrittenReply;
 use crate::telemetry::{names, otel};
 
 /// The replies of one live game.
@@ -123,11 +125,12 @@ pub trait LiveGame: sealed::Game {}
 
 impl<G: sealed::Game> LiveGame for G {}
 
-pub(crate) use self::sealed::{Handled, Opened, Reply};
+pub(crate) use self::sealed::{Answer, Handled, Opened, Reply};
 
 /// The part of [`LiveGame`] that only this crate implements.
 pub(crate) mod sealed {
     use super::{GameKind, ServiceError};
+    use crate::proto::replies::{Writer, WrittenReply};
 
     /// What became of one message of a live game.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +160,10 @@ pub(crate) mod sealed {
         type Request: Send + 'static;
         /// A reply to the client.
         type Response: Send + 'static;
+        /// The reply as the server writes it: straight from the game into its bytes.
+        type Written: WrittenReply<Response = Self::Response>;
+        /// A later message's answer, before it is a reply.
+        type Answer<'a>: Answer<Response = Self::Response>;
         /// Which game this is.
         const KIND: GameKind;
 
@@ -164,8 +171,29 @@ pub(crate) mod sealed {
         /// error (a malformed setup) ends the stream.
         fn open(first: Self::Request) -> Opened<Self>;
 
-        /// The reply to a later message.
-        fn reply(&mut self, request: Self::Request) -> Reply<Self::Response>;
+        /// Plays a later message: what became of it, and its answer.
+        fn answer(&mut self, request: Self::Request) -> (Handled, Self::Answer<'_>);
+
+        /// The reply to a later message, built.
+        fn reply(&mut self, request: Self::Request) -> Reply<Self::Response> {
+            let (handled, answer) = self.answer(request);
+            Reply {
+                response: answer.into_response(),
+                handled,
+            }
+        }
+    }
+
+    /// A live game's answer to a message, before it is a reply: the game after the
+    /// message, and what the message did. It is built into the reply, for a client in
+    /// process, or written straight into the reply's bytes, for the wire.
+    pub trait Answer {
+        /// The reply it makes.
+        type Response;
+        /// The reply, built.
+        fn into_response(self) -> Self::Response;
+        /// The reply's fields, written as prost encodes the built reply.
+        fn write(&self, w: &mut Writer);
     }
 }
 
@@ -295,24 +323,77 @@ pub(crate) trait Games: Send + 'static {
     fn handle(&mut self, request: Self::Request) -> Result<Self::Response, ServiceError>;
 }
 
-/// The one game of a Play* stream, and its place in the live-game count.
-struct OneGame<G> {
+/// The one game of a Play* stream, and its place in the live-game count; its replies
+/// are built, or written (`F`).
+struct OneGame<G, F> {
     referee: Option<Referee<G>>,
     max_unapplied: usize,
     _open: OpenGame,
+    form: PhantomData<fn() -> F>,
 }
 
-impl<G: LiveGame> Games for OneGame<G> {
-    type Request = G::Request;
-    type Response = G::Response;
+/// How a single-game stream's replies are made: [`Built`] or [`Written`].
+pub(crate) trait Form<G: LiveGame>: 'static {
+    /// A reply.
+    type Reply: Send + 'static;
+    /// The reply to the first message, from the game's built reply.
+    fn first(response: G::Response) -> Self::Reply;
+    /// The reply to a later message.
+    fn later(
+        referee: &mut Referee<G>,
+        request: G::Request,
+        max_unapplied: usize,
+    ) -> Result<Self::Reply, ServiceError>;
+}
 
-    fn handle(&mut self, request: G::Request) -> Result<G::Response, ServiceError> {
+/// Replies built as prost's messages: for clients in process.
+pub(crate) struct Built;
+
+/// Replies written straight from the game into their bytes: for the wire.
+pub(crate) struct Written;
+
+impl<G: LiveGame> Form<G> for Built {
+    type Reply = G::Response;
+    fn first(response: G::Response) -> G::Response {
+        response
+    }
+    fn later(
+        referee: &mut Referee<G>,
+        request: G::Request,
+        max_unapplied: usize,
+    ) -> Result<G::Response, ServiceError> {
+        referee.reply(request, max_unapplied)
+    }
+}
+
+impl<G: LiveGame> Form<G> for Written {
+    type Reply = G::Written;
+    fn first(response: G::Response) -> G::Written {
+        G::Written::encoded(&response)
+    }
+    fn later(
+        referee: &mut Referee<G>,
+        request: G::Request,
+        max_unapplied: usize,
+    ) -> Result<G::Written, ServiceError> {
+        referee.play(max_unapplied, |game| {
+            let (handled, answer) = game.answer(request);
+            (handled, G::Written::written(|w| answer.write(w)))
+        })
+    }
+}
+
+impl<G: LiveGame, F: Form<G>> Games for OneGame<G, F> {
+    type Request = G::Request;
+    type Response = F::Reply;
+
+    fn handle(&mut self, request: G::Request) -> Result<F::Reply, ServiceError> {
         match &mut self.referee {
-            Some(referee) => referee.reply(request, self.max_unapplied),
+            Some(referee) => F::later(referee, request, self.max_unapplied),
             None => {
                 let (referee, response) = Referee::open(request, self.max_unapplied)?;
                 self.referee = Some(referee);
-                Ok(response)
+                Ok(F::first(response))
             }
         }
     }
@@ -369,14 +450,15 @@ impl<T, S> Drop for Session<T, S> {
 /// more than `limits.max_unapplied` messages that were not applied moves, after
 /// `limits.idle_timeout` without a message, after `limits.max_game_duration` in all,
 /// or when `end_streams` is cancelled (the server's shutdown grace period is over).
-pub(crate) fn open<G, S>(
+pub(crate) fn open<G, F, S>(
     messages: S,
     limits: StreamLimits,
     live_games: &LiveGames,
     end_streams: &CancellationToken,
-) -> Result<ReplyStream<G::Response>, ServiceError>
+) -> Result<ReplyStream<F::Reply>, ServiceError>
 where
     G: LiveGame,
+    F: Form<G>,
     S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
 {
     let open =
@@ -385,10 +467,11 @@ where
             .ok_or(ServiceError::TooManyGames {
                 limit: limits.max_live_games,
             })?;
-    let games = OneGame::<G> {
+    let games = OneGame::<G, F> {
         referee: None,
         max_unapplied: limits.max_unapplied,
         _open: open,
+        form: PhantomData,
     };
     Ok(session(games, messages, limits, live_games, end_streams))
 }
