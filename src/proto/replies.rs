@@ -659,10 +659,21 @@ mod tests {
                 "cut at {cut} of {bytes:?}"
             );
         }
-        // Other fields are skipped; field 1 of another wire type too.
-        assert_eq!(
-            PlayManyReply::decode(&[0x10, 0x05, 0x08, 0x01][..]).unwrap(),
-            PlayManyReply::default()
-        );
+        // Every field is kept as it came, whatever its wire type: a varint, a fixed
+        // 64 and 32 bits, bytes; a group is skipped.
+        let fields = [
+            &[0x10, 0x05][..],
+            &[0x19, 1, 2, 3, 4, 5, 6, 7, 8],
+            &[0x25, 1, 2, 3, 4],
+            &[0x2a, 0x01, 0x00],
+        ]
+        .concat();
+        let reply = PlayManyReply::decode(&fields[..]).unwrap();
+        assert_eq!(reply.as_bytes(), &fields[..]);
+        let group = [0x33, 0x08, 0x01, 0x34];
+        assert_eq!(PlayManyReply::decode(&group[..]).unwrap().as_bytes(), b"");
+        for cut in [&fields[2..5], &fields[11..13]] {
+            assert!(PlayManyReply::decode(cut).is_err(), "{cut:?} is cut short");
+        }
     }
 }
