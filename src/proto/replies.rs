@@ -187,6 +187,15 @@ impl CheckBatchReply {
     pub fn push(&mut self, result: &CheckResult) -> usize {
         Writer { buf: &mut self.buf }.message(1, |w| w.check_result(result))
     }
+
+    /// Appends a check's answer as the reply's next `results`, the answer's message
+    /// (field `tag` of `CheckResult`'s `result`: 2 to 5) written by `write`; returns the
+    /// `CheckResult`'s encoded length, as [`CheckBatchReply::push`] does.
+    pub(crate) fn push_result(&mut self, tag: u32, write: impl FnOnce(&mut Writer)) -> usize {
+        Writer { buf: &mut self.buf }.message(1, |w| {
+            w.message(tag, write);
+        })
+    }
 }
 
 impl PlayManyReply {
@@ -315,7 +324,7 @@ impl Writer<'_> {
     /// A message field, its body written by `write`; returns the body's length. The
     /// length is written after the body, in front of it: one byte is set aside, and the
     /// body moved along if its length needs more.
-    fn message(&mut self, tag: u32, write: impl FnOnce(&mut Writer)) -> usize {
+    pub(crate) fn message(&mut self, tag: u32, write: impl FnOnce(&mut Writer)) -> usize {
         self.key(tag, LENGTH_DELIMITED);
         let at = self.buf.len();
         self.buf.push(0);

@@ -2,12 +2,11 @@
 //! exactly as its own RPC answers it, a malformed one in place.
 
 use crate::proto::check::Check as Kind;
-use crate::proto::check_result::Result as Answer;
 use crate::proto::replies::CheckBatchReply;
 use crate::proto::{Check, CheckBatchRequest, CheckResult};
 
 use super::error::{ServiceError, Violation};
-use super::{connect_four, fields, othello, tic_tac_toe, MAX_REPLY_BYTES};
+use super::{connect_four, fields, othello, tic_tac_toe, Checked, MAX_REPLY_BYTES};
 
 /// The most checks one CheckBatch call may carry.
 pub const MAX_CHECKS: usize = 10_000;
@@ -23,12 +22,11 @@ pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchReply,
     let mut bytes = 0;
     for check in request.checks {
         // Past the reply budget, a check is answered without being run.
-        let result = if bytes < MAX_REPLY_BYTES {
-            answer(check)
+        bytes += 4 + if bytes < MAX_REPLY_BYTES {
+            answer(check, &mut reply)
         } else {
-            over_budget()
+            reply.push(&over_budget())
         };
-        bytes += reply.push(&result) + 4;
     }
     Ok(reply)
 }
@@ -37,22 +35,16 @@ pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchReply,
 /// a large board's grows the buffer).
 const RESULT_BYTES: usize = 32;
 
-/// The answer to one check, as its own RPC gives it, or its violations.
-fn answer(check: Check) -> CheckResult {
-    match check.check {
-        Some(Kind::CheckOthelloMove(request)) => {
-            result(othello::check_move(request), Answer::CheckOthelloMove)
-        }
-        Some(Kind::ListOthelloMoves(request)) => {
-            result(othello::list_moves(request), Answer::ListOthelloMoves)
-        }
-        Some(Kind::CheckConnectFour(request)) => {
-            result(connect_four::check(request), Answer::CheckConnectFour)
-        }
-        Some(Kind::JudgeTicTacToe(request)) => {
-            result(tic_tac_toe::judge(&request), Answer::JudgeTicTacToe)
-        }
-        None => CheckResult {
+/// Writes into `out` the answer to one check, as its own RPC gives it, or its
+/// violations; returns the result's length, as [`CheckBatchReply::push`] does.
+fn answer(check: Check, out: &mut CheckBatchReply) -> usize {
+    // The `result` field of each kind's answer in `CheckResult`.
+    let result = match check.check {
+        Some(Kind::CheckOthelloMove(request)) => written(othello::check_move(request), 2, out),
+        Some(Kind::ListOthelloMoves(request)) => written(othello::list_moves(request), 3, out),
+        Some(Kind::CheckConnectFour(request)) => written(connect_four::check(request), 4, out),
+        Some(Kind::JudgeTicTacToe(request)) => written(tic_tac_toe::judge(&request), 5, out),
+        None => Err(CheckResult {
             invalid: ServiceError::InvalidRequest {
                 message: "Check",
                 violations: vec![Violation::new(
@@ -63,7 +55,24 @@ fn answer(check: Check) -> CheckResult {
             }
             .into_field_violations("check"),
             result: None,
-        },
+        }),
+    };
+    result.unwrap_or_else(|refused| out.push(&refused))
+}
+
+/// Writes a check's answer into `out` as the `result` field `tag` of a `CheckResult`,
+/// and returns its length; or the check's violations, unwritten.
+fn written<C: Checked>(
+    answer: Result<C, ServiceError>,
+    tag: u32,
+    out: &mut CheckBatchReply,
+) -> Result<usize, CheckResult> {
+    match answer {
+        Ok(answer) => Ok(out.push_result(tag, |w| answer.write(w))),
+        Err(error) => Err(CheckResult {
+            invalid: error.into_field_violations("check"),
+            result: None,
+        }),
     }
 }
 
@@ -75,19 +84,5 @@ fn over_budget() -> CheckResult {
             description: "not run: the reply is full; send it again in another call".to_owned(),
         }],
         result: None,
-    }
-}
-
-/// A check's result from its own RPC's answer.
-fn result<T>(answer: Result<T, ServiceError>, wrap: fn(T) -> Answer) -> CheckResult {
-    match answer {
-        Ok(reply) => CheckResult {
-            invalid: Vec::new(),
-            result: Some(wrap(reply)),
-        },
-        Err(error) => CheckResult {
-            invalid: error.into_field_violations("check"),
-            result: None,
-        },
     }
 }

@@ -17,6 +17,7 @@ use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields::{self, MAX_SIDE};
 use super::play::{self, Answer as _, GameKind, Handled, Opened, Reply};
+use super::Checked;
 
 /// The rows of a Connect Four game set up without them.
 pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::new(6).unwrap();
@@ -26,9 +27,7 @@ pub(crate) const DEFAULT_COLS: NonZeroUsize = NonZeroUsize::new(7).unwrap();
 
 /// Answers a CheckConnectFour request, including the check that the cell holds the
 /// player's piece.
-pub(crate) fn check(
-    request: CheckConnectFourRequest,
-) -> Result<CheckConnectFourResponse, ServiceError> {
+pub(crate) fn check(request: CheckConnectFourRequest) -> Result<RunAnswer, ServiceError> {
     let mut violations = Vec::new();
     let at = (request.row, request.col);
     let (board, cell) = fields::board_and_cell::<Board>(request.board, at, &mut violations);
@@ -63,13 +62,29 @@ pub(crate) fn check(
     };
     match (board, piece, run_length) {
         (Some(board), Some(piece), Some(run_length)) if violations.is_empty() => {
-            let run = board.winning_run(piece, run_length);
-            Ok(CheckConnectFourResponse {
-                wins: run.is_some(),
-                run: run.as_deref().map(convert::cells).unwrap_or_default(),
-            })
+            Ok(RunAnswer(board.winning_run(piece, run_length)))
         }
         _ => Err(fields::invalid("CheckConnectFourRequest", violations)),
+    }
+}
+
+/// The answer to a CheckConnectFour request: the winning run through the cell, if any.
+#[derive(Debug)]
+pub(crate) struct RunAnswer(Option<Vec<Cell>>);
+
+impl Checked for RunAnswer {
+    type Response = CheckConnectFourResponse;
+
+    fn into_response(self) -> CheckConnectFourResponse {
+        CheckConnectFourResponse {
+            wins: self.0.is_some(),
+            run: self.0.as_deref().map(convert::cells).unwrap_or_default(),
+        }
+    }
+
+    fn write(&self, w: &mut Writer) {
+        w.bool(1, self.0.is_some());
+        w.grid_cells(2, self.0.as_deref().unwrap_or_default());
     }
 }
 

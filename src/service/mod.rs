@@ -23,6 +23,7 @@ use tonic::{Request, Response, Status, Streaming};
 use crate::proto::arbiter_service_server::ArbiterService;
 use crate::proto::replies::{
     CheckBatchReply, PlayConnectFourReply, PlayManyReply, PlayOthelloReply, PlayTicTacToeReply,
+    Writer,
 };
 use crate::proto::{
     CheckBatchRequest, CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
@@ -119,9 +120,22 @@ impl Arbiter {
     }
 }
 
-/// Runs a unary handler body: its answer becomes the response, its error the status.
-fn unary<T>(answer: Result<T, ServiceError>) -> Result<Response<T>, Status> {
-    answer.map(Response::new).map_err(Status::from)
+/// A one-shot check's answer, before it is a reply: built into the reply of its own
+/// RPC, or written straight into a CheckBatch reply's bytes as the same message.
+pub(crate) trait Checked {
+    /// The reply of the check's own RPC.
+    type Response;
+    /// The reply, built.
+    fn into_response(self) -> Self::Response;
+    /// The reply's fields, written as prost encodes the built reply.
+    fn write(&self, w: &mut Writer);
+}
+
+/// Runs a unary check: its answer becomes the response, its error the status.
+fn unary<C: Checked>(answer: Result<C, ServiceError>) -> Result<Response<C::Response>, Status> {
+    answer
+        .map(|answer| Response::new(answer.into_response()))
+        .map_err(Status::from)
 }
 
 #[tonic::async_trait]
@@ -185,7 +199,9 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<CheckBatchRequest>,
     ) -> Result<Response<CheckBatchReply>, Status> {
-        unary(batch::check_batch(request.into_inner()))
+        batch::check_batch(request.into_inner())
+            .map(Response::new)
+            .map_err(Status::from)
     }
 
     type PlayManyStream = ReplyStream<PlayManyReply>;

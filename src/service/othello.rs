@@ -9,17 +9,16 @@ use crate::proto::{
     ListOthelloMovesResponse, OthelloMove, PlayOthelloRequest, PlayOthelloResponse,
 };
 use crate::rules::grid::Cell;
-use crate::rules::othello::{Board, Color, Game, Outcome};
+use crate::rules::othello::{Board, Color, Game, MoveCheck, Outcome};
 
 use super::convert::{self, Standing};
 use super::error::ServiceError;
 use super::fields;
 use super::play::{self, Answer as _, GameKind, Handled, Opened, Reply};
+use super::Checked;
 
 /// Answers a CheckOthelloMove request.
-pub(crate) fn check_move(
-    request: CheckOthelloMoveRequest,
-) -> Result<CheckOthelloMoveResponse, ServiceError> {
+pub(crate) fn check_move(request: CheckOthelloMoveRequest) -> Result<MoveAnswer, ServiceError> {
     let mut violations = Vec::new();
     let at = (request.row, request.col);
     let (board, cell) = fields::board_and_cell::<Board>(request.board, at, &mut violations);
@@ -27,31 +26,71 @@ pub(crate) fn check_move(
     let (Some(board), Some(cell), Some(color)) = (board, cell, color) else {
         return Err(fields::invalid("CheckOthelloMoveRequest", violations));
     };
-    let answer = board.check_move(cell, color);
-    Ok(CheckOthelloMoveResponse {
-        legal: answer.legal,
-        flips: convert::cells(&answer.flips),
-    })
+    Ok(MoveAnswer(board.check_move(cell, color)))
+}
+
+/// The answer to a CheckOthelloMove request.
+#[derive(Debug)]
+pub(crate) struct MoveAnswer(MoveCheck);
+
+impl Checked for MoveAnswer {
+    type Response = CheckOthelloMoveResponse;
+
+    fn into_response(self) -> CheckOthelloMoveResponse {
+        CheckOthelloMoveResponse {
+            legal: self.0.legal,
+            flips: convert::cells(&self.0.flips),
+        }
+    }
+
+    fn write(&self, w: &mut Writer) {
+        w.bool(1, self.0.legal);
+        w.grid_cells(2, &self.0.flips);
+    }
 }
 
 /// Answers a ListOthelloMoves request.
-pub(crate) fn list_moves(
-    request: ListOthelloMovesRequest,
-) -> Result<ListOthelloMovesResponse, ServiceError> {
+pub(crate) fn list_moves(request: ListOthelloMovesRequest) -> Result<Listing, ServiceError> {
     let mut violations = Vec::new();
     let board = fields::board::<Board>("board", request.board, &mut violations);
     let color = fields::color("color", &request.color, &mut violations);
     let (Some(board), Some(color)) = (board, color) else {
         return Err(fields::invalid("ListOthelloMovesRequest", violations));
     };
-    let mut moves = Vec::with_capacity(board.known_legal_move_count(color).unwrap_or_default());
-    board.visit_legal_moves(color, |cell, flips| {
-        moves.push(OthelloMove {
-            cell: Some(convert::cell(cell)),
-            flips: convert::cells(flips),
+    Ok(Listing { board, color })
+}
+
+/// The answer to a ListOthelloMoves request: the board and the colour whose moves it
+/// lists, each move found as the reply is made.
+#[derive(Debug)]
+pub(crate) struct Listing {
+    board: Board,
+    color: Color,
+}
+
+impl Checked for Listing {
+    type Response = ListOthelloMovesResponse;
+
+    fn into_response(self) -> ListOthelloMovesResponse {
+        let (board, color) = (self.board, self.color);
+        let mut moves = Vec::with_capacity(board.known_legal_move_count(color).unwrap_or_default());
+        board.visit_legal_moves(color, |cell, flips| {
+            moves.push(OthelloMove {
+                cell: Some(convert::cell(cell)),
+                flips: convert::cells(flips),
+            });
         });
-    });
-    Ok(ListOthelloMovesResponse { moves })
+        ListOthelloMovesResponse { moves }
+    }
+
+    fn write(&self, w: &mut Writer) {
+        self.board.visit_legal_moves(self.color, |cell, flips| {
+            w.message(1, |w| {
+                w.grid_cell(1, cell);
+                w.grid_cells(2, flips);
+            });
+        });
+    }
 }
 
 impl play::sealed::Game for Game {

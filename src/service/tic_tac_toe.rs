@@ -14,24 +14,39 @@ use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields;
 use super::play::{self, GameKind, Handled, Opened, Reply};
+use super::Checked;
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.
 ///
 /// Every move off the board is named; the first move that cannot be applied to the
 /// game so far (a taken square, a move after the end) is named too, and the moves after
 /// it are then only checked for being on the board.
-pub(crate) fn judge(
-    request: &JudgeTicTacToeRequest,
-) -> Result<JudgeTicTacToeResponse, ServiceError> {
-    let game = replay(&request.moves, "moves")
-        .map_err(|violations| fields::invalid("JudgeTicTacToeRequest", violations))?;
-    let state = State::of(&game);
-    Ok(JudgeTicTacToeResponse {
-        verdict: state.verdict,
-        line: state.line,
-        board: Some(state.board),
-        moves_played: state.moves_played,
-    })
+pub(crate) fn judge(request: &JudgeTicTacToeRequest) -> Result<Judged, ServiceError> {
+    replay(&request.moves, "moves")
+        .map(Judged)
+        .map_err(|violations| fields::invalid("JudgeTicTacToeRequest", violations))
+}
+
+/// The answer to a JudgeTicTacToe request: the game its moves make.
+#[derive(Debug)]
+pub(crate) struct Judged(Game);
+
+impl Checked for Judged {
+    type Response = JudgeTicTacToeResponse;
+
+    fn into_response(self) -> JudgeTicTacToeResponse {
+        let state = State::of(&self.0);
+        JudgeTicTacToeResponse {
+            verdict: state.verdict,
+            line: state.line,
+            board: Some(state.board),
+            moves_played: state.moves_played,
+        }
+    }
+
+    fn write(&self, w: &mut Writer) {
+        write_state(&self.0, w);
+    }
 }
 
 /// The game `moves` make from the empty board, or a violation per bad move, named
@@ -114,13 +129,19 @@ impl play::Answer for Answer<'_> {
     /// Writes the reply [`Answer::into_response`] builds, without building it: the
     /// same bytes.
     fn write(&self, w: &mut Writer) {
-        let (verdict, line) = verdict_and_line(self.game);
-        w.int32(1, verdict);
-        w.grid_cells(2, line.as_ref().map_or(&[], |line| &line[..]));
-        w.rows(3, self.game.row_bytes().iter().map(|row| &row[..]));
-        w.int32(4, moves_played(self.game));
+        write_state(self.game, w);
         w.string(5, &self.rejected);
     }
+}
+
+/// Writes the fields JudgeTicTacToe's and PlayTicTacToe's replies share, numbered
+/// alike: the verdict (1), the winning line (2), the board (3), the moves played (4).
+fn write_state(game: &Game, w: &mut Writer) {
+    let (verdict, line) = verdict_and_line(game);
+    w.int32(1, verdict);
+    w.grid_cells(2, line.as_ref().map_or(&[], |line| &line[..]));
+    w.rows(3, game.row_bytes().iter().map(|row| &row[..]));
+    w.int32(4, moves_played(game));
 }
 
 /// The wire verdict of `game`, and its winning line if it was won.
