@@ -5,6 +5,7 @@
 
 mod board;
 pub mod replies;
+pub mod requests;
 
 pub use self::board::Board;
 pub use self::generated::*;

@@ -202,7 +202,7 @@ proptest! {
         runtime().block_on(async {
             let service = Arbiter::default();
             let batch = service
-                .check_batch(Request::new(CheckBatchRequest { checks: checks.clone() }))
+                .check_batch(Request::new(CheckBatchRequest { checks: checks.clone() }.into()))
                 .await
                 .unwrap()
                 .into_inner()

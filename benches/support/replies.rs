@@ -42,7 +42,10 @@ pub async fn in_process(call: &LoadCall) -> Vec<Vec<u8>> {
         LoadCall::ListOthelloMoves(r) => one(service.list_othello_moves(ask(r)).await),
         LoadCall::CheckConnectFour(r) => one(service.check_connect_four(ask(r)).await),
         LoadCall::JudgeTicTacToe(r) => one(service.judge_tic_tac_toe(ask(r)).await),
-        LoadCall::CheckBatch(r) => one(service.check_batch(ask(r)).await),
+        LoadCall::CheckBatch(r) => {
+            let request = Request::new(r.clone().into());
+            one(service.check_batch(request).await)
+        }
         LoadCall::PlayTicTacToe(moves) => play::<tic_tac_toe::Game>(&service, moves).await,
         LoadCall::PlayOthello(moves) => play::<othello::Game>(&service, moves).await,
         LoadCall::PlayConnectFour(drops) => play::<connect_four::Game>(&service, drops).await,

@@ -4,7 +4,8 @@
 #![no_main]
 
 use arbiter::proto::arbiter_service_server::ArbiterService;
-use arbiter::proto::{CheckBatchRequest, PlayManyRequest};
+use arbiter::proto::requests::CheckBatchChecks;
+use arbiter::proto::PlayManyRequest;
 use arbiter::rules::{connect_four, othello, tic_tac_toe};
 use arbiter::{LiveGame, StreamLimits};
 use arbiter::Arbiter;
@@ -106,7 +107,8 @@ fuzz_target!(|data: &[u8]| {
             2 => unary(body, |request| service.check_connect_four(request)).await,
             3 => unary(body, |request| service.judge_tic_tac_toe(request)).await,
             4 => {
-                if let Ok(request) = CheckBatchRequest::decode(body) {
+                // Decoded as the server's stubs decode it.
+                if let Ok(request) = CheckBatchChecks::decode(body) {
                     let checks = request.checks.len();
                     if let Ok(reply) = service.check_batch(Request::new(request)).await {
                         let reply = reply.into_inner().to_response();

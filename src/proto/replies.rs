@@ -43,6 +43,13 @@ pub trait WrittenReply: prost::Message + Default + Send + 'static {
     fn encoded(response: &Self::Response) -> Self;
 }
 
+/// A message that the server writes as its `Reply` (`build.rs` puts that type in the
+/// server's stubs in the message's place).
+pub trait WrittenAs: prost::Message + Default {
+    /// The message as the server writes it.
+    type Reply: WrittenReply<Response = Self>;
+}
+
 /// The room a written reply starts with: a small board's state fits (a 100x100 board's
 /// grows the buffer a few times).
 const WRITTEN_BYTES: usize = 256;
@@ -54,6 +61,10 @@ macro_rules! written_reply {
         #[derive(Clone, PartialEq, Eq, Default, Debug)]
         pub struct $reply {
             buf: Vec<u8>,
+        }
+
+        impl WrittenAs for $whole {
+            type Reply = $reply;
         }
 
         impl WrittenReply for $reply {
@@ -257,6 +268,22 @@ impl Writer<'_> {
     /// A board cell as a `Cell` field `tag`. Boards are at most 100x100, so coordinates
     /// fit an `int32`.
     pub(crate) fn grid_cell(&mut self, tag: u32, cell: grid::Cell) {
+        // Most cells: both coordinates under 128 (one byte each as varints), the tag
+        // under 16 (a one-byte key), so the length is known before the cell is written.
+        if cell.row < 0x80 && cell.col < 0x80 && tag < 16 {
+            let (row, col) = (cell.row as u8, cell.col as u8);
+            let len = 2 * u8::from(row != 0) + 2 * u8::from(col != 0);
+            self.buf.reserve(6);
+            self.buf.push((tag << 3 | LENGTH_DELIMITED) as u8);
+            self.buf.push(len);
+            if row != 0 {
+                self.buf.extend_from_slice(&[1 << 3 | VARINT as u8, row]);
+            }
+            if col != 0 {
+                self.buf.extend_from_slice(&[2 << 3 | VARINT as u8, col]);
+            }
+            return;
+        }
         self.message(tag, |w| {
             w.int32(1, cell.row as i32);
             w.int32(2, cell.col as i32);

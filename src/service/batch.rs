@@ -18,7 +18,8 @@ pub const MAX_CHECKS: usize = 10_000;
 pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchReply, ServiceError> {
     let count = request.checks.len();
     fields::at_most("CheckBatchRequest", "checks", count, MAX_CHECKS, "call")?;
-    let mut reply = CheckBatchReply::with_capacity(count * RESULT_BYTES);
+    let room = request.checks.iter().map(result_bytes).sum::<usize>();
+    let mut reply = CheckBatchReply::with_capacity(room.min(MAX_REPLY_BYTES));
     let mut bytes = 0;
     for check in request.checks {
         // Past the reply budget, a check is answered without being run.
@@ -31,9 +32,15 @@ pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchReply,
     Ok(reply)
 }
 
-/// The room set aside in a reply per check: a small check's result fits (a listing's or
-/// a large board's grows the buffer).
-const RESULT_BYTES: usize = 32;
+/// The room set aside in a reply for a check's result: what a small board's result
+/// takes (a larger board's grows the buffer).
+fn result_bytes(check: &Check) -> usize {
+    match check.check {
+        Some(Kind::ListOthelloMoves(_)) => 512,
+        Some(Kind::JudgeTicTacToe(_)) => 48,
+        _ => 32,
+    }
+}
 
 /// Writes into `out` the answer to one check, as its own RPC gives it, or its
 /// violations; returns the result's length, as [`CheckBatchReply::push`] does.

@@ -5,7 +5,7 @@
 use std::num::NonZeroUsize;
 
 use crate::proto::play_connect_four_request::Action;
-use crate::proto::replies::{PlayConnectFourReply, Writer};
+use crate::proto::replies::Writer;
 use crate::proto::{
     self, CheckConnectFourRequest, CheckConnectFourResponse, ConnectFourSetup,
     PlayConnectFourRequest, PlayConnectFourResponse,
@@ -91,8 +91,6 @@ impl Checked for RunAnswer {
 impl play::sealed::Game for Game {
     type Request = PlayConnectFourRequest;
     type Response = PlayConnectFourResponse;
-    type Written = PlayConnectFourReply;
-    type Answer<'a> = Answer<'a>;
     const KIND: GameKind = GameKind::ConnectFour;
 
     fn open(first: PlayConnectFourRequest) -> Opened<Self> {
@@ -110,7 +108,10 @@ impl play::sealed::Game for Game {
         play::first_move(game, first)
     }
 
-    fn answer(&mut self, request: PlayConnectFourRequest) -> (Handled, Answer<'_>) {
+    fn answer(
+        &mut self,
+        request: PlayConnectFourRequest,
+    ) -> (Handled, impl play::Answer<Response = Self::Response> + '_) {
         let dropped = match request.action {
             Some(Action::Drop(col)) => self
                 .drop_piece(i64::from(col))
@@ -134,7 +135,7 @@ impl play::sealed::Game for Game {
 /// The answer to a PlayConnectFour message, before it is a reply: the game after the
 /// message, and what the message did. It becomes a `PlayConnectFourResponse`, or is
 /// written straight into a PlayMany reply as one.
-pub struct Answer<'a> {
+pub(crate) struct Answer<'a> {
     game: &'a Game,
     /// Where the dropped piece landed, if a drop was applied.
     placed: Option<Cell>,

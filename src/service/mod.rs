@@ -16,7 +16,7 @@ pub(crate) mod othello;
 pub(crate) mod play;
 pub(crate) mod tic_tac_toe;
 
-use futures_util::Stream;
+use futures_util::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 
@@ -25,8 +25,9 @@ use crate::proto::replies::{
     CheckBatchReply, PlayConnectFourReply, PlayManyReply, PlayOthelloReply, PlayTicTacToeReply,
     Writer,
 };
+use crate::proto::requests::{CheckBatchChecks, PlayManyActions};
 use crate::proto::{
-    CheckBatchRequest, CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
+    CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
     CheckOthelloMoveResponse, JudgeTicTacToeRequest, JudgeTicTacToeResponse,
     ListOthelloMovesRequest, ListOthelloMovesResponse, PlayConnectFourRequest, PlayManyRequest,
     PlayOthelloRequest, PlayTicTacToeRequest,
@@ -35,7 +36,7 @@ use crate::rules;
 
 use self::error::ServiceError;
 use self::play::many::ManyGames;
-use self::play::{Built, LiveGame, LiveGames, ReplyStream, StreamLimits, Written};
+use self::play::{Built, LiveGame, LiveGames, ReplyStream, StreamLimits, Written, WrittenReplyOf};
 
 /// The most bytes of results one CheckBatch reply or PlayMany message's reply holds
 /// before the items left in its request are answered without being run or applied
@@ -107,7 +108,7 @@ impl Arbiter {
     fn play<G>(
         &self,
         request: Request<Streaming<G::Request>>,
-    ) -> Result<Response<ReplyStream<G::Written>>, Status>
+    ) -> Result<Response<ReplyStream<WrittenReplyOf<G>>>, Status>
     where
         G: LiveGame,
         G::Request: prost::Message + Default,
@@ -197,9 +198,9 @@ impl ArbiterService for Arbiter {
 
     async fn check_batch(
         &self,
-        request: Request<CheckBatchRequest>,
+        request: Request<CheckBatchChecks>,
     ) -> Result<Response<CheckBatchReply>, Status> {
-        batch::check_batch(request.into_inner())
+        batch::check_batch(request.into_inner().into())
             .map(Response::new)
             .map_err(Status::from)
     }
@@ -208,8 +209,9 @@ impl ArbiterService for Arbiter {
 
     async fn play_many(
         &self,
-        request: Request<Streaming<PlayManyRequest>>,
+        request: Request<Streaming<PlayManyActions>>,
     ) -> Result<Response<Self::PlayManyStream>, Status> {
-        Ok(Response::new(self.open_many(request.into_inner())))
+        let messages = request.into_inner().map(|message| message.map(Into::into));
+        Ok(Response::new(self.open_many(messages)))
     }
 }

@@ -3,7 +3,7 @@
 //! live game of PlayOthello (a setup with its history, then moves).
 
 use crate::proto::play_othello_request::Action;
-use crate::proto::replies::{PlayOthelloReply, Writer};
+use crate::proto::replies::Writer;
 use crate::proto::{
     self, CheckOthelloMoveRequest, CheckOthelloMoveResponse, ListOthelloMovesRequest,
     ListOthelloMovesResponse, OthelloMove, PlayOthelloRequest, PlayOthelloResponse,
@@ -96,8 +96,6 @@ impl Checked for Listing {
 impl play::sealed::Game for Game {
     type Request = PlayOthelloRequest;
     type Response = PlayOthelloResponse;
-    type Written = PlayOthelloReply;
-    type Answer<'a> = Answer<'a>;
     const KIND: GameKind = GameKind::Othello;
 
     fn open(first: PlayOthelloRequest) -> Opened<Self> {
@@ -118,7 +116,10 @@ impl play::sealed::Game for Game {
         play::first_move(Game::standard(), PlayOthelloRequest { action })
     }
 
-    fn answer(&mut self, request: PlayOthelloRequest) -> (Handled, Answer<'_>) {
+    fn answer(
+        &mut self,
+        request: PlayOthelloRequest,
+    ) -> (Handled, impl play::Answer<Response = Self::Response> + '_) {
         let played = match request.action {
             Some(Action::Move(cell)) => self
                 .play(i64::from(cell.row), i64::from(cell.col))
@@ -143,7 +144,7 @@ impl play::sealed::Game for Game {
 /// The answer to a PlayOthello message, before it is a reply: the game after the
 /// message, and what the message did. It becomes a `PlayOthelloResponse`, or is
 /// written straight into a PlayMany reply as one.
-pub struct Answer<'a> {
+pub(crate) struct Answer<'a> {
     game: &'a Game,
     /// The discs the move turned over; empty unless a move was applied.
     flips: Vec<Cell>,

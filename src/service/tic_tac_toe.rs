@@ -2,7 +2,7 @@
 //! game's moves, judged by [`crate::rules::tic_tac_toe`]), and the live game of
 //! PlayTicTacToe (a setup with its history, then moves).
 
-use crate::proto::replies::{PlayTicTacToeReply, Writer};
+use crate::proto::replies::Writer;
 use crate::proto::{
     self, JudgeTicTacToeRequest, JudgeTicTacToeResponse, PlayTicTacToeRequest,
     PlayTicTacToeResponse, TicTacToeMove, TicTacToeSetup,
@@ -77,8 +77,6 @@ fn replay(moves: &[TicTacToeMove], field: &str) -> Result<Game, Vec<Violation>> 
 impl play::sealed::Game for Game {
     type Request = PlayTicTacToeRequest;
     type Response = PlayTicTacToeResponse;
-    type Written = PlayTicTacToeReply;
-    type Answer<'a> = Answer<'a>;
     const KIND: GameKind = GameKind::TicTacToe;
 
     fn open(first: PlayTicTacToeRequest) -> Opened<Self> {
@@ -90,7 +88,10 @@ impl play::sealed::Game for Game {
         Ok((game, reply))
     }
 
-    fn answer(&mut self, request: PlayTicTacToeRequest) -> (Handled, Answer<'_>) {
+    fn answer(
+        &mut self,
+        request: PlayTicTacToeRequest,
+    ) -> (Handled, impl play::Answer<Response = Self::Response> + '_) {
         let played = if request.setup.is_some() {
             Err(play::SETUP_NOT_FIRST.to_owned())
         } else {
@@ -114,7 +115,7 @@ impl play::sealed::Game for Game {
 /// The answer to a PlayTicTacToe message, before it is a reply: the game after the
 /// message, and why it was not applied (empty when it was). It becomes a
 /// `PlayTicTacToeResponse`, or is written straight into a PlayMany reply as one.
-pub struct Answer<'a> {
+pub(crate) struct Answer<'a> {
     game: &'a Game,
     rejected: String,
 }

@@ -29,7 +29,7 @@ use tonic::Status;
 
 use self::reaper::{Ending, Reaper, Watch};
 use super::error::ServiceError;
-use crate::proto::replies::WrittenReply;
+use crate::proto::replies::{WrittenAs, WrittenReply};
 use crate::telemetry::{names, otel};
 
 /// The replies of one live game.
@@ -130,7 +130,7 @@ pub(crate) use self::sealed::{Answer, Handled, Opened, Reply};
 /// The part of [`LiveGame`] that only this crate implements.
 pub(crate) mod sealed {
     use super::{GameKind, ServiceError};
-    use crate::proto::replies::{Writer, WrittenReply};
+    use crate::proto::replies::{Writer, WrittenAs};
 
     /// What became of one message of a live game.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,12 +158,8 @@ pub(crate) mod sealed {
     pub trait Game: Sized + Send + 'static {
         /// A message from the client.
         type Request: Send + 'static;
-        /// A reply to the client.
-        type Response: Send + 'static;
-        /// The reply as the server writes it: straight from the game into its bytes.
-        type Written: WrittenReply<Response = Self::Response>;
-        /// A later message's answer, before it is a reply.
-        type Answer<'a>: Answer<Response = Self::Response>;
+        /// A reply to the client (which the server writes as its [`WrittenAs::Reply`]).
+        type Response: WrittenAs + Send + 'static;
         /// Which game this is.
         const KIND: GameKind;
 
@@ -172,7 +168,10 @@ pub(crate) mod sealed {
         fn open(first: Self::Request) -> Opened<Self>;
 
         /// Plays a later message: what became of it, and its answer.
-        fn answer(&mut self, request: Self::Request) -> (Handled, Self::Answer<'_>);
+        fn answer(
+            &mut self,
+            request: Self::Request,
+        ) -> (Handled, impl Answer<Response = Self::Response> + '_);
 
         /// The reply to a later message, built.
         fn reply(&mut self, request: Self::Request) -> Reply<Self::Response> {
@@ -366,19 +365,22 @@ impl<G: LiveGame> Form<G> for Built {
     }
 }
 
+/// The reply to a game's message as the server writes it.
+pub(crate) type WrittenReplyOf<G> = <<G as sealed::Game>::Response as WrittenAs>::Reply;
+
 impl<G: LiveGame> Form<G> for Written {
-    type Reply = G::Written;
-    fn first(response: G::Response) -> G::Written {
-        G::Written::encoded(&response)
+    type Reply = WrittenReplyOf<G>;
+    fn first(response: G::Response) -> WrittenReplyOf<G> {
+        WrittenReplyOf::<G>::encoded(&response)
     }
     fn later(
         referee: &mut Referee<G>,
         request: G::Request,
         max_unapplied: usize,
-    ) -> Result<G::Written, ServiceError> {
+    ) -> Result<WrittenReplyOf<G>, ServiceError> {
         referee.play(max_unapplied, |game| {
             let (handled, answer) = game.answer(request);
-            (handled, G::Written::written(|w| answer.write(w)))
+            (handled, WrittenReplyOf::<G>::written(|w| answer.write(w)))
         })
     }
 }
