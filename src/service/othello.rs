@@ -104,7 +104,7 @@ impl play::sealed::Game for Game {
                 let (game, last) = set_up(setup)?;
                 let answer = Answer {
                     game: &game,
-                    flips: last.flips,
+                    flips: &last.flips,
                     passed: last.passed,
                     rejected: String::new(),
                 };
@@ -122,17 +122,18 @@ impl play::sealed::Game for Game {
     ) -> (Handled, impl play::Answer<Response = Self::Response> + '_) {
         let played = match request.action {
             Some(Action::Move(cell)) => self
-                .play(i64::from(cell.row), i64::from(cell.col))
+                .play_move(i64::from(cell.row), i64::from(cell.col))
                 .map_err(|error| error.to_string()),
             Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
             None => Err("the message sets no action: send `move` (or `setup` first)".to_owned()),
         };
+        let game: &Game = self;
         let (handled, flips, passed, rejected) = match played {
-            Ok(turn) => (Handled::Applied, turn.flips, turn.passed, String::new()),
-            Err(rejected) => (Handled::Rejected, Vec::new(), false, rejected),
+            Ok(passed) => (Handled::Applied, game.last_flips(), passed, String::new()),
+            Err(rejected) => (Handled::Rejected, &[][..], false, rejected),
         };
         let answer = Answer {
-            game: self,
+            game,
             flips,
             passed,
             rejected,
@@ -147,7 +148,7 @@ impl play::sealed::Game for Game {
 pub(crate) struct Answer<'a> {
     game: &'a Game,
     /// The discs the move turned over; empty unless a move was applied.
-    flips: Vec<Cell>,
+    flips: &'a [Cell],
     /// Whether the side due next had to pass.
     passed: bool,
     /// Why the message was not applied; empty when it was.
@@ -193,7 +194,7 @@ impl play::Answer for Answer<'_> {
             board: Some(proto::Board {
                 rows: self.game.board().grid().to_row_buffer(),
             }),
-            flips: convert::cells(&self.flips),
+            flips: convert::cells(self.flips),
             to_move: self.to_move().to_owned(),
             passed: self.passed,
             legal_moves: convert::cells(self.game.legal_cells()),
@@ -210,7 +211,7 @@ impl play::Answer for Answer<'_> {
         let [black_discs, white_discs, moves_played] = self.counts();
         w.int32(1, self.verdict());
         w.grid(2, self.game.board().grid());
-        w.grid_cells(3, &self.flips);
+        w.grid_cells(3, self.flips);
         w.string(4, self.to_move());
         w.bool(5, self.passed);
         w.grid_cells(6, self.game.legal_cells());

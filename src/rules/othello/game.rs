@@ -57,6 +57,10 @@ pub struct Game {
     board: Board,
     to_move: Option<Color>,
     legal_cells: Vec<Cell>,
+    /// The discs the last applied move turned over.
+    last_flips: Vec<Cell>,
+    /// Where a move's flips are found before it is known to be legal.
+    scratch: Vec<Cell>,
     black: usize,
     white: usize,
     moves_played: usize,
@@ -81,6 +85,8 @@ impl Game {
             board,
             to_move: None,
             legal_cells: Vec::new(),
+            last_flips: Vec::new(),
+            scratch: Vec::new(),
             black,
             white,
             moves_played: 0,
@@ -92,27 +98,41 @@ impl Game {
     /// Places a disc of the colour to move at (`row`, `col`), turns over what it
     /// brackets, and hands the turn on.
     pub fn play(&mut self, row: i64, col: i64) -> Result<Turn, MoveError> {
+        let passed = self.play_move(row, col)?;
+        let flips = self.last_flips.clone();
+        Ok(Turn { flips, passed })
+    }
+
+    /// [`Game::play`] without handing out the flips, which [`Game::last_flips`] then
+    /// shows: returns whether the side due next passed. Allocates nothing once the
+    /// game's buffers have grown to a move's flips.
+    pub fn play_move(&mut self, row: i64, col: i64) -> Result<bool, MoveError> {
         let grid = self.board.grid();
         let cell = grid.locate(row, col)?;
         let color = self.to_move.ok_or(MoveError::GameOver)?;
         if grid.get(cell) != Some(EMPTY) {
             return Err(MoveError::Occupied { cell });
         }
-        let mut flips = Vec::new();
-        self.board.flips_into(cell, color, &mut flips);
-        if flips.is_empty() {
+        self.board.flips_into(cell, color, &mut self.scratch);
+        if self.scratch.is_empty() {
             return Err(MoveError::NoFlips { cell, color });
         }
-        self.board.place(cell, color, &flips);
+        std::mem::swap(&mut self.scratch, &mut self.last_flips);
+        let flipped = self.last_flips.len();
+        self.board.place(cell, color, &self.last_flips);
         let (own, other) = match color {
             Color::Black => (&mut self.black, &mut self.white),
             Color::White => (&mut self.white, &mut self.black),
         };
-        *own += flips.len() + 1;
-        *other -= flips.len();
+        *own += flipped + 1;
+        *other -= flipped;
         self.moves_played += 1;
-        let passed = self.hand_turn_to(color.opponent());
-        Ok(Turn { flips, passed })
+        Ok(self.hand_turn_to(color.opponent()))
+    }
+
+    /// The discs the last applied move turned over, row-major; empty before the first.
+    pub fn last_flips(&self) -> &[Cell] {
+        &self.last_flips
     }
 
     /// Gives the turn to `due` if it can move, else to its opponent if that one can
