@@ -20,6 +20,10 @@ use crate::rules::rows::Rows;
 /// The field number of `rows`.
 const ROWS: u32 = 1;
 
+/// The most rows that a board's first row makes room for: an 8x8 Othello board or a
+/// 6x7 Connect Four board is read without growing its buffer; larger ones grow it.
+const ROWS_GUESS: usize = 8;
+
 /// A board: its rows of text, row 0 at the top, each one character per cell.
 ///
 /// The rows' bytes are kept as they came, unchecked: a board means something only once
@@ -80,6 +84,13 @@ impl prost::Message for Board {
 fn merge_row(rows: &mut Rows, wire_type: WireType, buf: &mut impl Buf) -> Result<(), DecodeError> {
     check_wire_type(WireType::LengthDelimited, wire_type)?;
     let len = field_len(buf)?;
+    if rows.is_empty() {
+        // Room at once for a few rows as long as the first (boards are mostly about
+        // square, and small): at most ROWS_GUESS times the bytes the first row brought,
+        // so that no request makes the server hold much more than it sent.
+        let guess = len.clamp(1, ROWS_GUESS);
+        rows.reserve(guess, guess * len);
+    }
     let mut left = len;
     let mut row = rows.push_row();
     row.reserve(len);

@@ -31,6 +31,12 @@ impl Rows {
         }
     }
 
+    /// Room for `rows` more rows of `bytes` more bytes in all.
+    pub fn reserve(&mut self, rows: usize, bytes: usize) {
+        self.bytes.reserve(bytes);
+        self.ends.reserve(rows);
+    }
+
     /// Adds `row` after the last row.
     pub fn push(&mut self, row: &[u8]) {
         self.bytes.extend_from_slice(row);
