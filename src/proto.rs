@@ -3,6 +3,48 @@
 //! in one buffer, ready to be checked in one pass, and for the server's two bulk
 //! replies ([`replies`]), written item by item into one buffer.
 
+/// Implements `prost::Message` for a hand-written message (`Board`, the written
+/// replies, the read requests) from the bodies of its four methods, each naming the
+/// message and its arguments: the trait's signatures, written once.
+macro_rules! message_impl {
+    (
+        $type:ty;
+        encode_raw($encode_self:ident, $out:ident) $encode:block
+        merge_field($merge_self:ident, $tag:ident, $wire_type:ident, $buf:ident, $ctx:ident)
+            $merge:block
+        encoded_len($len_self:ident) $len:block
+        clear($clear_self:ident) $clear:block
+    ) => {
+        impl prost::Message for $type {
+            fn encode_raw(&self, $out: &mut impl prost::bytes::BufMut) {
+                let $encode_self = self;
+                $encode
+            }
+
+            fn merge_field(
+                &mut self,
+                $tag: u32,
+                $wire_type: prost::encoding::WireType,
+                $buf: &mut impl prost::bytes::Buf,
+                $ctx: prost::encoding::DecodeContext,
+            ) -> Result<(), prost::DecodeError> {
+                let $merge_self = self;
+                $merge
+            }
+
+            fn encoded_len(&self) -> usize {
+                let $len_self = self;
+                $len
+            }
+
+            fn clear(&mut self) {
+                let $clear_self = self;
+                $clear
+            }
+        }
+    };
+}
+
 mod board;
 pub mod replies;
 pub mod requests;

@@ -8,7 +8,7 @@
 //! anything that is not UTF-8, with an error naming the row and column where prost's
 //! would have named only the field.
 
-use prost::bytes::{Buf, BufMut};
+use prost::bytes::Buf;
 use prost::encoding::{
     check_wire_type, decode_varint, encode_key, encode_varint, encoded_len_varint, key_len,
     skip_field, DecodeContext, WireType,
@@ -43,40 +43,33 @@ impl Board {
     }
 }
 
-impl prost::Message for Board {
-    fn encode_raw(&self, buf: &mut impl BufMut) {
-        for row in self.rows.iter() {
+message_impl! {
+    Board;
+    encode_raw(board, buf) {
+        for row in board.rows.iter() {
             encode_key(ROWS, WireType::LengthDelimited, buf);
             encode_varint(row.len() as u64, buf);
             buf.put_slice(row);
         }
     }
-
-    fn merge_field(
-        &mut self,
-        tag: u32,
-        wire_type: WireType,
-        buf: &mut impl Buf,
-        ctx: DecodeContext,
-    ) -> Result<(), DecodeError> {
+    merge_field(board, tag, wire_type, buf, ctx) {
         if tag != ROWS {
             return skip_field(wire_type, tag, buf, ctx);
         }
-        merge_row(&mut self.rows, wire_type, buf).map_err(|mut error| {
+        merge_row(&mut board.rows, wire_type, buf).map_err(|mut error| {
             error.push("Board", "rows");
             error
         })
     }
-
-    fn encoded_len(&self) -> usize {
-        self.rows
+    encoded_len(board) {
+        board
+            .rows
             .lengths()
             .map(|len| key_len(ROWS) + encoded_len_varint(len as u64) + len)
             .sum()
     }
-
-    fn clear(&mut self) {
-        self.rows.clear();
+    clear(board) {
+        board.rows.clear();
     }
 }
 

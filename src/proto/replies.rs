@@ -95,27 +95,19 @@ macro_rules! written_reply {
             }
         }
 
-        impl prost::Message for $reply {
-            fn encode_raw(&self, buf: &mut impl BufMut) {
-                buf.put_slice(&self.buf);
+        message_impl! {
+            $reply;
+            encode_raw(reply, out) {
+                out.put_slice(&reply.buf);
             }
-
-            fn merge_field(
-                &mut self,
-                tag: u32,
-                wire_type: WireType,
-                buf: &mut impl Buf,
-                ctx: DecodeContext,
-            ) -> Result<(), DecodeError> {
-                merge_raw(&mut self.buf, tag, wire_type, buf, ctx)
+            merge_field(reply, tag, wire_type, buf, ctx) {
+                merge_raw(&mut reply.buf, tag, wire_type, buf, ctx)
             }
-
-            fn encoded_len(&self) -> usize {
-                self.buf.len()
+            encoded_len(reply) {
+                reply.buf.len()
             }
-
-            fn clear(&mut self) {
-                self.buf.clear();
+            clear(reply) {
+                reply.buf.clear();
             }
         }
     };

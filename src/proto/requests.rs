@@ -9,7 +9,7 @@
 //! names them), are prost's; only the server's stubs use these types, and each becomes
 //! the generated message, and back (`From`), without a copy.
 
-use prost::bytes::{Buf, BufMut};
+use prost::bytes::Buf;
 use prost::encoding::message::merge_repeated;
 use prost::encoding::{decode_varint, skip_field, DecodeContext, WireType};
 use prost::DecodeError;
@@ -43,42 +43,34 @@ macro_rules! bulk_request {
             }
         }
 
-        impl prost::Message for $reading {
-            fn encode_raw(&self, buf: &mut impl BufMut) {
-                for item in &self.$items {
+        message_impl! {
+            $reading;
+            encode_raw(reading, buf) {
+                for item in &reading.$items {
                     prost::encoding::message::encode(1, item, buf);
                 }
             }
-
-            fn merge_field(
-                &mut self,
-                tag: u32,
-                wire_type: WireType,
-                buf: &mut impl Buf,
-                ctx: DecodeContext,
-            ) -> Result<(), DecodeError> {
+            merge_field(reading, tag, wire_type, buf, ctx) {
                 if tag != 1 {
                     return skip_field(wire_type, tag, buf, ctx);
                 }
-                if self.$items.is_empty() {
+                if reading.$items.is_empty() {
                     // Room for as many small items as the message can hold, within the
                     // most a message may carry (larger items leave room unused, more
                     // items than that grow the list as usual).
                     let room = buf.remaining() / $bytes + 1;
-                    self.$items.reserve(room.min(MAX_RESERVED));
+                    reading.$items.reserve(room.min(MAX_RESERVED));
                 }
-                merge_items(wire_type, &mut self.$items, buf, ctx).map_err(|mut error| {
+                merge_items(wire_type, &mut reading.$items, buf, ctx).map_err(|mut error| {
                     error.push(stringify!($whole), stringify!($items));
                     error
                 })
             }
-
-            fn encoded_len(&self) -> usize {
-                prost::encoding::message::encoded_len_repeated(1, &self.$items)
+            encoded_len(reading) {
+                prost::encoding::message::encoded_len_repeated(1, &reading.$items)
             }
-
-            fn clear(&mut self) {
-                self.$items.clear();
+            clear(reading) {
+                reading.$items.clear();
             }
         }
     };
