@@ -13,8 +13,9 @@
 //!   [`proto::Board::from_rows`] and read its rows as bytes (`board.rows.iter()`) or
 //!   strings (`board.rows.to_strings()`). The server's stubs take the bulk requests as
 //!   [`proto::requests`]' types and answer the live games and the bulk RPCs with
-//!   [`proto::replies`]' (the same bytes, written straight from the answers); each
-//!   converts to and from the generated message (`to_response`, `From`).
+//!   [`proto::replies`]' (the same bytes, written straight from the answers). A request
+//!   type converts to and from its generated message (`From`); a reply reads as its
+//!   generated message with `to_response`.
 //! - [`rules`]: the rules of the three games, pure Rust with no gRPC in sight.
 //! - [`OtlpTracing`]: a server span per call, exported over OTLP, continuing the
 //!   caller's W3C trace; off until started (the binary's `--otlp-endpoint`). With the

@@ -1,7 +1,8 @@
 //! The `arbiter.v1` wire types and service stubs, generated from `proto/`, but for
 //! [`Board`], which is written by hand (`proto/board.rs`) so that a board's rows arrive
-//! in one buffer, ready to be checked in one pass, and for the server's two bulk
-//! replies ([`replies`]), written item by item into one buffer.
+//! in one buffer, ready to be checked in one pass; and but for the server's replies to
+//! the live games and the bulk RPCs ([`replies`]), written straight from the answers
+//! into one buffer, and its bulk requests ([`requests`]), read item by item.
 
 /// Implements `prost::Message` for a hand-written message (`Board`, the written
 /// replies, the read requests) from the bodies of its four methods, each naming the
@@ -59,7 +60,9 @@ mod generated {
     tonic::include_proto!("arbiter.v1");
 }
 
-/// The server's stubs: the generated messages, but for [`replies`]'s two replies.
+/// The server's stubs: the generated messages, but for the bulk requests, read as
+/// [`requests`]' types, and the replies of the live games and bulk RPCs, written as
+/// [`replies`]' types.
 #[allow(missing_docs, unreachable_pub, clippy::all, clippy::pedantic)]
 mod server {
     include!(concat!(env!("OUT_DIR"), "/server/arbiter.v1.rs"));

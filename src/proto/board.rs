@@ -24,6 +24,10 @@ const ROWS: u32 = 1;
 /// 6x7 Connect Four board is read without growing its buffer; larger ones grow it.
 const ROWS_GUESS: usize = 8;
 
+/// The longest first row [`ROWS_GUESS`] rows are reserved for: a little over the
+/// widest board the service takes (100 cells, a byte each).
+const MAX_GUESSED_ROW: usize = 128;
+
 /// A board: its rows of text, row 0 at the top, each one character per cell.
 ///
 /// The rows' bytes are kept as they came, unchecked: a board means something only once
@@ -78,10 +82,16 @@ fn merge_row(rows: &mut Rows, wire_type: WireType, buf: &mut impl Buf) -> Result
     check_wire_type(WireType::LengthDelimited, wire_type)?;
     let len = field_len(buf)?;
     if rows.is_empty() {
-        // Room at once for a few rows as long as the first (boards are mostly about
-        // square, and small): at most ROWS_GUESS times the bytes the first row brought,
-        // so that no request makes the server hold much more than it sent.
-        let guess = len.clamp(1, ROWS_GUESS);
+        // Room at once for a few rows as long as the first when the first is a row of
+        // a board (boards are mostly about square, and small): at most ROWS_GUESS times
+        // the bytes of a row no wider than the widest board. A longer first row, which
+        // the service refuses anyway, gets room for itself alone, so that no request
+        // makes the server hold much more than it sent.
+        let guess = if len <= MAX_GUESSED_ROW {
+            len.clamp(1, ROWS_GUESS)
+        } else {
+            1
+        };
         rows.reserve(guess, guess * len);
     }
     let mut left = len;

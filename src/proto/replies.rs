@@ -1,17 +1,20 @@
-//! The two bulk replies, `CheckBatchResponse` and `PlayManyResponse`, as the server
-//! writes them: each item encoded into one growing buffer the moment it is answered.
+//! The replies the server writes itself: the two bulk replies, `CheckBatchResponse`
+//! and `PlayManyResponse`, and the three live games' replies, each encoded into one
+//! growing buffer the moment its answer is known.
 //!
-//! prost would hold the reply as a tree of messages (a `CheckResult` or `GameState`
-//! per item, with its response, board and cell lists) and, to encode it, compute the
-//! length of every nested message at every level it is written from: an Othello state's
-//! cells were measured four times and written once. Here each item is written once,
-//! front to back, and each nested message's length is patched in when its end is
-//! reached. The bytes are prost's, field for field (the tests below hold them to
-//! prost's encoding of the same messages, both ways), so clients decode them as the
-//! `CheckBatchResponse` and `PlayManyResponse` of [`crate::proto`].
+//! prost would hold a reply as a tree of messages (a `CheckResult` or `GameState` per
+//! item, with its response, board and cell lists) and, to encode it, compute the length
+//! of every nested message at every level it is written from: an Othello state's cells
+//! were measured four times and written once. Here each item is written front to back,
+//! and each nested message's length is patched in when its end is reached (a nested
+//! message of 128 bytes or more, whose length takes two bytes or more, is moved up to
+//! make room for it). The bytes are prost's, field for field (the tests below hold them
+//! to prost's encoding of the same messages, both ways), so clients decode them as the
+//! generated messages of [`crate::proto`].
 //!
-//! Only the server's stubs use these types; a client, Rust ones included, receives the
-//! generated messages.
+//! The server's stubs answer with these types, and so do [`crate::Arbiter::open_many`]
+//! and the in-process bulk calls; `to_response` reads one as the generated message. A
+//! client, Rust ones included, receives the generated messages.
 
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{encode_key, encode_varint, DecodeContext, WireType};
@@ -140,9 +143,9 @@ written_reply! {
     PlayTicTacToeReply: PlayTicTacToeResponse
 }
 
-/// Keeps one field read from `buf` in `out` as it came (the client's decoding checks
-/// it, not the server's): its key, and its value's bytes. Groups, which proto3 has no
-/// use for, are skipped.
+/// Keeps one field read from `buf` in `out` (the client's decoding checks it, not the
+/// server's): its key and its value, a varint re-encoded in its shortest form, any
+/// other value's bytes as they came. Groups, which proto3 has no use for, are skipped.
 fn merge_raw(
     out: &mut Vec<u8>,
     tag: u32,
@@ -687,8 +690,9 @@ mod tests {
                 "cut at {cut} of {bytes:?}"
             );
         }
-        // Every field is kept as it came, whatever its wire type: a varint, a fixed
-        // 64 and 32 bits, bytes; a group is skipped.
+        // Every field is kept, whatever its wire type: a varint, a fixed 64 and 32
+        // bits, bytes (all as they came, each already in its shortest form here); a
+        // group is skipped.
         let fields = [
             &[0x10, 0x05][..],
             &[0x19, 1, 2, 3, 4, 5, 6, 7, 8],

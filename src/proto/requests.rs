@@ -1,8 +1,9 @@
 //! The two bulk requests, `CheckBatchRequest` and `PlayManyRequest`, as the server
 //! reads them: each item decoded from one contiguous slice of the message.
 //!
-//! prost's generated decoding reads every varint of every item through the transport's
-//! buffer (`Buf`, a chunk check per byte) and grows the item list one push at a time.
+//! prost's generated decoding reads every item's fields through the transport's buffer
+//! (`Buf`, whose chunk it asks for again at every field and varint) and grows the item
+//! list one push at a time.
 //! Here each item's bytes are read as the plain slice they almost always are in that
 //! buffer, by the item's own generated decoding, and the list is sized once from the
 //! message's length. The items, and the errors of a malformed one (named as prost
@@ -87,8 +88,13 @@ bulk_request! {
 }
 
 /// The most items a bulk request's list is sized for before its items are read: the
-/// most a CheckBatch or PlayMany message may carry (one more is refused anyway).
-const MAX_RESERVED: usize = 10_001;
+/// most a CheckBatch or PlayMany message may carry (one more is refused anyway). So a
+/// request makes the server reserve at most this many items' room, however it is made.
+const MAX_RESERVED: usize = if crate::MAX_CHECKS > crate::MAX_ACTIONS {
+    crate::MAX_CHECKS
+} else {
+    crate::MAX_ACTIONS
+} + 1;
 
 /// Decodes one item from the front of `buf` into `items`, as prost's generated code
 /// does (`merge_repeated`, so the same message or the same error), but from the

@@ -72,8 +72,10 @@ impl Arbiter {
         &self.live_games
     }
 
-    /// Opens a live game of kind `G` fed by `messages`, as the Play* handlers do with
-    /// their request streams: its replies, one per message, or the status refusing it.
+    /// Opens a live game of kind `G` fed by `messages`, played as the Play* handlers
+    /// play their request streams: its replies, one per message, as the generated
+    /// messages (the handlers write the same replies' bytes straight from the game), or
+    /// the status refusing it.
     pub fn open_game<G, S>(&self, messages: S) -> Result<ReplyStream<G::Response>, Status>
     where
         G: LiveGame,

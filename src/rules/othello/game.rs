@@ -104,8 +104,9 @@ impl Game {
     }
 
     /// [`Game::play`] without handing out the flips, which [`Game::last_flips`] then
-    /// shows: returns whether the side due next passed. Allocates nothing once the
-    /// game's buffers have grown to a move's flips.
+    /// shows: returns whether the side due next passed. On a board of 8x8 or less
+    /// (bitboards) it allocates nothing once the game's buffers have grown to a move's
+    /// flips; a larger board's walk for the next side's moves takes a scratch buffer.
     pub fn play_move(&mut self, row: i64, col: i64) -> Result<bool, MoveError> {
         let grid = self.board.grid();
         let cell = grid.locate(row, col)?;
