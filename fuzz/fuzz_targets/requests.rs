@@ -1,14 +1,15 @@
 //! Arbitrary bytes decoded as each request message and run through the whole handler
 //! path (validation, rule, reply): a decoded message must get a reply or a status, never
-//! a panic.
+//! a panic. A CheckBatch request is also decoded both as the server reads it and by
+//! prost's generated code, which must agree.
 #![no_main]
 
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::requests::CheckBatchChecks;
-use arbiter::proto::PlayManyRequest;
+use arbiter::proto::{CheckBatchRequest, PlayManyRequest};
 use arbiter::rules::{connect_four, othello, tic_tac_toe};
-use arbiter::{LiveGame, StreamLimits};
 use arbiter::Arbiter;
+use arbiter::{LiveGame, StreamLimits};
 use futures_util::StreamExt;
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
@@ -107,9 +108,19 @@ fuzz_target!(|data: &[u8]| {
             2 => unary(body, |request| service.check_connect_four(request)).await,
             3 => unary(body, |request| service.judge_tic_tac_toe(request)).await,
             4 => {
-                // Decoded as the server's stubs decode it.
-                if let Ok(request) = CheckBatchChecks::decode(body) {
-                    let checks = request.checks.len();
+                // Decoded as the server's stubs decode it (most checks read in place),
+                // which must mean what prost's generated decoding means: the same
+                // checks, or the same error.
+                let read = CheckBatchChecks::decode(body);
+                match (&read, CheckBatchRequest::decode(body)) {
+                    (Ok(read), Ok(prost)) => {
+                        assert_eq!(CheckBatchRequest::from(read.clone()), prost)
+                    }
+                    (Err(ours), Err(prost)) => assert_eq!(ours.to_string(), prost.to_string()),
+                    (ours, prost) => panic!("ours {ours:?}, prost's {prost:?}"),
+                }
+                if let Ok(request) = read {
+                    let checks = request.len();
                     if let Ok(reply) = service.check_batch(Request::new(request)).await {
                         let reply = reply.into_inner().to_response();
                         let reply = reply.expect("a CheckBatch reply decodes");

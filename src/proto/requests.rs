@@ -1,5 +1,6 @@
 //! The two bulk requests, `CheckBatchRequest` and `PlayManyRequest`, as the server
-//! reads them: each item decoded from one contiguous slice of the message.
+//! reads them: each item decoded from one contiguous slice of the message, and a
+//! batch's checks, most of them, read in place ([`CheckBatchChecks`]).
 //!
 //! prost's generated decoding reads every item's fields through the transport's buffer
 //! (`Buf`, whose chunk it asks for again at every field and varint) and grows the item
@@ -8,14 +9,18 @@
 //! buffer, by the item's own generated decoding, and the list is sized once from the
 //! message's length. The items, and the errors of a malformed one (named as prost
 //! names them), are prost's; only the server's stubs use these types, and each becomes
-//! the generated message, and back (`From`), without a copy.
+//! the generated message, and back (`From`): a `PlayManyRequest` without a copy.
 
 use prost::bytes::Buf;
 use prost::encoding::message::merge_repeated;
 use prost::encoding::{decode_varint, skip_field, DecodeContext, WireType};
 use prost::DecodeError;
 
-use super::{Check, GameAction};
+use super::GameAction;
+
+mod checks;
+
+pub use self::checks::{CheckBatchChecks, CheckRef};
 
 /// Declares `$reading`, `$whole` as the server reads it: its one field `$items` (number
 /// 1, a repeated `$item`), a small item taking about `$bytes` bytes on the wire.
@@ -78,11 +83,6 @@ macro_rules! bulk_request {
 }
 
 bulk_request! {
-    /// A `CheckBatchRequest` as the server reads it.
-    CheckBatchChecks: CheckBatchRequest { checks: Check, 32 }
-}
-
-bulk_request! {
     /// A `PlayManyRequest` as the server reads it.
     PlayManyActions: PlayManyRequest { actions: GameAction, 8 }
 }
@@ -128,8 +128,9 @@ mod tests {
 
     use super::*;
     use crate::proto::{
-        check, game_action, play_connect_four_request, CheckBatchRequest, CheckConnectFourRequest,
-        JudgeTicTacToeRequest, PlayConnectFourRequest, PlayManyRequest, TicTacToeMove,
+        check, game_action, play_connect_four_request, Check, CheckBatchRequest,
+        CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
+        ListOthelloMovesRequest, PlayConnectFourRequest, PlayManyRequest, TicTacToeMove,
     };
 
     /// Fails unless `bytes` decode as the server's type exactly as prost's generated one
@@ -166,27 +167,174 @@ mod tests {
         vec(action, 0..20).prop_map(|actions| PlayManyRequest { actions })
     }
 
+    /// A board of a few rows from a small alphabet (the games' and a stray byte).
+    fn board() -> impl Strategy<Value = Option<crate::proto::Board>> {
+        let row = vec(prop::sample::select(b".BW012x\xff".to_vec()), 0..5);
+        proptest::option::weighted(0.9, vec(row, 0..4))
+            .prop_map(|rows| rows.map(crate::proto::Board::from_rows))
+    }
+
+    /// Checks of every kind, unset ones among them, with fields at their defaults often
+    /// (left out of the wire) and colours that are not one.
     fn checks() -> impl Strategy<Value = CheckBatchRequest> {
-        let check = (-2..8i32, vec((-1..4i32, -1..4i32), 0..10)).prop_map(|(col, moves)| {
-            let check = if moves.len() % 2 == 0 {
-                check::Check::CheckConnectFour(CheckConnectFourRequest {
-                    board: Some(crate::proto::Board::from_rows(["0000", "0120"])),
-                    row: 1,
+        let color = prop::sample::select(vec!["", "B", "W", "black", "é"]);
+        let at = (-2..9i32, -2..9i32);
+        let check = prop_oneof![
+            (board(), at.clone(), color.clone()).prop_map(|(board, (row, col), color)| {
+                Some(check::Check::CheckOthelloMove(CheckOthelloMoveRequest {
+                    board,
+                    row,
                     col,
-                    player: 1,
-                    run_length: 0,
-                })
-            } else {
-                check::Check::JudgeTicTacToe(JudgeTicTacToeRequest {
+                    color: color.to_owned(),
+                }))
+            }),
+            (board(), color).prop_map(|(board, color)| {
+                Some(check::Check::ListOthelloMoves(ListOthelloMovesRequest {
+                    board,
+                    color: color.to_owned(),
+                }))
+            }),
+            (board(), at, -1..3i32, -1..5i32).prop_map(|(board, (row, col), player, run)| {
+                Some(check::Check::CheckConnectFour(CheckConnectFourRequest {
+                    board,
+                    row,
+                    col,
+                    player,
+                    run_length: run,
+                }))
+            }),
+            vec((-1..4i32, -1..4i32), 0..10).prop_map(|moves| {
+                Some(check::Check::JudgeTicTacToe(JudgeTicTacToeRequest {
                     moves: moves
                         .into_iter()
                         .map(|(row, col)| TicTacToeMove { row, col })
                         .collect(),
-                })
-            };
-            Check { check: Some(check) }
+                }))
+            }),
+            Just(None),
+        ];
+        vec(check.prop_map(|check| Check { check }), 0..20)
+            .prop_map(|checks| CheckBatchRequest { checks })
+    }
+
+    /// `value` as a varint, as prost writes it or padded with `pad` more bytes that
+    /// add nothing (which prost reads too), within a varint's ten bytes.
+    fn varint(value: u64, pad: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        prost::encoding::encode_varint(value, &mut out);
+        if pad > 0 && out.len() + pad <= 10 {
+            *out.last_mut().unwrap() |= 0x80;
+            out.extend(std::iter::repeat_n(0x80, pad - 1));
+            out.push(0);
+        }
+        out
+    }
+
+    /// A field written by hand: its key, its length if length-delimited, `payload`.
+    fn field(tag: u32, wire_type: u8, payload: &[u8], pad: usize) -> Vec<u8> {
+        let mut out = varint(u64::from(tag << 3 | u32::from(wire_type)), pad);
+        if wire_type == 2 {
+            out.extend(varint(payload.len() as u64, pad));
+        }
+        out.extend_from_slice(payload);
+        out
+    }
+
+    /// A field of any number and type with a payload that may fit it: the checks'
+    /// fields, repeated, in any order, of the wrong type, unknown, in varints that
+    /// are not the shortest.
+    fn any_field() -> impl Strategy<Value = Vec<u8>> {
+        let board = [field(1, 2, b"B.", 0), field(1, 2, b"WB", 0)].concat();
+        let payloads = vec![
+            board.clone(),
+            [board, field(7, 0, &[1], 0)].concat(),
+            b"B".to_vec(),
+            b"W".to_vec(),
+            vec![0xc3],
+            Vec::new(),
+            [field(1, 0, &[1], 0), field(2, 0, &[2], 0)].concat(),
+        ];
+        let values = vec![0, 1, 7, u64::MAX, 1 << 33, 300];
+        (
+            0..7u32,
+            prop_oneof![4 => Just(2u8), 3 => Just(0u8), 1 => Just(5u8)],
+            prop::sample::select(payloads),
+            prop::sample::select(values),
+            0..3usize,
+        )
+            .prop_map(|(tag, wire_type, payload, value, pad)| match wire_type {
+                0 => [varint(u64::from(tag << 3), pad), varint(value, 0)].concat(),
+                5 => field(tag, 5, &[0; 4], pad),
+                _ => field(tag, 2, &payload, pad),
+            })
+    }
+
+    /// A field that fits a request of `kind` (the `Check` oneof's number): one of its
+    /// fields, of its type, with a value that may or may not make sense to the game.
+    fn fitting_field(kind: u32) -> impl Strategy<Value = Vec<u8>> {
+        // Each field's number and what it holds: a board, an int32, a string, a move.
+        let schema: &[(u32, char)] = match kind {
+            1 => &[(1, 'b'), (2, 'i'), (3, 'i'), (4, 's')],
+            2 => &[(1, 'b'), (2, 's')],
+            3 => &[(1, 'b'), (2, 'i'), (3, 'i'), (4, 'i'), (5, 'i')],
+            _ => &[(1, 'm')],
+        };
+        let rows = prop::sample::select(vec![&b"B."[..], b"WB", b"12", b"", b"\xff"]);
+        (
+            prop::sample::select(schema.to_vec()),
+            vec(rows, 0..3),
+            prop::sample::select(vec![&b"B"[..], b"W", b"", "é".as_bytes()]),
+            prop::sample::select(vec![0, 1, 2, 5, u64::MAX, 1 << 33]),
+            0..3usize,
+            any::<bool>(),
+        )
+            .prop_map(|((tag, holds), rows, text, value, pad, odd)| match holds {
+                'b' => {
+                    let rows = rows.iter().map(|row| field(1, 2, row, pad));
+                    let mut board = rows.collect::<Vec<_>>().concat();
+                    if odd && pad > 1 {
+                        board.extend(field(2, 0, &[1], 0));
+                    }
+                    field(tag, 2, &board, pad)
+                }
+                'i' => [varint(u64::from(tag << 3), pad), varint(value, pad)].concat(),
+                's' => field(tag, 2, text, pad),
+                _ => {
+                    let row = [varint(1 << 3, 0), varint(value % 4, pad)].concat();
+                    let col = [varint(2 << 3, pad), varint(value / 2 % 4, 0)].concat();
+                    let step = if odd {
+                        [col, row].concat()
+                    } else {
+                        [row, col].concat()
+                    };
+                    field(tag, 2, &step, 0)
+                }
+            })
+    }
+
+    /// Batches of checks written by hand: most of a check's fields fit its kind, but
+    /// repeated, in any order, now and then of the wrong type or unknown (see
+    /// [`any_field`]), in varints that are not the shortest; now and then a check of
+    /// two kinds, or none, or an unknown field between the checks.
+    fn unusual_batch() -> impl Strategy<Value = Vec<u8>> {
+        let request = (1..5u32).prop_flat_map(|kind| {
+            let field = prop_oneof![8 => fitting_field(kind), 1 => any_field()];
+            (
+                Just(kind),
+                vec(field, 0..6).prop_map(|fields| fields.concat()),
+            )
         });
-        vec(check, 0..20).prop_map(|checks| CheckBatchRequest { checks })
+        let check = (vec(request, 0..3), 0..2usize).prop_map(|(parts, pad)| {
+            let parts = parts
+                .iter()
+                .map(|(kind, request)| field(*kind, 2, request, pad));
+            parts.collect::<Vec<_>>().concat()
+        });
+        let item = prop_oneof![
+            12 => check.prop_map(|check| field(1, 2, &check, 0)),
+            1 => any_field(),
+        ];
+        vec(item, 0..8).prop_map(|items| items.concat())
     }
 
     proptest! {
@@ -201,6 +349,7 @@ mod tests {
             cut in any::<prop::sample::Index>(),
             flip in any::<(prop::sample::Index, u8)>(),
             noise in vec(any::<u8>(), 0..64),
+            unusual in unusual_batch(),
         ) {
             for bytes in [many.encode_to_vec(), batch.encode_to_vec()] {
                 let mut changed = bytes.clone();
@@ -214,6 +363,11 @@ mod tests {
                     decodes_as_generated::<CheckBatchChecks, CheckBatchRequest>(case)?;
                 }
             }
+            decodes_as_generated::<CheckBatchChecks, CheckBatchRequest>(&unusual)?;
+            // Every check of a batch prost's own encoder wrote is read in place (the
+            // test above would pass as well if none were).
+            let read = CheckBatchChecks::decode(&batch.encode_to_vec()[..]).unwrap();
+            prop_assert_eq!(read.read_in_place(), batch.checks.len());
         }
     }
 
@@ -231,6 +385,20 @@ mod tests {
             let (front, back) = bytes.split_at(split);
             let decoded = PlayManyActions::decode(front.chain(back)).unwrap();
             assert_eq!(PlayManyRequest::from(decoded), many, "split at {split}");
+        }
+        let batch = CheckBatchRequest {
+            checks: vec![Check {
+                check: Some(check::Check::ListOthelloMoves(ListOthelloMovesRequest {
+                    board: Some(crate::proto::Board::from_rows(["..", "BW"])),
+                    color: "B".to_owned(),
+                })),
+            }],
+        };
+        let bytes = batch.encode_to_vec();
+        for split in 0..bytes.len() {
+            let (front, back) = bytes.split_at(split);
+            let decoded = CheckBatchChecks::decode(front.chain(back)).unwrap();
+            assert_eq!(CheckBatchRequest::from(decoded), batch, "split at {split}");
         }
     }
 }

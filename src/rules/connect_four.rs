@@ -7,7 +7,7 @@
 use std::num::NonZeroUsize;
 
 use super::grid::{self, BadRows, Cell, Grid, GridError, OffBoard};
-use super::rows::Rows;
+use super::rows::{Rows, RowsView};
 
 /// The characters of a Connect Four board: `0` empty, `1` and `2` the players' pieces.
 pub const ALPHABET: &str = "012";
@@ -114,6 +114,17 @@ impl Board {
     /// that are not a board come back in the error, which names every problem in them.
     pub fn parse_rows(rows: Rows) -> Result<Self, BadRows> {
         Grid::parse_rows(rows, ALPHABET).map(|grid| Self { grid })
+    }
+
+    /// Parses borrowed `rows` as [`Board::parse_rows`] does, into `cells`, the buffer
+    /// of an earlier board ([`Board::into_cells`]); see [`Grid::parse_rows_into`].
+    pub fn parse_rows_into(rows: RowsView<'_>, cells: Vec<u8>) -> Result<Self, BadRows> {
+        Grid::parse_rows_into(rows, ALPHABET, cells).map(|grid| Self { grid })
+    }
+
+    /// The board's buffer, for [`Board::parse_rows_into`] to fill again.
+    pub fn into_cells(self) -> Vec<u8> {
+        self.grid.into_cells()
     }
 
     /// The board's cells.

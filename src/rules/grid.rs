@@ -3,7 +3,7 @@
 use std::fmt;
 use std::num::NonZeroUsize;
 
-use super::rows::Rows;
+use super::rows::{Rows, RowsView};
 
 /// A cell of a board: `row` 0 is the top row, `col` 0 the leftmost column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -185,30 +185,61 @@ impl Grid {
     /// a board checked in one pass over its bytes and never copied. Rows that are not a
     /// board come back whole in the error, which can name every problem in them.
     pub fn parse_rows(rows: Rows, alphabet: &'static str) -> Result<Self, BadRows> {
-        let Some(cols) = rows.get(0).map(<[u8]>::len) else {
-            return Err(BadRows {
-                first: GridError::NoRows,
+        let cols = rows.get(0).map_or(0, <[u8]>::len);
+        let rectangular = cols > 0 && rows.lengths().all(|len| len == cols);
+        match check_rows(rows.view(), rows.bytes(), rectangular, alphabet) {
+            Ok(cols) => Ok(Self {
+                rows: rows.len(),
+                cols,
+                cells: rows.into_bytes(),
+            }),
+            Err(first) => Err(BadRows {
+                first,
                 rows,
                 alphabet,
-            });
-        };
-        let rectangular = cols > 0 && rows.lengths().all(|len| len == cols);
-        // One pass over every byte at once; which row is wrong is looked for only then.
-        if !(rectangular && all_in(rows.bytes(), alphabet.as_bytes())) {
-            let first = problems(&rows, alphabet).next();
-            if let Some(first) = first {
-                return Err(BadRows {
-                    first,
-                    rows,
-                    alphabet,
-                });
-            }
+            }),
         }
-        Ok(Self {
-            rows: rows.len(),
-            cols,
-            cells: rows.into_bytes(),
-        })
+    }
+
+    /// Parses borrowed `rows` as [`Grid::parse_rows`] does, copying them into `cells`
+    /// (emptied first), a buffer given back by [`Grid::into_cells`] after an earlier
+    /// board: many boards read where they lie, one after the other, each copied once,
+    /// with one buffer for all. Rows that are not a board come back in the error,
+    /// copied, and `cells` with them is dropped.
+    pub fn parse_rows_into(
+        rows: RowsView<'_>,
+        alphabet: &'static str,
+        mut cells: Vec<u8>,
+    ) -> Result<Self, BadRows> {
+        // One pass copies the rows and compares their lengths.
+        cells.clear();
+        let mut each = rows.iter();
+        let cols = each.next().map_or(0, |first| {
+            cells.extend_from_slice(first);
+            first.len()
+        });
+        let mut rectangular = cols > 0;
+        for row in each {
+            rectangular &= row.len() == cols;
+            cells.extend_from_slice(row);
+        }
+        match check_rows(rows, &cells, rectangular, alphabet) {
+            Ok(cols) => Ok(Self {
+                rows: rows.len(),
+                cols,
+                cells,
+            }),
+            Err(first) => Err(BadRows {
+                first,
+                rows: rows.to_rows(),
+                alphabet,
+            }),
+        }
+    }
+
+    /// The grid's buffer, given up for [`Grid::parse_rows_into`] to fill again.
+    pub fn into_cells(self) -> Vec<u8> {
+        self.cells
     }
 
     /// The number of rows.
@@ -282,6 +313,27 @@ impl Grid {
     }
 }
 
+/// The width of `rows` as a board over `alphabet`, or the first problem with them;
+/// `bytes` is every row's bytes end to end, and `rectangular` whether row 0 has bytes
+/// and every other row as many.
+fn check_rows(
+    rows: RowsView<'_>,
+    bytes: &[u8],
+    rectangular: bool,
+    alphabet: &'static str,
+) -> Result<usize, GridError> {
+    let Some(cols) = rows.get(0).map(<[u8]>::len) else {
+        return Err(GridError::NoRows);
+    };
+    // One pass over every byte at once; which row is wrong is looked for only then.
+    if !(rectangular && all_in(bytes, alphabet.as_bytes())) {
+        if let Some(first) = problems(rows, alphabet).next() {
+            return Err(first);
+        }
+    }
+    Ok(cols)
+}
+
 /// Whether every byte of `bytes` is one of `alphabet`'s. For the games' three-letter
 /// alphabets it is three comparisons per byte folded without a branch or a lookup,
 /// which the compiler runs many bytes at a time.
@@ -316,7 +368,7 @@ impl BadRows {
 
     /// Every problem, in row order: at most one per row (its first), and at least one.
     pub fn problems(&self) -> impl Iterator<Item = GridError> + '_ {
-        problems(&self.rows, self.alphabet)
+        problems(self.rows.view(), self.alphabet)
     }
 
     /// The number of rows given (zero for [`GridError::NoRows`]).
@@ -328,7 +380,7 @@ impl BadRows {
     /// least one row (cells counted in characters, a byte that is not UTF-8 as one);
     /// `None` for ragged or missing rows.
     pub fn col_count(&self) -> Option<usize> {
-        common_width(&self.rows)
+        common_width(self.rows.view())
     }
 }
 
@@ -342,7 +394,7 @@ impl std::error::Error for BadRows {}
 
 /// The number of cells in every row of `rows`, when every row has as many and there is
 /// at least one row and one cell (see [`cell_count`]).
-pub fn common_width(rows: &Rows) -> Option<usize> {
+pub fn common_width(rows: RowsView<'_>) -> Option<usize> {
     let mut counts = rows.iter().map(cell_count);
     let first = counts.next().filter(|&cols| cols > 0)?;
     counts.all(|cols| cols == first).then_some(first)
@@ -360,7 +412,10 @@ pub fn cell_count(row: &[u8]) -> usize {
 /// most (the first in it): a bad character, else an empty row, else a length other
 /// than row 0's (counted in cells; not checked when row 0 is empty).
 /// [`GridError::NoRows`] alone for no rows; nothing for a valid grid.
-fn problems<'a>(rows: &'a Rows, alphabet: &'static str) -> impl Iterator<Item = GridError> + 'a {
+fn problems<'a>(
+    rows: RowsView<'a>,
+    alphabet: &'static str,
+) -> impl Iterator<Item = GridError> + 'a {
     let cols = rows.get(0).map(cell_count);
     let no_rows = cols.is_none().then_some(GridError::NoRows);
     let bad_rows = rows.iter().enumerate().filter_map(move |(index, row)| {

@@ -1,6 +1,7 @@
 //! Rows of a board's text laid end to end in one buffer: how a board arrives, before it
 //! is checked against a game's alphabet and becomes a [`Grid`](super::grid::Grid)
-//! without being copied again.
+//! without being copied again. [`RowsView`] is a board's rows borrowed, from such a
+//! buffer or from wherever they lie in a message that holds many boards ([`Span`]).
 
 use std::fmt;
 use std::ops::Range;
@@ -99,6 +100,14 @@ impl Rows {
         self.bytes
     }
 
+    /// Every row, borrowed.
+    pub fn view(&self) -> RowsView<'_> {
+        RowsView {
+            bytes: &self.bytes,
+            layout: Layout::EndToEnd(&self.ends),
+        }
+    }
+
     fn span(&self, index: usize) -> Option<Range<usize>> {
         (index < self.ends.len()).then(|| self.span_of(index))
     }
@@ -106,6 +115,167 @@ impl Rows {
     fn span_of(&self, index: usize) -> Range<usize> {
         let start = index.checked_sub(1).map_or(0, |before| self.ends[before]);
         start..self.ends[index]
+    }
+}
+
+/// Where a row lies in a buffer (of at most `u32::MAX` bytes): its bytes are
+/// `start..end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// The row's first byte.
+    pub start: u32,
+    /// Just past the row's last byte.
+    pub end: u32,
+}
+
+impl Span {
+    /// The span's bytes of `bytes`.
+    fn of(self, bytes: &[u8]) -> &[u8] {
+        &bytes[self.start as usize..self.end as usize]
+    }
+}
+
+/// A board's rows, borrowed, row 0 first: every row of a [`Rows`], or rows that lie
+/// apart in a larger buffer (a message's bytes, the rows where they arrived).
+#[derive(Clone, Copy)]
+pub struct RowsView<'a> {
+    /// The buffer the rows are in.
+    bytes: &'a [u8],
+    /// Where each row is in `bytes`.
+    layout: Layout<'a>,
+}
+
+/// Where a [`RowsView`]'s rows are in its buffer.
+#[derive(Clone, Copy)]
+enum Layout<'a> {
+    /// End to end from the buffer's start, each row ending where the next begins.
+    EndToEnd(&'a [usize]),
+    /// Each row where its span says.
+    Spans(&'a [Span]),
+}
+
+impl<'a> RowsView<'a> {
+    /// The rows of `bytes` that `spans` mark, in that order.
+    ///
+    /// # Panics
+    /// If a span is not within `bytes` (nor reversed): the spans are the reader's own.
+    pub fn spans(bytes: &'a [u8], spans: &'a [Span]) -> Self {
+        Self {
+            bytes,
+            layout: Layout::Spans(spans),
+        }
+    }
+
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        match self.layout {
+            Layout::EndToEnd(ends) => ends.len(),
+            Layout::Spans(spans) => spans.len(),
+        }
+    }
+
+    /// Whether there is no row at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `index`'s bytes, or `None` past the last row.
+    pub fn get(&self, index: usize) -> Option<&'a [u8]> {
+        (index < self.len()).then(|| self.row(index))
+    }
+
+    /// Every row's bytes, row 0 first.
+    pub fn iter(&self) -> ViewRows<'a> {
+        match self.layout {
+            Layout::EndToEnd(ends) => ViewRows::EndToEnd {
+                bytes: self.bytes,
+                ends: ends.iter(),
+                start: 0,
+            },
+            Layout::Spans(spans) => ViewRows::Spans {
+                bytes: self.bytes,
+                spans: spans.iter(),
+            },
+        }
+    }
+
+    /// The length of each row, in bytes, row 0 first.
+    pub fn lengths(&self) -> impl ExactSizeIterator<Item = usize> + 'a {
+        self.iter().map(<[u8]>::len)
+    }
+
+    /// The rows, copied into a buffer of their own.
+    pub fn to_rows(&self) -> Rows {
+        let mut rows = Rows::with_capacity(self.len(), self.lengths().sum());
+        for row in self.iter() {
+            rows.push(row);
+        }
+        rows
+    }
+
+    /// Row `index`, which must be a row.
+    fn row(&self, index: usize) -> &'a [u8] {
+        match self.layout {
+            Layout::EndToEnd(ends) => {
+                let start = index.checked_sub(1).map_or(0, |before| ends[before]);
+                &self.bytes[start..ends[index]]
+            }
+            Layout::Spans(spans) => spans[index].of(self.bytes),
+        }
+    }
+}
+
+/// The rows of a [`RowsView`], row 0 first.
+pub enum ViewRows<'a> {
+    /// Rows end to end: each from where the last ended.
+    EndToEnd {
+        /// The buffer.
+        bytes: &'a [u8],
+        /// Where each row left ends.
+        ends: std::slice::Iter<'a, usize>,
+        /// Where the next row starts.
+        start: usize,
+    },
+    /// Rows apart: each where its span says.
+    Spans {
+        /// The buffer.
+        bytes: &'a [u8],
+        /// Each row left's span.
+        spans: std::slice::Iter<'a, Span>,
+    },
+}
+
+impl<'a> Iterator for ViewRows<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        match self {
+            Self::EndToEnd { bytes, ends, start } => ends.next().map(|&end| {
+                let row = &bytes[*start..end];
+                *start = end;
+                row
+            }),
+            Self::Spans { bytes, spans } => spans.next().map(|span| span.of(bytes)),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = match self {
+            Self::EndToEnd { ends, .. } => ends.len(),
+            Self::Spans { spans, .. } => spans.len(),
+        };
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for ViewRows<'_> {}
+
+/// The rows as text, the way a list of strings prints.
+impl fmt::Debug for RowsView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.iter().map(String::from_utf8_lossy))
+            .finish()
     }
 }
 
@@ -187,5 +357,32 @@ mod tests {
         rows.clear();
         assert!(rows.is_empty());
         assert_eq!(rows, Rows::new());
+    }
+
+    #[test]
+    fn a_view_holds_its_rows_alone() {
+        let rows: Rows = ["ab", "", "cde", "f"].into_iter().collect();
+        let view = rows.view();
+        assert_eq!(view.to_rows(), rows);
+        assert_eq!(view.lengths().collect::<Vec<_>>(), [2, 0, 3, 1]);
+        // Rows apart in a message, with other bytes between them and out of order.
+        let message = b"..cde..ab.f";
+        let span = |start, end| Span { start, end };
+        let spans = [span(7, 9), span(2, 2), span(2, 5), span(10, 11)];
+        let apart = RowsView::spans(message, &spans);
+        assert_eq!(apart.len(), 4);
+        assert_eq!(apart.get(0), Some(&b"ab"[..]));
+        assert_eq!(apart.get(1), Some(&b""[..]));
+        assert_eq!(apart.get(4), None);
+        assert_eq!(
+            apart.iter().collect::<Vec<_>>(),
+            view.iter().collect::<Vec<_>>()
+        );
+        assert_eq!(apart.to_rows(), rows);
+        assert_eq!(format!("{apart:?}"), r#"["ab", "", "cde", "f"]"#);
+        let none = RowsView::spans(message, &[]);
+        assert!(none.is_empty());
+        assert_eq!(none.to_rows(), Rows::new());
+        assert!(Rows::new().view().is_empty());
     }
 }

@@ -196,7 +196,7 @@ impl Game {
 
         let counts = &mut self.line_counts[player.index()];
         let mut won = None;
-        for line in lines_through(r, c).into_iter().flatten() {
+        for &line in LINES_THROUGH[r * SIZE + c] {
             counts[line] += 1;
             if counts[line] as usize == SIZE && won.is_none() {
                 won = Some(line);
@@ -221,8 +221,23 @@ pub fn locate(row: i64, col: i64) -> Result<Cell, MoveError> {
     Ok(grid::locate(SIZE, SIZE, row, col)?)
 }
 
+/// The lines through each square, row-major, as [`lines_through`] lists them: looked
+/// up rather than worked out at every move (a unit test holds the two equal).
+const LINES_THROUGH: [&[usize]; SIZE * SIZE] = [
+    &[0, SIZE, MAIN_DIAGONAL],
+    &[0, SIZE + 1],
+    &[0, SIZE + 2, ANTI_DIAGONAL],
+    &[1, SIZE],
+    &[1, SIZE + 1, MAIN_DIAGONAL, ANTI_DIAGONAL],
+    &[1, SIZE + 2],
+    &[2, SIZE, ANTI_DIAGONAL],
+    &[2, SIZE + 1],
+    &[2, SIZE + 2, MAIN_DIAGONAL],
+];
+
 /// The lines through square (`r`, `c`), in reporting order: its row, its column, and
 /// the diagonals it lies on.
+#[cfg(test)]
 fn lines_through(r: usize, c: usize) -> [Option<usize>; 4] {
     [
         Some(r),
@@ -271,6 +286,16 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lines_table_is_the_lines_through_each_square() {
+        for r in 0..SIZE {
+            for c in 0..SIZE {
+                let lines: Vec<usize> = lines_through(r, c).into_iter().flatten().collect();
+                assert_eq!(LINES_THROUGH[r * SIZE + c], lines, "square ({r}, {c})");
+            }
+        }
+    }
 
     use crate::rules::fixtures;
 

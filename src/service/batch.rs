@@ -1,12 +1,19 @@
 //! CheckBatch: many one-shot checks in one call, each answered by its own game's module
 //! exactly as its own RPC answers it, a malformed one in place.
+//!
+//! The checks are read where they lie in the request ([`CheckRef`]), and the games'
+//! boards are parsed, one after the other, into one buffer that each board gives back
+//! once its check is answered (a refused check's board does not: the next allocates).
 
-use crate::proto::check::Check as Kind;
 use crate::proto::replies::CheckBatchReply;
-use crate::proto::{Check, CheckBatchRequest, CheckResult};
+use crate::proto::requests::{CheckBatchChecks, CheckRef};
+use crate::proto::{CheckResult, FieldViolation};
+use crate::rules::grid::Cell;
+use crate::rules::rows::RowsView;
 
 use super::error::{ServiceError, Violation};
-use super::{connect_four, fields, othello, tic_tac_toe, Checked, MAX_REPLY_BYTES};
+use super::fields::{self, InPlace};
+use super::{connect_four, othello, tic_tac_toe, Checked, MAX_REPLY_BYTES};
 
 /// The most checks one CheckBatch call may carry.
 pub const MAX_CHECKS: usize = 10_000;
@@ -15,16 +22,17 @@ pub const MAX_CHECKS: usize = 10_000;
 /// than [`MAX_CHECKS`] checks fails as a whole; once the reply holds
 /// [`MAX_REPLY_BYTES`], the checks left are answered without being run. Each result is
 /// written into the reply as soon as it is known.
-pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchReply, ServiceError> {
-    let count = request.checks.len();
+pub(crate) fn check_batch(request: &CheckBatchChecks) -> Result<CheckBatchReply, ServiceError> {
+    let count = request.len();
     fields::at_most("CheckBatchRequest", "checks", count, MAX_CHECKS, "call")?;
-    let room = request.checks.iter().map(result_bytes).sum::<usize>();
+    let room = request.iter().map(result_bytes).sum::<usize>();
     let mut reply = CheckBatchReply::with_capacity(room.min(MAX_REPLY_BYTES));
+    let mut scratch = Scratch::default();
     let mut bytes = 0;
-    for check in request.checks {
+    for check in request.iter() {
         // Past the reply budget, a check is answered without being run.
         bytes += 4 + if bytes < MAX_REPLY_BYTES {
-            answer(check, &mut reply)
+            answer(check, &mut reply, &mut scratch)
         } else {
             reply.push(&over_budget())
         };
@@ -34,59 +42,105 @@ pub(crate) fn check_batch(request: CheckBatchRequest) -> Result<CheckBatchReply,
 
 /// The room set aside in a reply for a check's result: what a small board's result
 /// takes (a larger board's grows the buffer).
-fn result_bytes(check: &Check) -> usize {
-    match check.check {
-        Some(Kind::ListOthelloMoves(_)) => 512,
-        Some(Kind::JudgeTicTacToe(_)) => 48,
+fn result_bytes(check: CheckRef<'_>) -> usize {
+    match check {
+        CheckRef::ListOthelloMoves { .. } => 512,
+        CheckRef::JudgeTicTacToe { .. } => 48,
         _ => 32,
     }
 }
 
+/// The buffers one check after another uses, each given back by the check that took it
+/// once answered (a refused check's are dropped, and the next check allocates).
+#[derive(Default)]
+struct Scratch {
+    /// A board's cells.
+    cells: Vec<u8>,
+    /// An Othello move's flips.
+    flips: Vec<Cell>,
+}
+
 /// Writes into `out` the answer to one check, as its own RPC gives it, or its
-/// violations; returns the result's length, as [`CheckBatchReply::push`] does.
-fn answer(check: Check, out: &mut CheckBatchReply) -> usize {
+/// violations; returns the result's length, as [`CheckBatchReply::push`] does. A
+/// board is parsed into the scratch cells, an Othello move's flips into its flips.
+fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch) -> usize {
+    let cells = &mut scratch.cells;
     // The `result` field of each kind's answer in `CheckResult`.
-    let result = match check.check {
-        Some(Kind::CheckOthelloMove(request)) => written(othello::check_move(request), 2, out),
-        Some(Kind::ListOthelloMoves(request)) => written(othello::list_moves(request), 3, out),
-        Some(Kind::CheckConnectFour(request)) => written(connect_four::check(request), 4, out),
-        Some(Kind::JudgeTicTacToe(request)) => written(tic_tac_toe::judge(&request), 5, out),
-        None => Err(CheckResult {
-            invalid: ServiceError::InvalidRequest {
-                message: "Check",
-                violations: vec![Violation::new(
-                    "check",
-                    "sets no check: set one of check_othello_move, list_othello_moves, \
-                     check_connect_four, judge_tic_tac_toe",
-                )],
-            }
-            .into_field_violations("check"),
-            result: None,
+    let result = match check {
+        CheckRef::OthelloMove {
+            board,
+            row,
+            col,
+            color,
+        } => {
+            let flips = std::mem::take(&mut scratch.flips);
+            othello::check_move_of(in_place(board, cells), (row, col), color, flips).map(
+                |(answer, board)| {
+                    let len = write(&answer, 2, out);
+                    *cells = board.into_cells();
+                    scratch.flips = answer.into_flips();
+                    len
+                },
+            )
+        }
+        CheckRef::ListOthelloMoves { board, color } => {
+            othello::list_moves_of(in_place(board, cells), color).map(|listing| {
+                let len = write(&listing, 3, out);
+                *cells = listing.into_cells();
+                len
+            })
+        }
+        CheckRef::ConnectFour {
+            board,
+            row,
+            col,
+            player,
+            run_length,
+        } => connect_four::check_of(in_place(board, cells), (row, col), player, run_length).map(
+            |(answer, board)| {
+                let len = write(&answer, 4, out);
+                *cells = board.into_cells();
+                len
+            },
+        ),
+        CheckRef::JudgeTicTacToe { moves } => {
+            tic_tac_toe::judge_moves(moves).map(|judged| write(&judged, 5, out))
+        }
+        CheckRef::Unset => Err(ServiceError::InvalidRequest {
+            message: "Check",
+            violations: vec![Violation::new(
+                "check",
+                "sets no check: set one of check_othello_move, list_othello_moves, \
+                 check_connect_four, judge_tic_tac_toe",
+            )],
         }),
     };
-    result.unwrap_or_else(|refused| out.push(&refused))
+    result.unwrap_or_else(|error| {
+        out.push(&CheckResult {
+            invalid: error.into_field_violations("check"),
+            result: None,
+        })
+    })
+}
+
+/// A board read in place, to be parsed into `cells` (taken: the board gives it back).
+fn in_place<'a>(rows: Option<RowsView<'a>>, cells: &mut Vec<u8>) -> Option<InPlace<'a>> {
+    rows.map(|rows| InPlace {
+        rows,
+        cells: std::mem::take(cells),
+    })
 }
 
 /// Writes a check's answer into `out` as the `result` field `tag` of a `CheckResult`,
-/// and returns its length; or the check's violations, unwritten.
-fn written<C: Checked>(
-    answer: Result<C, ServiceError>,
-    tag: u32,
-    out: &mut CheckBatchReply,
-) -> Result<usize, CheckResult> {
-    match answer {
-        Ok(answer) => Ok(out.push_result(tag, |w| answer.write(w))),
-        Err(error) => Err(CheckResult {
-            invalid: error.into_field_violations("check"),
-            result: None,
-        }),
-    }
+/// and returns its length.
+fn write<C: Checked>(answer: &C, tag: u32, out: &mut CheckBatchReply) -> usize {
+    out.push_result(tag, |w| answer.write(w))
 }
 
 /// The answer to a check past the reply budget.
 fn over_budget() -> CheckResult {
     CheckResult {
-        invalid: vec![crate::proto::FieldViolation {
+        invalid: vec![FieldViolation {
             field: "check".to_owned(),
             description: "not run: the reply is full; send it again in another call".to_owned(),
         }],

@@ -15,7 +15,7 @@ use crate::rules::grid::Cell;
 
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
-use super::fields::{self, MAX_SIDE};
+use super::fields::{self, BoardRows, MAX_SIDE};
 use super::play::{self, Answer as _, GameKind, Handled, Opened, Reply};
 use super::Checked;
 
@@ -28,17 +28,29 @@ pub(crate) const DEFAULT_COLS: NonZeroUsize = NonZeroUsize::new(7).unwrap();
 /// Answers a CheckConnectFour request, including the check that the cell holds the
 /// player's piece.
 pub(crate) fn check(request: CheckConnectFourRequest) -> Result<RunAnswer, ServiceError> {
-    let mut violations = Vec::new();
     let at = (request.row, request.col);
-    let (board, cell) = fields::board_and_cell::<Board>(request.board, at, &mut violations);
-    let player = Player::from_number(request.player.into());
+    check_of(request.board, at, request.player, request.run_length).map(|(answer, _)| answer)
+}
+
+/// Answers a CheckConnectFour request of these fields (the board decoded on its own or
+/// read in place), with the board, whose buffer a bulk call uses again.
+pub(crate) fn check_of(
+    board: Option<impl BoardRows>,
+    at: (i32, i32),
+    player_number: i32,
+    run_length: i32,
+) -> Result<(RunAnswer, Board), ServiceError> {
+    let mut violations = Vec::new();
+    let (board, cell) = fields::board_and_cell::<Board>(board, at, &mut violations);
+    let player = Player::from_number(player_number.into());
     if player.is_none() {
         violations.push(Violation::new(
             "player",
-            format!("must be 1 or 2, got {}", request.player),
+            format!("must be 1 or 2, got {player_number}"),
         ));
     }
-    let run_length = match request.run_length {
+    let requested_run = run_length;
+    let run_length = match requested_run {
         0 => Some(DEFAULT_RUN_LENGTH),
         n => usize::try_from(n).ok(),
     };
@@ -47,7 +59,7 @@ pub(crate) fn check(request: CheckConnectFourRequest) -> Result<RunAnswer, Servi
             "run_length",
             format!(
                 "must not be negative, got {} (0 means the default, {DEFAULT_RUN_LENGTH})",
-                request.run_length,
+                requested_run,
             ),
         ));
     }
@@ -62,7 +74,7 @@ pub(crate) fn check(request: CheckConnectFourRequest) -> Result<RunAnswer, Servi
     };
     match (board, piece, run_length) {
         (Some(board), Some(piece), Some(run_length)) if violations.is_empty() => {
-            Ok(RunAnswer(board.winning_run(piece, run_length)))
+            Ok((RunAnswer(board.winning_run(piece, run_length)), board))
         }
         _ => Err(fields::invalid("CheckConnectFourRequest", violations)),
     }

@@ -7,7 +7,7 @@
 use crate::proto;
 use crate::rules::grid::{self, BadRows, Cell, Grid, GridError};
 use crate::rules::othello::Color;
-use crate::rules::rows::Rows;
+use crate::rules::rows::{Rows, RowsView};
 use crate::rules::{connect_four, othello};
 
 use super::error::{echo, ServiceError, Violation};
@@ -75,14 +75,14 @@ pub(crate) fn replay_history<M, T, E: std::fmt::Display>(
     Ok(last)
 }
 
-/// Checks the board's size, then parses it with the game's `parse`; `field` names the
+/// Checks the board's size, then parses it as the game's board; `field` names the
 /// board in violations, one per problem found (each bad row, not only the first).
 pub(crate) fn board<B: GameBoard>(
     field: &str,
-    board: Option<proto::Board>,
+    board: Option<impl BoardRows>,
     violations: &mut Vec<Violation>,
 ) -> Option<B> {
-    parse_board(field, board, B::parse_rows, violations).ok()
+    parse_board(field, board, violations).ok()
 }
 
 /// A game's board as requests carry it: parsed from the wire's rows, and laid on the
@@ -90,16 +90,22 @@ pub(crate) fn board<B: GameBoard>(
 pub(crate) trait GameBoard: Sized {
     /// The board of `rows`, or every problem with them.
     fn parse_rows(rows: Rows) -> Result<Self, BadRows>;
+    /// The board of borrowed `rows`, copied into `cells` (an earlier board's buffer).
+    fn parse_rows_into(rows: RowsView<'_>, cells: Vec<u8>) -> Result<Self, BadRows>;
     /// The board's cells.
     fn grid(&self) -> &Grid;
 }
 
-/// [`GameBoard`] for boards whose inherent `parse_rows` and `grid` are those.
+/// [`GameBoard`] for boards whose inherent `parse_rows`, `parse_rows_into` and `grid`
+/// are those.
 macro_rules! game_board {
     ($($board:ty),*) => {$(
         impl GameBoard for $board {
             fn parse_rows(rows: Rows) -> Result<Self, BadRows> {
                 <$board>::parse_rows(rows)
+            }
+            fn parse_rows_into(rows: RowsView<'_>, cells: Vec<u8>) -> Result<Self, BadRows> {
+                <$board>::parse_rows_into(rows, cells)
             }
             fn grid(&self) -> &Grid {
                 <$board>::grid(self)
@@ -109,6 +115,46 @@ macro_rules! game_board {
 }
 
 game_board!(othello::Board, connect_four::Board);
+
+/// A request's board, as the service has it: decoded on its own ([`proto::Board`], a
+/// one-check call's), or read in place among a bulk request's boards ([`InPlace`]).
+/// Both are checked by the same code, so both get the same answers and errors.
+pub(crate) trait BoardRows {
+    /// The board's rows.
+    fn view(&self) -> RowsView<'_>;
+    /// The game's board of these rows, or every problem with them.
+    fn parse<B: GameBoard>(self) -> Result<B, BadRows>;
+}
+
+impl BoardRows for proto::Board {
+    fn view(&self) -> RowsView<'_> {
+        self.rows.view()
+    }
+
+    /// Without a copy: the rows' buffer becomes the board's.
+    fn parse<B: GameBoard>(self) -> Result<B, BadRows> {
+        B::parse_rows(self.rows)
+    }
+}
+
+/// A board read in place, with the buffer its cells are to be copied into (given back
+/// by the board of the check before, so that a bulk call allocates one for all).
+pub(crate) struct InPlace<'a> {
+    /// The board's rows, in the bulk request.
+    pub(crate) rows: RowsView<'a>,
+    /// The buffer the board's cells are copied into.
+    pub(crate) cells: Vec<u8>,
+}
+
+impl BoardRows for InPlace<'_> {
+    fn view(&self) -> RowsView<'_> {
+        self.rows
+    }
+
+    fn parse<B: GameBoard>(self) -> Result<B, BadRows> {
+        B::parse_rows_into(self.rows, self.cells)
+    }
+}
 
 /// The size of a board that was refused, as far as its rows show it: coordinates are
 /// checked against it all the same.
@@ -131,24 +177,23 @@ impl Shape {
 }
 
 /// [`board`], with the refused board's [`Shape`] as the error.
-fn parse_board<B>(
+fn parse_board<B: GameBoard>(
     field: &str,
-    board: Option<proto::Board>,
-    parse: impl FnOnce(Rows) -> Result<B, BadRows>,
+    board: Option<impl BoardRows>,
     violations: &mut Vec<Violation>,
 ) -> Result<B, Shape> {
     let Some(board) = board else {
         violations.push(Violation::new(field, "is required"));
         return Err(Shape::default());
     };
-    let rows = board.rows;
-    let shape = |rows: &Rows| Shape::new(rows.len(), grid::common_width(rows));
+    let rows = board.view();
+    let shape = |rows: RowsView<'_>| Shape::new(rows.len(), grid::common_width(rows));
     if rows.len() > MAX_SIDE {
         violations.push(Violation::new(
             field,
             format!("has {} rows; at most {MAX_SIDE} are allowed", rows.len()),
         ));
-        return Err(shape(&rows));
+        return Err(shape(rows));
     }
     let before = violations.len();
     for (index, row) in rows.iter().enumerate() {
@@ -165,9 +210,9 @@ fn parse_board<B>(
         }
     }
     if violations.len() > before {
-        return Err(shape(&rows));
+        return Err(shape(rows));
     }
-    parse(rows).map_err(|bad| {
+    board.parse::<B>().map_err(|bad| {
         violations.extend(bad.problems().map(|error| grid_violation(field, &error)));
         Shape::new(bad.row_count(), bad.col_count())
     })
@@ -189,11 +234,11 @@ fn grid_violation(field: &str, error: &GridError) -> Violation {
 /// Checks a request's `board` and its (`row`, `col`) on it: against the board's size
 /// even when the board is refused, as far as its rows show the size.
 pub(crate) fn board_and_cell<B: GameBoard>(
-    request_board: Option<proto::Board>,
+    request_board: Option<impl BoardRows>,
     (row, col): (i32, i32),
     violations: &mut Vec<Violation>,
 ) -> (Option<B>, Option<Cell>) {
-    match parse_board("board", request_board, B::parse_rows, violations) {
+    match parse_board::<B>("board", request_board, violations) {
         Ok(board) => {
             let cell = cell(row, col, board.grid(), violations);
             (Some(board), cell)

@@ -202,7 +202,7 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<CheckBatchChecks>,
     ) -> Result<Response<CheckBatchReply>, Status> {
-        batch::check_batch(request.into_inner().into())
+        batch::check_batch(request.get_ref())
             .map(Response::new)
             .map_err(Status::from)
     }

@@ -13,25 +13,44 @@ use crate::rules::othello::{Board, Color, Game, MoveCheck, Outcome};
 
 use super::convert::{self, Standing};
 use super::error::ServiceError;
-use super::fields;
+use super::fields::{self, BoardRows};
 use super::play::{self, Answer as _, GameKind, Handled, Opened, Reply};
 use super::Checked;
 
 /// Answers a CheckOthelloMove request.
 pub(crate) fn check_move(request: CheckOthelloMoveRequest) -> Result<MoveAnswer, ServiceError> {
-    let mut violations = Vec::new();
     let at = (request.row, request.col);
-    let (board, cell) = fields::board_and_cell::<Board>(request.board, at, &mut violations);
-    let color = fields::color("color", &request.color, &mut violations);
+    check_move_of(request.board, at, &request.color, Vec::new()).map(|(answer, _)| answer)
+}
+
+/// Answers a CheckOthelloMove request of these fields (the board decoded on its own or
+/// read in place), its flips written into `flips` (cleared first); with the board,
+/// whose buffer a bulk call uses again, as it does the answer's flips.
+pub(crate) fn check_move_of(
+    board: Option<impl BoardRows>,
+    at: (i32, i32),
+    color: &str,
+    flips: Vec<Cell>,
+) -> Result<(MoveAnswer, Board), ServiceError> {
+    let mut violations = Vec::new();
+    let (board, cell) = fields::board_and_cell::<Board>(board, at, &mut violations);
+    let color = fields::color("color", color, &mut violations);
     let (Some(board), Some(cell), Some(color)) = (board, cell, color) else {
         return Err(fields::invalid("CheckOthelloMoveRequest", violations));
     };
-    Ok(MoveAnswer(board.check_move(cell, color)))
+    Ok((MoveAnswer(board.check_move_into(cell, color, flips)), board))
 }
 
 /// The answer to a CheckOthelloMove request.
 #[derive(Debug)]
 pub(crate) struct MoveAnswer(MoveCheck);
+
+impl MoveAnswer {
+    /// The flips' buffer, for a bulk call's next check.
+    pub(crate) fn into_flips(self) -> Vec<Cell> {
+        self.0.flips
+    }
+}
 
 impl Checked for MoveAnswer {
     type Response = CheckOthelloMoveResponse;
@@ -51,9 +70,18 @@ impl Checked for MoveAnswer {
 
 /// Answers a ListOthelloMoves request.
 pub(crate) fn list_moves(request: ListOthelloMovesRequest) -> Result<Listing, ServiceError> {
+    list_moves_of(request.board, &request.color)
+}
+
+/// Answers a ListOthelloMoves request of these fields (the board decoded on its own or
+/// read in place).
+pub(crate) fn list_moves_of(
+    board: Option<impl BoardRows>,
+    color: &str,
+) -> Result<Listing, ServiceError> {
     let mut violations = Vec::new();
-    let board = fields::board::<Board>("board", request.board, &mut violations);
-    let color = fields::color("color", &request.color, &mut violations);
+    let board = fields::board::<Board>("board", board, &mut violations);
+    let color = fields::color("color", color, &mut violations);
     let (Some(board), Some(color)) = (board, color) else {
         return Err(fields::invalid("ListOthelloMovesRequest", violations));
     };
@@ -66,6 +94,13 @@ pub(crate) fn list_moves(request: ListOthelloMovesRequest) -> Result<Listing, Se
 pub(crate) struct Listing {
     board: Board,
     color: Color,
+}
+
+impl Listing {
+    /// The board's buffer, for a bulk call's next board.
+    pub(crate) fn into_cells(self) -> Vec<u8> {
+        self.board.into_cells()
+    }
 }
 
 impl Checked for Listing {

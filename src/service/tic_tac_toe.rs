@@ -22,7 +22,13 @@ use super::Checked;
 /// game so far (a taken square, a move after the end) is named too, and the moves after
 /// it are then only checked for being on the board.
 pub(crate) fn judge(request: &JudgeTicTacToeRequest) -> Result<Judged, ServiceError> {
-    replay(&request.moves, "moves")
+    judge_moves(&request.moves)
+}
+
+/// Answers a JudgeTicTacToe request of these moves (decoded on their own or read in
+/// place).
+pub(crate) fn judge_moves(moves: &[TicTacToeMove]) -> Result<Judged, ServiceError> {
+    replay(moves, "moves")
         .map(Judged)
         .map_err(|violations| fields::invalid("JudgeTicTacToeRequest", violations))
 }

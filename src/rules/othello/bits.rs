@@ -34,23 +34,33 @@ const SHIFTS: [(i32, u64); 8] = [
 ];
 
 impl Bits {
-    /// The bitboards of `grid`, if it fits in 8x8.
+    /// The bitboards of `grid`, if it fits in 8x8: each row's eight cells compared at
+    /// once, as the bytes of one word.
     pub(super) fn of(grid: &Grid) -> Option<Self> {
-        if grid.rows() > BITS_SIDE || grid.cols() > BITS_SIDE {
+        let cols = grid.cols();
+        if grid.rows() > BITS_SIDE || cols > BITS_SIDE {
             return None;
         }
+        let row_cells = (1u64 << cols) - 1;
         let mut bits = Self {
             black: 0,
             white: 0,
             board: 0,
         };
-        for (row, cells) in grid.cells().chunks_exact(grid.cols()).enumerate() {
-            for (col, &byte) in cells.iter().enumerate() {
-                let bit = 1 << (row * BITS_SIDE + col);
-                bits.board |= bit;
-                bits.black |= bit & (u64::from(byte == b'B')).wrapping_neg();
-                bits.white |= bit & (u64::from(byte == b'W')).wrapping_neg();
-            }
+        for (row, cells) in grid.cells().chunks_exact(cols).enumerate() {
+            // A full row is one load; a shorter one is copied into a word first.
+            let word = match <[u8; BITS_SIDE]>::try_from(cells) {
+                Ok(full) => u64::from_le_bytes(full),
+                Err(_) => {
+                    let mut word = [0; BITS_SIDE];
+                    word[..cols].copy_from_slice(cells);
+                    u64::from_le_bytes(word)
+                }
+            };
+            let at = row * BITS_SIDE;
+            bits.board |= row_cells << at;
+            bits.black |= bytes_equal(word, b'B') << at;
+            bits.white |= bytes_equal(word, b'W') << at;
         }
         Some(bits)
     }
@@ -125,6 +135,19 @@ impl Bits {
     }
 }
 
+/// Bit `i` set for each byte `i` of `word` (little-endian) that is `byte`: the eight
+/// comparisons of a row at once, without a branch.
+fn bytes_equal(word: u64, byte: u8) -> u64 {
+    const LOW_7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let x = word ^ (u64::from(byte) * 0x0101_0101_0101_0101);
+    // The high bit of each byte of `x` that is zero (adding 0x7f to its low bits carries
+    // into the high bit of every other byte, and no carry crosses a byte).
+    let zero = !(((x & LOW_7) + LOW_7) | x) & HIGH;
+    // Bits 7, 15, ..., 63 gathered into bits 56..=63, in order, then down to 0..=7.
+    ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
 /// The bit of `cell` in an 8x8 frame, if it lies in the frame.
 fn bit_of(cell: Cell) -> Option<u64> {
     (cell.row < BITS_SIDE && cell.col < BITS_SIDE).then(|| 1 << (cell.row * BITS_SIDE + cell.col))
@@ -157,3 +180,61 @@ impl Iterator for BitCells {
 }
 
 impl ExactSizeIterator for BitCells {}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The eight comparisons at once are the eight comparisons one by one, on any
+        /// bytes (the alphabet's, and the ones next to them, and any other).
+        #[test]
+        fn bytes_equal_compares_each_byte(
+            picks in proptest::array::uniform8(0..8usize),
+            noise in any::<[u8; 8]>(),
+            byte in prop::sample::select(vec![b'B', b'W', b'.', 0, 0x80, 0xff, b'A', b'C']),
+        ) {
+            let pool = [b'B', b'W', b'.', b'C', b'V', 0, 0xc2, 0xff];
+            for word in [picks.map(|i| pool[i]), noise] {
+                let expected = word
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |mask, (i, &b)| mask | (u64::from(b == byte) << i));
+                prop_assert_eq!(bytes_equal(u64::from_le_bytes(word), byte), expected);
+            }
+        }
+    }
+
+    /// The bitboards of every cell of a few boards, against the cell-by-cell rule.
+    #[test]
+    fn bits_of_a_grid_mark_each_cell() {
+        for rows in [
+            &["B"][..],
+            &["BW.", "W.B"],
+            &[
+                "........", "...WB...", "...BW...", "BBBBBBBB", "WWWWWWWW", ".W.B.W.B", "B......W",
+                "W......B",
+            ],
+            &["BW.BW.B", ".......", "WWWWWWW"],
+        ] {
+            let grid = Grid::parse(rows, ".BW").unwrap();
+            let bits = Bits::of(&grid).unwrap();
+            for (r, row) in rows.iter().enumerate() {
+                for (c, byte) in row.bytes().enumerate() {
+                    let bit = 1u64 << (r * BITS_SIDE + c);
+                    assert_ne!(bits.board & bit, 0, "{rows:?} ({r}, {c})");
+                    assert_eq!(bits.black & bit != 0, byte == b'B', "{rows:?} ({r}, {c})");
+                    assert_eq!(bits.white & bit != 0, byte == b'W', "{rows:?} ({r}, {c})");
+                }
+            }
+            let cells = rows.len() * rows[0].len();
+            assert_eq!(bits.board.count_ones() as usize, cells, "{rows:?}");
+        }
+        let nine = Grid::parse(&["........."], ".BW").unwrap();
+        assert_eq!(Bits::of(&nine), None);
+    }
+}

@@ -11,7 +11,7 @@
 use std::fmt;
 
 use super::grid::{BadRows, Cell, Grid, GridError};
-use super::rows::Rows;
+use super::rows::{Rows, RowsView};
 
 use bits::{cells_of, Bits};
 
@@ -93,6 +93,17 @@ impl Board {
         Grid::parse_rows(rows, ALPHABET).map(Self::from_grid)
     }
 
+    /// Parses borrowed `rows` as [`Board::parse_rows`] does, into `cells`, the buffer
+    /// of an earlier board ([`Board::into_cells`]); see [`Grid::parse_rows_into`].
+    pub fn parse_rows_into(rows: RowsView<'_>, cells: Vec<u8>) -> Result<Self, BadRows> {
+        Grid::parse_rows_into(rows, ALPHABET, cells).map(Self::from_grid)
+    }
+
+    /// The board's buffer, for [`Board::parse_rows_into`] to fill again.
+    pub fn into_cells(self) -> Vec<u8> {
+        self.grid.into_cells()
+    }
+
     fn from_grid(grid: Grid) -> Self {
         Self {
             bits: Bits::of(&grid),
@@ -141,7 +152,13 @@ impl Board {
     ///
     /// An occupied cell is simply not a legal move.
     pub fn check_move(&self, cell: Cell, color: Color) -> MoveCheck {
-        let mut flips = Vec::new();
+        self.check_move_into(cell, color, Vec::new())
+    }
+
+    /// [`Board::check_move`], with the flips written into `flips` (cleared first): the
+    /// buffer of an earlier check ([`MoveCheck::flips`]), so that many checks in a row
+    /// allocate one.
+    pub fn check_move_into(&self, cell: Cell, color: Color, mut flips: Vec<Cell>) -> MoveCheck {
         self.flips_into(cell, color, &mut flips);
         MoveCheck {
             legal: !flips.is_empty(),
