@@ -30,8 +30,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     // The server's stubs, apart: every message is the client's type above, but for the
     // replies of the live games and of the bulk RPCs, which the server writes straight
     // from its answers into their bytes (src/proto/replies.rs) rather than building
-    // and encoding a tree of messages, and the bulk requests, whose items it decodes
-    // from contiguous slices (src/proto/requests.rs). The bytes on the wire are the same.
+    // and encoding a tree of messages, and the bulk requests, whose items it reads in
+    // place (CheckBatch's checks) or decodes from contiguous slices (PlayMany's actions;
+    // src/proto/requests.rs). The bytes on the wire are the same.
     let server = out_dir.join("server");
     fs::create_dir_all(&server)?;
     tonic_prost_build::configure()

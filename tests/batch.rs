@@ -9,6 +9,7 @@ use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::check::Check as Kind;
 use arbiter::proto::check_result::Result as Answer;
+use arbiter::proto::requests::CheckBatchChecks;
 use arbiter::proto::{
     Board, Check, CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, CheckResult,
     FieldViolation, JudgeTicTacToeRequest, ListOthelloMovesRequest, TicTacToeMove,
@@ -19,6 +20,7 @@ use common::bulk::{answered_within_budget, check_batch};
 use common::TestServer;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
+use prost::Message;
 use tonic::transport::Channel;
 use tonic::{Code, Request, Status};
 use tonic_types::StatusExt;
@@ -194,24 +196,31 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
     /// Fails against a batch that answers any check otherwise than its own RPC: a
-    /// different reply, other violations, a lost or reordered item.
+    /// different reply, other violations, a lost or reordered item; whether the batch
+    /// was read from its bytes as the server reads it (every check read in place) or
+    /// its checks were decoded by prost's generated code.
     #[test]
     fn every_check_is_answered_as_its_own_rpc_answers_it(
         checks in prop::collection::vec(check(), 0..24)
     ) {
         runtime().block_on(async {
             let service = Arbiter::default();
-            let batch = service
-                .check_batch(Request::new(CheckBatchRequest { checks: checks.clone() }.into()))
-                .await
-                .unwrap()
-                .into_inner()
-                .to_response()
-                .unwrap();
-            prop_assert_eq!(batch.results.len(), checks.len());
-            for (index, (check, got)) in checks.into_iter().zip(batch.results).enumerate() {
-                let expected = unary_in_process(&service, check.clone()).await;
-                prop_assert_eq!(got, expected, "check {} of the batch: {:?}", index, check);
+            let request = CheckBatchRequest { checks: checks.clone() };
+            let read = CheckBatchChecks::decode(&request.encode_to_vec()[..]).unwrap();
+            prop_assert_eq!(read.read_in_place(), checks.len());
+            for request in [read, request.into()] {
+                let batch = service
+                    .check_batch(Request::new(request))
+                    .await
+                    .unwrap()
+                    .into_inner()
+                    .to_response()
+                    .unwrap();
+                prop_assert_eq!(batch.results.len(), checks.len());
+                for (index, (check, got)) in checks.iter().zip(batch.results).enumerate() {
+                    let expected = unary_in_process(&service, check.clone()).await;
+                    prop_assert_eq!(got, expected, "check {} of the batch: {:?}", index, check);
+                }
             }
             Ok(())
         })?;

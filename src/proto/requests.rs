@@ -283,7 +283,7 @@ mod tests {
         (
             prop::sample::select(schema.to_vec()),
             vec(rows, 0..3),
-            prop::sample::select(vec![&b"B"[..], b"W", b"", "é".as_bytes()]),
+            prop::sample::select(vec![&b"B"[..], b"W", b"", "é".as_bytes(), b"\xc3"]),
             prop::sample::select(vec![0, 1, 2, 5, u64::MAX, 1 << 33]),
             0..3usize,
             any::<bool>(),
@@ -368,6 +368,30 @@ mod tests {
             // test above would pass as well if none were).
             let read = CheckBatchChecks::decode(&batch.encode_to_vec()[..]).unwrap();
             prop_assert_eq!(read.read_in_place(), batch.checks.len());
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(100))]
+
+        /// A batch merged into one already read (prost appends the second's checks to
+        /// the first's) keeps the first's checks read in place as they were; and a
+        /// batch nested in a message (read field by field, as prost reads it) is read
+        /// as prost reads it.
+        #[test]
+        fn a_batch_merged_into_another_keeps_both(first in checks(), second in checks()) {
+            let (first, second) = (first.encode_to_vec(), second.encode_to_vec());
+            let mut read = CheckBatchChecks::decode(&first[..]).unwrap();
+            read.merge(&second[..]).unwrap();
+            let both = CheckBatchRequest::decode(&[first.clone(), second][..].concat()[..]);
+            prop_assert_eq!(CheckBatchRequest::from(read), both.unwrap());
+            let nested = CheckBatchChecks::decode_length_delimited(
+                &CheckBatchRequest::decode(&first[..]).unwrap().encode_length_delimited_to_vec()[..],
+            );
+            prop_assert_eq!(
+                CheckBatchRequest::from(nested.unwrap()),
+                CheckBatchRequest::decode(&first[..]).unwrap()
+            );
         }
     }
 

@@ -1,7 +1,9 @@
-//! Rows of a board's text laid end to end in one buffer: how a board arrives, before it
-//! is checked against a game's alphabet and becomes a [`Grid`](super::grid::Grid)
-//! without being copied again. [`RowsView`] is a board's rows borrowed, from such a
-//! buffer or from wherever they lie in a message that holds many boards ([`Span`]).
+//! Rows of a board's text laid end to end in one buffer: how a one-check request's
+//! board arrives, before it is checked against a game's alphabet and becomes a
+//! [`Grid`](super::grid::Grid) without being copied again. [`RowsView`] is a board's
+//! rows borrowed, from such a buffer or from wherever they lie in a message that holds
+//! many boards ([`Span`]), which a grid copies once
+//! ([`Grid::parse_rows_into`](super::grid::Grid::parse_rows_into)).
 
 use std::fmt;
 use std::ops::Range;
@@ -157,8 +159,8 @@ enum Layout<'a> {
 impl<'a> RowsView<'a> {
     /// The rows of `bytes` that `spans` mark, in that order.
     ///
-    /// # Panics
-    /// If a span is not within `bytes` (nor reversed): the spans are the reader's own.
+    /// The spans are the caller's own, found in `bytes`: reading a row whose span is
+    /// not within `bytes` (or is reversed) panics.
     pub fn spans(bytes: &'a [u8], spans: &'a [Span]) -> Self {
         Self {
             bytes,

@@ -117,7 +117,8 @@ macro_rules! game_board {
 game_board!(othello::Board, connect_four::Board);
 
 /// A request's board, as the service has it: decoded on its own ([`proto::Board`], a
-/// one-check call's), or read in place among a bulk request's boards ([`InPlace`]).
+/// one-check call's), or borrowed from a bulk request ([`InPlace`]: read in place, or
+/// decoded by prost when its check was not in the plain form).
 /// Both are checked by the same code, so both get the same answers and errors.
 pub(crate) trait BoardRows {
     /// The board's rows.
@@ -137,8 +138,9 @@ impl BoardRows for proto::Board {
     }
 }
 
-/// A board read in place, with the buffer its cells are to be copied into (given back
-/// by the board of the check before, so that a bulk call allocates one for all).
+/// A bulk request's board, borrowed, with the buffer its cells are to be copied into
+/// (given back by the board of the check before, so that a bulk call allocates one for
+/// all).
 pub(crate) struct InPlace<'a> {
     /// The board's rows, in the bulk request.
     pub(crate) rows: RowsView<'a>,

@@ -93,7 +93,7 @@ enum Item {
     Decoded(usize),
 }
 
-/// A board game's request as [`CheckBatchChecks::read_request`] reads it.
+/// A board game's request as `Read::request` reads it.
 struct Fields {
     /// The board's rows, in the batch's rows, if the board is set.
     board: Option<Range<usize>>,
@@ -319,8 +319,8 @@ impl CheckBatchChecks {
 }
 
 impl Read {
-    /// Room for the rest of a message of `len` bytes, `left` of them after its first
-    /// check, if every check is like the first: as many rows, colours and moves per
+    /// Room for the rest of a message whose bytes from its first check on are `len`,
+    /// `left` of them after that check, if every check is like the first: as many rows, colours and moves per
     /// byte. Each reserve is within about the bytes left (a span takes 8 bytes and a
     /// row at least 10 on the wire in a board of 8 columns; a move 8 and 6), so that a
     /// batch unlike its first check makes the server reserve no more than that.
@@ -613,9 +613,10 @@ impl prost::Message for CheckBatchChecks {
         self.read_message(&body, start)
     }
 
-    /// A field as prost's generated code merges it: only for a `CheckBatchRequest`
-    /// nested in another message, which the service never receives ([`Self::merge`]
-    /// reads a whole message).
+    /// A field as prost's generated code merges it, every check decoded by prost: for
+    /// a `CheckBatchRequest` nested in another message or read length-delimited
+    /// (`merge_length_delimited`), which the service never does ([`Self::merge`], which
+    /// tonic's decoding calls, reads a whole message).
     fn merge_field(
         &mut self,
         tag: u32,

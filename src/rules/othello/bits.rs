@@ -233,8 +233,12 @@ mod tests {
             }
             let cells = rows.len() * rows[0].len();
             assert_eq!(bits.board.count_ones() as usize, cells, "{rows:?}");
+            // No disc off the board (a row read past its end would put one there).
+            assert_eq!((bits.black | bits.white) & !bits.board, 0, "{rows:?}");
         }
         let nine = Grid::parse(&["........."], ".BW").unwrap();
         assert_eq!(Bits::of(&nine), None);
+        let nine_rows = Grid::parse(&["B"; 9], ".BW").unwrap();
+        assert_eq!(Bits::of(&nine_rows), None);
     }
 }
