@@ -60,13 +60,7 @@ macro_rules! bulk_request {
                 if tag != 1 {
                     return skip_field(wire_type, tag, buf, ctx);
                 }
-                if reading.$items.is_empty() {
-                    // Room for as many small items as the message can hold, within the
-                    // most a message may carry (larger items leave room unused, more
-                    // items than that grow the list as usual).
-                    let room = buf.remaining() / $bytes + 1;
-                    reading.$items.reserve(room.min(MAX_RESERVED));
-                }
+                reserve_items(&mut reading.$items, buf.remaining(), $bytes);
                 merge_items(wire_type, &mut reading.$items, buf, ctx).map_err(|mut error| {
                     error.push(stringify!($whole), stringify!($items));
                     error
@@ -95,6 +89,16 @@ const MAX_RESERVED: usize = if crate::MAX_CHECKS > crate::MAX_ACTIONS {
 } else {
     crate::MAX_ACTIONS
 } + 1;
+
+/// Room in a bulk request's empty list for as many small items (of about `item_bytes`
+/// bytes each on the wire) as the `bytes_left` of its message can hold, within the most
+/// a message may carry ([`MAX_RESERVED`]): larger items leave room unused, more items
+/// than that grow the list as usual. A list that holds items already is left as it is.
+fn reserve_items<T>(items: &mut Vec<T>, bytes_left: usize, item_bytes: usize) {
+    if items.is_empty() {
+        items.reserve((bytes_left / item_bytes + 1).min(MAX_RESERVED));
+    }
+}
 
 /// Decodes one item from the front of `buf` into `items`, as prost's generated code
 /// does (`merge_repeated`, so the same message or the same error), but from the

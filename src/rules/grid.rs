@@ -188,7 +188,7 @@ impl Grid {
         let cols = rows.get(0).map_or(0, <[u8]>::len);
         let rectangular = cols > 0 && rows.lengths().all(|len| len == cols);
         match check_rows(rows.view(), rows.bytes(), rectangular, alphabet) {
-            Ok(cols) => Ok(Self {
+            Ok(()) => Ok(Self {
                 rows: rows.len(),
                 cols,
                 cells: rows.into_bytes(),
@@ -224,7 +224,7 @@ impl Grid {
             cells.extend_from_slice(row);
         }
         match check_rows(rows, &cells, rectangular, alphabet) {
-            Ok(cols) => Ok(Self {
+            Ok(()) => Ok(Self {
                 rows: rows.len(),
                 cols,
                 cells,
@@ -313,25 +313,23 @@ impl Grid {
     }
 }
 
-/// The width of `rows` as a board over `alphabet`, or the first problem with them;
-/// `bytes` is every row's bytes end to end, and `rectangular` whether row 0 has bytes
-/// and every other row as many.
+/// Whether `rows` are a board over `alphabet` (its width is row 0's), or their first
+/// problem; `bytes` is every row's bytes end to end, and `rectangular` whether row 0
+/// has bytes and every other row as many.
 fn check_rows(
     rows: RowsView<'_>,
     bytes: &[u8],
     rectangular: bool,
     alphabet: &'static str,
-) -> Result<usize, GridError> {
-    let Some(cols) = rows.get(0).map(<[u8]>::len) else {
-        return Err(GridError::NoRows);
-    };
-    // One pass over every byte at once; which row is wrong is looked for only then.
+) -> Result<(), GridError> {
+    // One pass over every byte at once; which row is wrong is looked for only then
+    // (no rows at all is a problem too, and not rectangular).
     if !(rectangular && all_in(bytes, alphabet.as_bytes())) {
         if let Some(first) = problems(rows, alphabet).next() {
             return Err(first);
         }
     }
-    Ok(cols)
+    Ok(())
 }
 
 /// Whether every byte of `bytes` is one of `alphabet`'s. For the games' three-letter

@@ -6,7 +6,6 @@
 //! ([`Grid::parse_rows_into`](super::grid::Grid::parse_rows_into)).
 
 use std::fmt;
-use std::ops::Range;
 
 /// The rows of a board as given, row 0 first: every row's bytes in one buffer, and
 /// where each row ends. Nothing about the bytes is checked yet: not the alphabet, not
@@ -66,12 +65,12 @@ impl Rows {
 
     /// Row `index`'s bytes, or `None` past the last row.
     pub fn get(&self, index: usize) -> Option<&[u8]> {
-        self.span(index).map(|span| &self.bytes[span])
+        self.view().get(index)
     }
 
     /// Every row's bytes, row 0 first.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + DoubleEndedIterator + '_ {
-        (0..self.ends.len()).map(|index| &self.bytes[self.span_of(index)])
+        self.view().iter()
     }
 
     /// Every row's bytes, laid end to end.
@@ -81,7 +80,7 @@ impl Rows {
 
     /// The length of each row, in bytes, row 0 first.
     pub fn lengths(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
-        (0..self.ends.len()).map(|index| self.span_of(index).len())
+        self.view().lengths()
     }
 
     /// Removes every row, keeping the memory for the next ones.
@@ -108,15 +107,6 @@ impl Rows {
             bytes: &self.bytes,
             layout: Layout::EndToEnd(&self.ends),
         }
-    }
-
-    fn span(&self, index: usize) -> Option<Range<usize>> {
-        (index < self.ends.len()).then(|| self.span_of(index))
-    }
-
-    fn span_of(&self, index: usize) -> Range<usize> {
-        let start = index.checked_sub(1).map_or(0, |before| self.ends[before]);
-        start..self.ends[index]
     }
 }
 
@@ -202,7 +192,7 @@ impl<'a> RowsView<'a> {
     }
 
     /// The length of each row, in bytes, row 0 first.
-    pub fn lengths(&self) -> impl ExactSizeIterator<Item = usize> + 'a {
+    pub fn lengths(&self) -> impl ExactSizeIterator<Item = usize> + DoubleEndedIterator + 'a {
         self.iter().map(<[u8]>::len)
     }
 
@@ -267,6 +257,20 @@ impl<'a> Iterator for ViewRows<'a> {
             Self::Spans { spans, .. } => spans.len(),
         };
         (left, Some(left))
+    }
+}
+
+impl<'a> DoubleEndedIterator for ViewRows<'a> {
+    fn next_back(&mut self) -> Option<&'a [u8]> {
+        match self {
+            Self::EndToEnd { bytes, ends, start } => {
+                let end = *ends.next_back()?;
+                // The row before it, if any is left, ends where this one starts.
+                let from = ends.as_slice().last().copied().unwrap_or(*start);
+                Some(&bytes[from..end])
+            }
+            Self::Spans { bytes, spans } => spans.next_back().map(|span| span.of(bytes)),
+        }
     }
 }
 
@@ -382,6 +386,21 @@ mod tests {
         );
         assert_eq!(apart.to_rows(), rows);
         assert_eq!(format!("{apart:?}"), r#"["ab", "", "cde", "f"]"#);
+        // Backwards, and from both ends at once, as forwards.
+        for view in [view, apart] {
+            let back: Vec<_> = view.iter().rev().collect();
+            assert_eq!(back, [&b"f"[..], b"cde", b"", b"ab"]);
+            let mut both = view.iter();
+            assert_eq!(
+                (both.next(), both.next_back()),
+                (Some(&b"ab"[..]), Some(&b"f"[..]))
+            );
+            assert_eq!((both.next_back(), both.len()), (Some(&b"cde"[..]), 1));
+            assert_eq!(
+                (both.next(), both.next(), both.next_back()),
+                (Some(&b""[..]), None, None)
+            );
+        }
         let none = RowsView::spans(message, &[]);
         assert!(none.is_empty());
         assert_eq!(none.to_rows(), Rows::new());

@@ -221,7 +221,7 @@ pub fn locate(row: i64, col: i64) -> Result<Cell, MoveError> {
     Ok(grid::locate(SIZE, SIZE, row, col)?)
 }
 
-/// The lines through each square, row-major, as [`lines_through`] lists them: looked
+/// The lines through each square, row-major, as `lines_through` lists them: looked
 /// up rather than worked out at every move (a unit test holds the two equal).
 const LINES_THROUGH: [&[usize]; SIZE * SIZE] = [
     &[0, SIZE, MAIN_DIAGONAL],

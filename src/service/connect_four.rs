@@ -49,17 +49,16 @@ pub(crate) fn check_of(
             format!("must be 1 or 2, got {player_number}"),
         ));
     }
-    let requested_run = run_length;
-    let run_length = match requested_run {
+    let run = match run_length {
         0 => Some(DEFAULT_RUN_LENGTH),
         n => usize::try_from(n).ok(),
     };
-    if run_length.is_none() {
+    if run.is_none() {
         violations.push(Violation::new(
             "run_length",
             format!(
-                "must not be negative, got {} (0 means the default, {DEFAULT_RUN_LENGTH})",
-                requested_run,
+                "must not be negative, got {run_length} (0 means the default, \
+                 {DEFAULT_RUN_LENGTH})",
             ),
         ));
     }
@@ -72,9 +71,9 @@ pub(crate) fn check_of(
             .ok(),
         _ => None,
     };
-    match (board, piece, run_length) {
-        (Some(board), Some(piece), Some(run_length)) if violations.is_empty() => {
-            Ok((RunAnswer(board.winning_run(piece, run_length)), board))
+    match (board, piece, run) {
+        (Some(board), Some(piece), Some(run)) if violations.is_empty() => {
+            Ok((RunAnswer(board.winning_run(piece, run)), board))
         }
         _ => Err(fields::invalid("CheckConnectFourRequest", violations)),
     }

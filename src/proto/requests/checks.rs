@@ -22,7 +22,7 @@ use prost::encoding::message::merge_repeated;
 use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
 use prost::DecodeError;
 
-use super::{merge_items, MAX_RESERVED};
+use super::{merge_items, reserve_items};
 use crate::proto::check::Check as Kind;
 use crate::proto::{
     Board, Check, CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest,
@@ -34,7 +34,7 @@ use crate::rules::rows::{RowsView, Span};
 const CHECKS: u32 = 1;
 
 /// About the bytes a small check takes on the wire: the batch's list of checks is
-/// sized from the message's length with it (within [`MAX_RESERVED`]).
+/// sized from the message's length with it ([`reserve_items`]).
 const SMALL_CHECK: usize = 32;
 
 /// A `CheckBatchRequest` as the server reads it: its checks, in order, each read in
@@ -265,13 +265,7 @@ impl CheckBatchChecks {
     fn read_message(&mut self, body: &Bytes, start: usize) -> Result<(), DecodeError> {
         let ctx = DecodeContext::default();
         let mut rest = &body[start..];
-        if self.items.is_empty() {
-            // Room for as many small checks as the message can hold, within the most a
-            // message may carry (larger checks leave room unused, more checks than
-            // that grow the list as usual).
-            let room = rest.len() / SMALL_CHECK + 1;
-            self.items.reserve(room.min(MAX_RESERVED));
-        }
+        reserve_items(&mut self.items, rest.len(), SMALL_CHECK);
         while !rest.is_empty() {
             // As prost's generated code reads the message, field by field.
             let (tag, wire_type) = decode_key(&mut rest)?;
