@@ -287,7 +287,25 @@ impl Writer<'_> {
 
     /// A grid as a `Board` field `tag`: its rows, row 0 first.
     pub(crate) fn grid(&mut self, tag: u32, grid: &Grid) {
-        self.rows(tag, grid.cells().chunks(grid.cols()));
+        let cols = grid.cols();
+        // Rows of under 128 cells (every board the service keeps: at most 100) are each
+        // a one-byte key, a one-byte length and the cells, so the board's length is
+        // known before it is written, and it is written in place.
+        if (1..0x80).contains(&cols) {
+            let len = grid.rows() * (2 + cols);
+            self.key(tag, LENGTH_DELIMITED);
+            self.varint(len as u64);
+            let at = self.buf.len();
+            self.buf.resize(at + len, 0);
+            let rows = grid.cells().chunks_exact(cols);
+            for (out, row) in self.buf[at..].chunks_exact_mut(2 + cols).zip(rows) {
+                out[0] = (1 << 3 | LENGTH_DELIMITED) as u8;
+                out[1] = cols as u8;
+                out[2..].copy_from_slice(row);
+            }
+            return;
+        }
+        self.rows(tag, grid.cells().chunks(cols));
     }
 
     /// A `Board` field `tag` of these rows, row 0 first.
@@ -673,6 +691,39 @@ mod tests {
             holds_prost_s_bytes(states, PlayManyReply::push, play_many, PlayManyReply::to_response)?;
             let batch = |results| CheckBatchResponse { results };
             holds_prost_s_bytes(results, CheckBatchReply::push, batch, CheckBatchReply::to_response)?;
+        }
+    }
+
+    /// A grid is written as prost writes a `Board` of its rows, whatever its size:
+    /// rows short and long (past 127 cells, a two-byte length each), boards whose
+    /// whole length takes one, two or three bytes.
+    #[test]
+    fn grids_are_written_as_prost_writes_their_board() {
+        use std::num::NonZeroUsize;
+        for (rows, cols) in [
+            (1, 1),
+            (6, 7),
+            (8, 8),
+            (13, 9),
+            (1, 127),
+            (2, 128),
+            (100, 100),
+            (3, 300),
+        ] {
+            let size = |n| NonZeroUsize::new(n).unwrap();
+            let mut grid = Grid::filled(size(rows), size(cols), b'0');
+            for row in 0..rows {
+                grid.set(
+                    grid::Cell::new(row, (row * 7) % cols),
+                    b'1' + (row % 2) as u8,
+                );
+            }
+            let mut written = Vec::new();
+            Writer { buf: &mut written }.grid(2, &grid);
+            let board = crate::proto::Board::from_rows(grid.cells().chunks(cols));
+            let mut expected = Vec::new();
+            prost::encoding::message::encode(2, &board, &mut expected);
+            assert_eq!(written, expected, "a {rows}x{cols} grid");
         }
     }
 

@@ -182,17 +182,33 @@ impl Board {
 
     /// Walks from `cell` along `direction` over `own` pieces: the last such cell reached
     /// and the number of steps taken.
-    fn walk(&self, cell: Cell, direction: (isize, isize), own: u8) -> (Cell, usize) {
-        let mut at = cell;
+    fn walk(&self, cell: Cell, (dr, dc): (isize, isize), own: u8) -> (Cell, usize) {
+        let (rows, cols) = (self.grid.rows(), self.grid.cols());
+        // The steps that stay on the board along each axis, and so along the line.
+        let room = |at: usize, step: isize, len: usize| match step {
+            0 => usize::MAX,
+            1.. => len - 1 - at,
+            _ => at,
+        };
+        let limit = room(cell.row, dr, rows).min(room(cell.col, dc, cols));
+        // The cells of the line, row-major: one stride apart from `cell` on.
+        let stride = dr * cols as isize + dc;
+        let cells = self.grid.cells();
+        let mut at = cell.row * cols + cell.col;
         let mut steps = 0;
-        while let Some(next) = self.grid.step(at, direction) {
-            if self.grid.get(next) != Some(own) {
+        while steps < limit {
+            let next = at.wrapping_add_signed(stride);
+            if cells.get(next) != Some(&own) {
                 break;
             }
             at = next;
             steps += 1;
         }
-        (at, steps)
+        let end = Cell {
+            row: cell.row.wrapping_add_signed(steps as isize * dr),
+            col: cell.col.wrapping_add_signed(steps as isize * dc),
+        };
+        (end, steps)
     }
 }
 

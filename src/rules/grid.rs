@@ -206,6 +206,9 @@ impl Grid {
     /// board: many boards read where they lie, one after the other, each copied once,
     /// with one buffer for all. Rows that are not a board come back in the error,
     /// copied, and `cells` with them is dropped.
+    ///
+    /// Inlined, so that each game's alphabet is a constant in its copy of the check.
+    #[inline]
     pub fn parse_rows_into(
         rows: RowsView<'_>,
         alphabet: &'static str,
@@ -316,6 +319,7 @@ impl Grid {
 /// Whether `rows` are a board over `alphabet` (its width is row 0's), or their first
 /// problem; `bytes` is every row's bytes end to end, and `rectangular` whether row 0
 /// has bytes and every other row as many.
+#[inline]
 fn check_rows(
     rows: RowsView<'_>,
     bytes: &[u8],
@@ -332,13 +336,21 @@ fn check_rows(
     Ok(())
 }
 
-/// Whether every byte of `bytes` is one of `alphabet`'s. For the games' three-letter
-/// alphabets it is three comparisons per byte folded without a branch or a lookup,
-/// which the compiler runs many bytes at a time.
+/// Whether every byte of `bytes` is one of `alphabet`'s, without a branch or a lookup
+/// per byte, so that the compiler runs many bytes at a time: for three consecutive
+/// bytes (Connect Four's `012`) a subtraction and a maximum per byte, for three others
+/// (Othello's `.BW`) three comparisons.
+#[inline]
 fn all_in(bytes: &[u8], alphabet: &[u8]) -> bool {
     // Chunks bound the work done past a bad byte without a branch per byte.
     const CHUNK: usize = 1024;
     match *alphabet {
+        [a, b, c] if b == a.wrapping_add(1) && c == b.wrapping_add(1) => {
+            // A byte below `a` wraps around to far above 2.
+            bytes
+                .chunks(CHUNK)
+                .all(|chunk| chunk.iter().fold(0, |most, &x| most.max(x.wrapping_sub(a))) <= 2)
+        }
         [a, b, c] => bytes.chunks(CHUNK).all(|chunk| {
             chunk
                 .iter()
@@ -587,5 +599,33 @@ mod tests {
         assert_eq!(grid.step(Cell::new(0, 0), (-1, 0)), None);
         assert_eq!(grid.step(Cell::new(0, 0), (1, 1)), Some(Cell::new(1, 1)));
         assert_eq!(grid.step(Cell::new(1, 1), (0, 1)), None);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// The branch-free alphabet test says what a byte-by-byte lookup says, for
+        /// alphabets of consecutive bytes (Connect Four's `012`, some at the ends of the
+        /// byte range) and others, on bytes mostly from the alphabet, past a chunk's
+        /// length.
+        #[test]
+        fn all_in_is_a_lookup(
+            which in 0..6usize,
+            picks in proptest::collection::vec(0..3usize, 0..2100),
+            strays in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 0..3),
+        ) {
+            let alphabets: [&[u8]; 6] = [b"012", b".BW", b"ab", &[0, 1, 2], &[254, 255, 0], &[253, 254, 255]];
+            let alphabet = alphabets[which];
+            let mut bytes: Vec<u8> = picks.iter().map(|&pick| alphabet[pick % alphabet.len()]).collect();
+            for (at, stray) in strays {
+                if !bytes.is_empty() {
+                    let len = bytes.len();
+                    bytes[at % len] = stray;
+                }
+            }
+            proptest::prop_assert_eq!(
+                all_in(&bytes, alphabet),
+                bytes.iter().all(|x| alphabet.contains(x))
+            );
+        }
     }
 }
