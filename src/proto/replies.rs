@@ -694,22 +694,28 @@ mod tests {
         }
     }
 
-    /// A grid is written as prost writes a `Board` of its rows, whatever its size:
-    /// rows short and long (past 127 cells, a two-byte length each), boards whose
-    /// whole length takes one, two or three bytes.
+    /// A grid is written as prost writes a `Board` of its rows, whatever its size and
+    /// field number: rows short and long (past 127 cells, a two-byte length each),
+    /// boards whose whole length takes one, two or three bytes (127, 128; 16,383,
+    /// 16,384), keys of one byte and of two.
     #[test]
     fn grids_are_written_as_prost_writes_their_board() {
         use std::num::NonZeroUsize;
-        for (rows, cols) in [
+        let sizes = [
             (1, 1),
             (6, 7),
             (8, 8),
             (13, 9),
+            (1, 125),
+            (1, 126),
+            (127, 127),
+            (128, 126),
             (1, 127),
             (2, 128),
             (100, 100),
             (3, 300),
-        ] {
+        ];
+        for (rows, cols) in sizes {
             let size = |n| NonZeroUsize::new(n).unwrap();
             let mut grid = Grid::filled(size(rows), size(cols), b'0');
             for row in 0..rows {
@@ -718,12 +724,14 @@ mod tests {
                     b'1' + (row % 2) as u8,
                 );
             }
-            let mut written = Vec::new();
-            Writer { buf: &mut written }.grid(2, &grid);
             let board = crate::proto::Board::from_rows(grid.cells().chunks(cols));
-            let mut expected = Vec::new();
-            prost::encoding::message::encode(2, &board, &mut expected);
-            assert_eq!(written, expected, "a {rows}x{cols} grid");
+            for tag in [2, 16] {
+                let mut written = Vec::new();
+                Writer { buf: &mut written }.grid(tag, &grid);
+                let mut expected = Vec::new();
+                prost::encoding::message::encode(tag, &board, &mut expected);
+                assert_eq!(written, expected, "a {rows}x{cols} grid as field {tag}");
+            }
         }
     }
 

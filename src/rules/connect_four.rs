@@ -180,10 +180,13 @@ impl Board {
         None
     }
 
-    /// Walks from `cell` along `direction` over `own` pieces: the last such cell reached
+    /// Walks from the on-board `cell` one step of (`dr`, `dc`) at a time (each -1, 0 or
+    /// 1, not both 0: a line's direction) over `own` pieces: the last such cell reached
     /// and the number of steps taken.
     fn walk(&self, cell: Cell, (dr, dc): (isize, isize), own: u8) -> (Cell, usize) {
         let (rows, cols) = (self.grid.rows(), self.grid.cols());
+        debug_assert!(self.grid.contains(cell));
+        debug_assert!((dr, dc) != (0, 0) && dr.abs() <= 1 && dc.abs() <= 1);
         // The steps that stay on the board along each axis, and so along the line.
         let room = |at: usize, step: isize, len: usize| match step {
             0 => usize::MAX,
