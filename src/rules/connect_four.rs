@@ -180,33 +180,11 @@ impl Board {
         None
     }
 
-    /// Walks from the on-board `cell` one step of (`dr`, `dc`) at a time (each -1, 0 or
-    /// 1, not both 0: a line's direction) over `own` pieces: the last such cell reached
-    /// and the number of steps taken.
+    /// Walks from `cell` along the line of (`dr`, `dc`) over `own` pieces: the last such
+    /// cell reached and the number of steps taken.
     fn walk(&self, cell: Cell, (dr, dc): (isize, isize), own: u8) -> (Cell, usize) {
-        let (rows, cols) = (self.grid.rows(), self.grid.cols());
-        debug_assert!(self.grid.contains(cell));
-        debug_assert!((dr, dc) != (0, 0) && dr.abs() <= 1 && dc.abs() <= 1);
-        // The steps that stay on the board along each axis, and so along the line.
-        let room = |at: usize, step: isize, len: usize| match step {
-            0 => usize::MAX,
-            1.. => len - 1 - at,
-            _ => at,
-        };
-        let limit = room(cell.row, dr, rows).min(room(cell.col, dc, cols));
-        // The cells of the line, row-major: one stride apart from `cell` on.
-        let stride = dr * cols as isize + dc;
-        let cells = self.grid.cells();
-        let mut at = cell.row * cols + cell.col;
-        let mut steps = 0;
-        while steps < limit {
-            let next = at.wrapping_add_signed(stride);
-            if cells.get(next) != Some(&own) {
-                break;
-            }
-            at = next;
-            steps += 1;
-        }
+        let ray = self.grid.ray(cell, (dr, dc));
+        let steps = ray.take_while(|&byte| byte == own).count();
         let end = Cell {
             row: cell.row.wrapping_add_signed(steps as isize * dr),
             col: cell.col.wrapping_add_signed(steps as isize * dc),

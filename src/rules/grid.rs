@@ -266,12 +266,30 @@ impl Grid {
             .then(|| self.cells[cell.row * self.cols + cell.col])
     }
 
-    /// The neighbour of `cell` one step along (`dr`, `dc`), if it is on the board.
-    pub fn step(&self, cell: Cell, (dr, dc): (isize, isize)) -> Option<Cell> {
-        let row = cell.row.checked_add_signed(dr)?;
-        let col = cell.col.checked_add_signed(dc)?;
-        let next = Cell { row, col };
-        self.contains(next).then_some(next)
+    /// The bytes of the cells past `cell` along a line, one step of (`dr`, `dc`) at a
+    /// time (each -1, 0 or 1, not both 0), to the board's edge: how the games walk a line
+    /// from a cell. The steps that stay on the board are worked out once, so each cell
+    /// after is one read. Nothing from a cell off the board.
+    pub fn ray(&self, cell: Cell, (dr, dc): (isize, isize)) -> Ray<'_> {
+        debug_assert!((dr, dc) != (0, 0) && dr.abs() <= 1 && dc.abs() <= 1);
+        // The steps that stay on the board along an axis, and so along the line.
+        let room = |at: usize, step: isize, len: usize| match step {
+            0 => usize::MAX,
+            1.. => len - 1 - at,
+            _ => at,
+        };
+        let left = if self.contains(cell) {
+            room(cell.row, dr, self.rows).min(room(cell.col, dc, self.cols))
+        } else {
+            0
+        };
+        Ray {
+            cells: &self.cells,
+            at: cell.row.wrapping_mul(self.cols).wrapping_add(cell.col),
+            // The cells of a line, row-major, are one stride apart.
+            stride: dr * self.cols as isize + dc,
+            left,
+        }
     }
 
     /// Every cell's byte, row-major.
@@ -313,6 +331,32 @@ impl Grid {
             rows.push(row);
         }
         rows
+    }
+}
+
+/// The bytes of the cells along a line from a cell, to the board's edge ([`Grid::ray`]).
+#[derive(Debug, Clone)]
+pub struct Ray<'a> {
+    /// The grid's cells.
+    cells: &'a [u8],
+    /// The last cell reached, row-major.
+    at: usize,
+    /// From one cell of the line to the next, row-major.
+    stride: isize,
+    /// The steps left before the edge.
+    left: usize,
+}
+
+impl Iterator for Ray<'_> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.at = self.at.wrapping_add_signed(self.stride);
+        self.cells.get(self.at).copied()
     }
 }
 
@@ -595,11 +639,24 @@ mod tests {
     }
 
     #[test]
-    fn steps_stay_on_the_board() {
-        let grid = Grid::parse(&["aa", "aa"], "a").unwrap();
-        assert_eq!(grid.step(Cell::new(0, 0), (-1, 0)), None);
-        assert_eq!(grid.step(Cell::new(0, 0), (1, 1)), Some(Cell::new(1, 1)));
-        assert_eq!(grid.step(Cell::new(1, 1), (0, 1)), None);
+    fn rays_stay_on_the_board() {
+        let grid = Grid::parse(&["abc", "def", "ghi"], "abcdefghi").unwrap();
+        let ray = |row, col, direction| {
+            String::from_utf8(grid.ray(Cell::new(row, col), direction).collect()).unwrap()
+        };
+        assert_eq!(ray(0, 0, (-1, 0)), "");
+        assert_eq!(ray(0, 0, (1, 1)), "ei");
+        assert_eq!(ray(1, 1, (0, 1)), "f");
+        assert_eq!(ray(1, 1, (0, -1)), "d");
+        assert_eq!(ray(2, 0, (-1, 1)), "ec");
+        assert_eq!(ray(0, 2, (1, -1)), "eg");
+        assert_eq!(ray(0, 1, (1, 0)), "eh");
+        assert_eq!(ray(2, 2, (-1, -1)), "ea");
+        // Not past a row's end into the next row, nor from a cell off the board.
+        assert_eq!(ray(0, 2, (0, 1)), "");
+        assert_eq!(ray(1, 2, (1, 1)), "");
+        assert_eq!(ray(3, 0, (0, 1)), "");
+        assert_eq!(ray(0, 3, (1, 0)), "");
     }
 
     proptest::proptest! {

@@ -26,30 +26,16 @@ impl Board {
         if self.grid.get(cell) != Some(EMPTY) {
             return;
         }
-        let (rows, cols) = (self.grid.rows(), self.grid.cols());
-        let cells = self.grid.cells();
-        let start = cell.row * cols + cell.col;
         let (own, other) = (color.byte(), color.opponent().byte());
         for (dr, dc) in DIRECTIONS {
-            // How many steps from `cell` stay on the board in this direction.
-            let room = |delta: isize, at: usize, len: usize| match delta {
-                -1 => at,
-                0 => usize::MAX,
-                _ => len - 1 - at,
-            };
-            let steps = room(dr, cell.row, rows).min(room(dc, cell.col, cols));
-            let stride = dr * cols as isize + dc;
             // Count the opponent's discs in a row, then look at the cell after them.
+            let mut line = self.grid.ray(cell, (dr, dc));
             let mut run = 0;
-            let mut at = start;
             let closed = loop {
-                if run == steps {
-                    break false;
-                }
-                at = at.wrapping_add_signed(stride);
-                match cells[at] {
-                    b if b == other => run += 1,
-                    b => break b == own && run > 0,
+                match line.next() {
+                    Some(b) if b == other => run += 1,
+                    Some(b) => break b == own && run > 0,
+                    None => break false,
                 }
             };
             if closed {
