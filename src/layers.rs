@@ -13,17 +13,7 @@ use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
 
 use crate::service::error::ServiceError;
-
-/// The status code a reply's headers (a trailers-only reply) or trailers carry, if any:
-/// read from `grpc-status` alone, without building a [`Status`], because every call
-/// passes here.
-pub(crate) fn grpc_code(headers: &http::HeaderMap) -> Option<Code> {
-    // A header name built once: looking up a `&str` would parse it on every call.
-    const GRPC_STATUS: http::HeaderName = http::HeaderName::from_static("grpc-status");
-    headers
-        .get(GRPC_STATUS)
-        .map(|value| Code::from_bytes(value.as_bytes()))
-}
+use crate::telemetry::grpc_code;
 
 /// Rewrites a trailers-only error reply of the transport into Arbiter's status for it
 /// (see [`ServiceError::from_transport`]); every other reply passes unchanged.

@@ -21,6 +21,19 @@
 //!   caller's W3C trace; off until started (the binary's `--otlp-endpoint`). With the
 //!   default `otlp` feature.
 #![forbid(unsafe_code)]
+// No panic on a request path: unwrap, expect, panic and unreachable are refused outside
+// the tests (which may panic, that being how a test fails).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod config;
@@ -31,9 +44,10 @@ pub mod server;
 mod service;
 mod telemetry;
 
+pub use rules::GameKind;
 pub use service::batch::MAX_CHECKS;
 pub use service::play::many::MAX_ACTIONS;
-pub use service::play::{GameKind, LiveGame, LiveGames, ReplyStream, StreamLimits};
+pub use service::play::{LiveGame, LiveGames, ReplyStream, StreamLimits};
 pub use service::{Arbiter, MAX_REPLY_BYTES};
 #[cfg(feature = "otlp")]
 pub use telemetry::otel::{OtlpTracing, TracingError};

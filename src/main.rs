@@ -1,4 +1,17 @@
 //! The `arbiter` server binary.
+// No panic on a request path: unwrap, expect, panic and unreachable are refused outside
+// the tests (which may panic, that being how a test fails).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 use std::process::ExitCode;
 
@@ -36,12 +49,7 @@ async fn main() -> ExitCode {
             // With tracing, each layer filters on its own: the logs never show the call
             // spans, and the OTLP layer takes nothing else.
             Some(tracing) => tracing_subscriber::registry()
-                .with(
-                    log_layer(options.log_format).with_filter(
-                        log_filter()
-                            .add_directive("arbiter::rpc=off".parse().expect("a valid directive")),
-                    ),
-                )
+                .with(log_layer(options.log_format).with_filter(without_call_spans(log_filter())))
                 .with(tracing.layer())
                 .init(),
         }
@@ -80,6 +88,20 @@ fn init_logs(format: LogFormat) {
 fn log_filter() -> EnvFilter {
     EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into())
 }
+
+/// `filter` with the call spans (target `arbiter::rpc`) turned off.
+#[cfg(feature = "otlp")]
+fn without_call_spans(filter: EnvFilter) -> EnvFilter {
+    match CALL_SPANS_OFF.parse() {
+        Ok(directive) => filter.add_directive(directive),
+        // Held by the test `the_call_spans_directive_parses`.
+        Err(_) => filter,
+    }
+}
+
+/// The directive that keeps the call spans out of the logs.
+#[cfg(feature = "otlp")]
+const CALL_SPANS_OFF: &str = "arbiter::rpc=off";
 
 /// The log lines in `format`, on standard output.
 fn log_layer<S>(format: LogFormat) -> Box<dyn Layer<S> + Send + Sync>
@@ -213,5 +235,15 @@ impl StopSignals {
     /// Completes on the next Ctrl-C.
     async fn next(&mut self) {
         let _ = self.0.recv().await;
+    }
+}
+
+#[cfg(all(test, feature = "otlp"))]
+mod tests {
+    #[test]
+    fn the_call_spans_directive_parses() {
+        assert!(super::CALL_SPANS_OFF
+            .parse::<tracing_subscriber::filter::Directive>()
+            .is_ok());
     }
 }

@@ -81,14 +81,12 @@ bulk_request! {
     PlayManyActions: PlayManyRequest { actions: GameAction, 8 }
 }
 
-/// The most items a bulk request's list is sized for before its items are read: the
-/// most a CheckBatch or PlayMany message may carry (one more is refused anyway). So a
-/// request makes the server reserve at most this many items' room, however it is made.
-const MAX_RESERVED: usize = if crate::MAX_CHECKS > crate::MAX_ACTIONS {
-    crate::MAX_CHECKS
-} else {
-    crate::MAX_ACTIONS
-} + 1;
+/// The most items a bulk request's list is sized for before its items are read: one
+/// more than the most a CheckBatch or PlayMany message may carry (the service refuses
+/// more, and its test `bulk_lists_reserve_room_for_every_item_allowed` holds this bound
+/// to its limits). So a request makes the server reserve at most this many items'
+/// room, however it is made.
+pub(crate) const MAX_RESERVED: usize = 10_001;
 
 /// Room in a bulk request's empty list for as many small items (of about `item_bytes`
 /// bytes each on the wire) as the `bytes_left` of its message can hold, within the most

@@ -11,3 +11,28 @@ pub mod grid;
 pub mod othello;
 pub mod rows;
 pub mod tic_tac_toe;
+
+/// The games Arbiter rules on, as the metrics' `game` label names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GameKind {
+    /// Tic-Tac-Toe ([`tic_tac_toe`]).
+    TicTacToe,
+    /// Othello ([`othello`]).
+    Othello,
+    /// Connect Four ([`connect_four`]).
+    ConnectFour,
+}
+
+impl GameKind {
+    /// Every game, for registering metrics.
+    pub const ALL: [Self; 3] = [Self::TicTacToe, Self::Othello, Self::ConnectFour];
+
+    /// The `game` label of the metrics.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::TicTacToe => "tic_tac_toe",
+            Self::Othello => "othello",
+            Self::ConnectFour => "connect_four",
+        }
+    }
+}

@@ -147,3 +147,15 @@ fn over_budget() -> CheckResult {
         result: None,
     }
 }
+
+#[cfg(test)]
+mod limits {
+    /// The request reader sizes a bulk list for at most one more item than the service
+    /// takes: a CheckBatch or PlayMany message with every item allowed never grows it,
+    /// and no message makes the server reserve room for more.
+    #[test]
+    fn bulk_lists_reserve_room_for_every_item_allowed() {
+        let most = super::MAX_CHECKS.max(crate::service::play::many::MAX_ACTIONS);
+        assert_eq!(crate::proto::requests::MAX_RESERVED, most + 1);
+    }
+}

@@ -13,17 +13,19 @@ use crate::proto::{
 use crate::rules::connect_four::{Board, Game, Outcome, Player, DEFAULT_RUN_LENGTH};
 use crate::rules::grid::Cell;
 
+use crate::rules::GameKind;
+
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields::{self, BoardRows, MAX_SIDE};
-use super::play::{self, Answer as _, GameKind, Handled, Opened, Reply};
+use super::play::{self, Answer as _, Handled, Opened, Reply};
 use super::Checked;
 
 /// The rows of a Connect Four game set up without them.
-pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::new(6).unwrap();
+pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::MIN.saturating_add(5);
 
 /// The columns of a Connect Four game set up without them.
-pub(crate) const DEFAULT_COLS: NonZeroUsize = NonZeroUsize::new(7).unwrap();
+pub(crate) const DEFAULT_COLS: NonZeroUsize = NonZeroUsize::MIN.saturating_add(6);
 
 /// Answers a CheckConnectFour request, including the check that the cell holds the
 /// player's piece.

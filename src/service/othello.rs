@@ -11,10 +11,12 @@ use crate::proto::{
 use crate::rules::grid::Cell;
 use crate::rules::othello::{Board, Color, Game, MoveCheck, Outcome};
 
+use crate::rules::GameKind;
+
 use super::convert::{self, Standing};
 use super::error::ServiceError;
 use super::fields::{self, BoardRows};
-use super::play::{self, Answer as _, GameKind, Handled, Opened, Reply};
+use super::play::{self, Answer as _, Handled, Opened, Reply};
 use super::Checked;
 
 /// Answers a CheckOthelloMove request.

@@ -10,10 +10,12 @@ use crate::proto::{
 use crate::rules::grid::Cell;
 use crate::rules::tic_tac_toe::{self, Game, Player, Verdict, MAX_MOVES};
 
+use crate::rules::GameKind;
+
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields;
-use super::play::{self, GameKind, Handled, Opened, Reply};
+use super::play::{self, Handled, Opened, Reply};
 use super::Checked;
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.

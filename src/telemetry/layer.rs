@@ -15,10 +15,10 @@ use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
 use tracing::Span;
 
+use super::grpc_code;
 use super::names::{CALLS_IN_FLIGHT, CALLS_TOTAL, CALL_DURATION_SECONDS};
 use super::otel;
 use super::rpcs::{rpc_index, rpc_label, rpc_labels};
-use crate::layers::grpc_code;
 
 /// How many gRPC status codes there are (`Ok` = 0 to `Unauthenticated` = 16).
 const CODES: usize = 17;

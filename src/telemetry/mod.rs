@@ -19,3 +19,17 @@ mod rpcs;
 
 pub(crate) use layer::CallMetricsLayer;
 pub(crate) use listener::serve_metrics;
+
+use tonic::codegen::http;
+use tonic::Code;
+
+/// The status code a reply's headers (a trailers-only reply) or trailers carry, if any:
+/// read from `grpc-status` alone, without building a [`Status`], because every call
+/// passes here.
+pub(crate) fn grpc_code(headers: &http::HeaderMap) -> Option<Code> {
+    // A header name built once: looking up a `&str` would parse it on every call.
+    const GRPC_STATUS: http::HeaderName = http::HeaderName::from_static("grpc-status");
+    headers
+        .get(GRPC_STATUS)
+        .map(|value| Code::from_bytes(value.as_bytes()))
+}

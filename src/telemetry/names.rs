@@ -1,6 +1,6 @@
 //! The name of every metric Arbiter writes, defined once, and their descriptions.
 
-use crate::service::play::GameKind;
+use crate::rules::GameKind;
 
 /// Calls answered, by `rpc` and `code`.
 pub(crate) const CALLS_TOTAL: &str = "arbiter_calls_total";

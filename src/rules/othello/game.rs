@@ -1,6 +1,6 @@
 //! A live Othello game: the board, whose turn it is, passes and the end.
 
-use super::{Board, Color, EMPTY, STANDARD_START};
+use super::{Board, Color, EMPTY};
 use crate::rules::grid::{Cell, OffBoard};
 
 /// Why a move of a live Othello game was not applied; the game is unchanged.
@@ -69,8 +69,7 @@ pub struct Game {
 impl Game {
     /// A game from the standard 8x8 start, Black to move.
     pub fn standard() -> Self {
-        let board = Board::parse(&STANDARD_START).expect("the standard start is a board");
-        Self::from_position(board, Color::Black).0
+        Self::from_position(Board::standard(), Color::Black).0
     }
 
     /// A game from `board` with `to_move` due to play, and whether `to_move` had to pass

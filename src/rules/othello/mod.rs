@@ -9,6 +9,7 @@
 //! (`walk`) otherwise; [`Game`] (`game`) plays a live game on it.
 
 use std::fmt;
+use std::num::NonZeroUsize;
 
 use super::grid::{BadRows, Cell, Grid, GridError};
 use super::rows::{Rows, RowsView};
@@ -102,6 +103,21 @@ impl Board {
     /// The board's buffer, for [`Board::parse_rows_into`] to fill again.
     pub fn into_cells(self) -> Vec<u8> {
         self.grid.into_cells()
+    }
+
+    /// The standard 8x8 start ([`STANDARD_START`]).
+    pub fn standard() -> Self {
+        let eight = NonZeroUsize::MIN.saturating_add(7);
+        let mut grid = Grid::filled(eight, eight, EMPTY);
+        for (row, col, color) in [
+            (3, 3, Color::White),
+            (3, 4, Color::Black),
+            (4, 3, Color::Black),
+            (4, 4, Color::White),
+        ] {
+            grid.set(Cell { row, col }, color.byte());
+        }
+        Self::from_grid(grid)
     }
 
     fn from_grid(grid: Grid) -> Self {
@@ -261,6 +277,11 @@ mod tests {
 
     /// The seed's problem (LeetCode 1958), example 1: good lines up column 3 and along
     /// row 4; the move is legal.
+    #[test]
+    fn the_standard_board_is_the_standard_start() {
+        assert_eq!(Board::standard(), board(&STANDARD_START));
+    }
+
     #[test]
     fn seed_problem_example_1_is_legal() {
         let b = board(&fixtures::LC1958_EXAMPLE_1);

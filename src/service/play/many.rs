@@ -12,11 +12,11 @@ use crate::proto::game_action::Action;
 use crate::proto::game_state::State;
 use crate::proto::replies::PlayManyReply;
 use crate::proto::{GameAction, GameState, PlayManyRequest};
-use crate::rules::{connect_four, othello, tic_tac_toe};
+use crate::rules::{connect_four, othello, tic_tac_toe, GameKind};
 use crate::service::error::{ServiceError, Violation};
 use crate::service::{fields, MAX_REPLY_BYTES};
 
-use super::{Answer, GameKind, Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
+use super::{Answer, Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
 
 /// The most actions one PlayMany message may carry.
 pub const MAX_ACTIONS: usize = 10_000;

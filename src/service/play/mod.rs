@@ -30,6 +30,7 @@ use tonic::Status;
 use self::reaper::{Ending, Reaper, Watch};
 use super::error::ServiceError;
 use crate::proto::replies::{WrittenAs, WrittenReply};
+use crate::rules::GameKind;
 use crate::telemetry::{names, otel};
 
 /// The replies of one live game.
@@ -68,40 +69,6 @@ impl Default for StreamLimits {
     }
 }
 
-/// The kinds of live game, as metrics and messages name them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GameKind {
-    /// PlayTicTacToe.
-    TicTacToe,
-    /// PlayOthello.
-    Othello,
-    /// PlayConnectFour.
-    ConnectFour,
-}
-
-impl GameKind {
-    /// Every kind, for registering metrics.
-    pub const ALL: [Self; 3] = [Self::TicTacToe, Self::Othello, Self::ConnectFour];
-
-    /// The `game` label of the metrics.
-    pub const fn label(self) -> &'static str {
-        match self {
-            Self::TicTacToe => "tic_tac_toe",
-            Self::Othello => "othello",
-            Self::ConnectFour => "connect_four",
-        }
-    }
-
-    /// The RPC that plays this game.
-    pub const fn rpc(self) -> &'static str {
-        match self {
-            Self::TicTacToe => "PlayTicTacToe",
-            Self::Othello => "PlayOthello",
-            Self::ConnectFour => "PlayConnectFour",
-        }
-    }
-}
-
 impl<R> Reply<R> {
     /// The reply `response` to a message that `handled` says what became of.
     pub(crate) fn new(response: R, handled: Handled) -> Self {
@@ -114,6 +81,15 @@ impl<R> Reply<R> {
             response,
             handled: Handled::Setup,
         }
+    }
+}
+
+/// The RPC that plays a game of `kind` on a stream of its own.
+pub(crate) const fn rpc_of(kind: GameKind) -> &'static str {
+    match kind {
+        GameKind::TicTacToe => "PlayTicTacToe",
+        GameKind::Othello => "PlayOthello",
+        GameKind::ConnectFour => "PlayConnectFour",
     }
 }
 
@@ -259,7 +235,7 @@ impl<G: LiveGame> Referee<G> {
         }
         if self.unapplied > max_unapplied {
             return Err(ServiceError::TooManyMessages {
-                rpc: G::KIND.rpc(),
+                rpc: rpc_of(G::KIND),
                 limit: max_unapplied,
             });
         }
