@@ -26,7 +26,7 @@ use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::{EnvFilter, Layer};
 
 /// The server's allocator: mimalloc, which costs fewer instructions per call than the
-/// system's (every call allocates headers, buffers and futures; BENCHMARKS.md, tuning log).
+/// system's (every call allocates headers, buffers and futures; BENCHMARKS.md, "Tried and rejected").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
