@@ -4,7 +4,9 @@
 # grpcurl and Python checks in interop.py and the Rust client example (examples/client.rs,
 # which exits non-zero on any answer the rules do not give), and stops the server by its
 # own pid whatever happens. Then replicas.py starts three replicas of its own and drives
-# them from grpcio with client-side round robin and health checking.
+# them from grpcio with client-side round robin and health checking, and the Go, Java and
+# TypeScript clients (examples/go, examples/java, examples/typescript) run the same
+# checks from their own stacks.
 #
 # Run by hand with: bash tests/interop/run.sh
 # It installs what it needs (tests/interop/requirements.txt) into .tools/venv, which git
@@ -44,5 +46,14 @@ echo "interop: three replicas from grpcio, round robin with client-side health c
 timeout 300 "$venv/bin/python" tests/interop/replicas.py --binary target/release/arbiter || status=$?
 echo "interop: the Rust client example (examples/client.rs)"
 cargo run --quiet --example client -- "http://$address" || status=$?
+# The Go, Java and TypeScript clients, each built as its own ecosystem builds it (offline,
+# from Debian's packages and npm), run against this server, then over three replicas of
+# their own (balancing, draining, resuming). Each says what it installs and checks.
+for client in go java typescript; do
+  echo "interop: the $client client (examples/$client)"
+  started=$SECONDS
+  timeout 900 bash "examples/$client/run.sh" --address "$address" --binary target/release/arbiter || status=$?
+  echo "interop: the $client client took $((SECONDS - started)) s"
+done
 server_log_is_clean || status=1
 exit "$status"

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/encoding/gzip"
+	_ "google.golang.org/grpc/health" // client-side health checking (healthCheckConfig)
+	"google.golang.org/grpc/resolver"
+	"google.golang.org/grpc/resolver/manual"
+)
+
+const serviceName = "arbiter.v1.ArbiterService"
+
+// serviceConfig is the channel's service config: the standard retry policy on the
+// one-shot RPCs, which are pure and so safe to retry, and when balanced, round robin
+// with client-side health checking, so that a replica draining for a deploy (its health
+// says NOT_SERVING) leaves the rotation before it stops. Live games are not retried:
+// a lost game is resumed from its history (playConnectFourResumably).
+func serviceConfig(balanced bool) string {
+	var names []map[string]string
+	for _, method := range []string{"CheckOthelloMove", "ListOthelloMoves", "CheckConnectFour",
+		"JudgeTicTacToe", "CheckBatch"} {
+		names = append(names, map[string]string{"service": serviceName, "method": method})
+	}
+	config := map[string]any{
+		"methodConfig": []any{map[string]any{
+			"name": names,
+			"retryPolicy": map[string]any{
+				"maxAttempts":          4,
+				"initialBackoff":       "0.1s",
+				"maxBackoff":           "1s",
+				"backoffMultiplier":    2,
+				"retryableStatusCodes": []string{"UNAVAILABLE"},
+			},
+		}},
+	}
+	if balanced {
+		config["loadBalancingConfig"] = []any{map[string]any{"round_robin": map[string]any{}}}
+		config["healthCheckConfig"] = map[string]string{"serviceName": serviceName}
+	}
+	text, err := json.Marshal(config)
+	if err != nil {
+		panic(err) // a literal of strings and numbers always marshals
+	}
+	return string(text)
+}
+
+// dialOptions are the options of every connection: plaintext, gzip on every call.
+func dialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithInsecure(),
+		grpc.WithDefaultCallOptions(grpc.UseCompressor(gzip.Name)),
+	}
+}
+
+// dial connects to one server, or balances over several given as host:port,host:port.
+func dial(address string) (*grpc.ClientConn, error) {
+	if strings.Contains(address, ",") {
+		return dialReplicas(strings.Split(address, ","))
+	}
+	options := append(dialOptions(), grpc.WithDefaultServiceConfig(serviceConfig(false)))
+	return grpc.Dial(address, options...)
+}
+
+// dialReplicas balances calls over several replicas without a proxy: a resolver that
+// holds their addresses, round robin, and client-side health checking. Further options
+// (interceptors, say) may be added.
+//
+// grpc.WithAuthority is required: the :authority of every call is otherwise the
+// target's endpoint, here the address list, which the server's HTTP/2 layer refuses as
+// malformed before the server sees the call (every call fails INTERNAL, "stream
+// terminated by RST_STREAM", or with health checking on, no replica becomes ready).
+func dialReplicas(addresses []string, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
+	target, options := replicasTarget(addresses)
+	options = append(options, grpc.WithAuthority("arbiter"))
+	return grpc.Dial(target, append(options, extra...)...)
+}
+
+// replicasTarget is dialReplicas' target and options, without the authority.
+func replicasTarget(addresses []string) (string, []grpc.DialOption) {
+	replicas := manual.NewBuilderWithScheme("arbiter")
+	var state resolver.State
+	for _, address := range addresses {
+		state.Addresses = append(state.Addresses, resolver.Address{Addr: address})
+	}
+	replicas.InitialState(state)
+	options := append(dialOptions(),
+		grpc.WithResolvers(replicas),
+		grpc.WithDefaultServiceConfig(serviceConfig(true)))
+	return replicas.Scheme() + ":///" + strings.Join(addresses, ","), options
+}

@@ -1,0 +1,595 @@
+// Command arbiter-client is a Go client of every Arbiter RPC, in the manner of
+// grpc-go's route_guide client: the code a Go backend starts from.
+//
+// Generate the stubs from the repository's proto/ (protoc, protoc-gen-go and
+// protoc-gen-go-grpc on the PATH; README.md says which versions), start a server
+// (`cargo run --release`), then
+//
+//	go generate && go mod tidy                 # once
+//	go run .                                   # the server on localhost:50051
+//	go run . arbiter.internal:50051            # another server
+//	go run . 127.0.0.1:50051,127.0.0.1:50052   # balanced over replicas (dialReplicas)
+//
+// It makes one call of each one-shot RPC, reads the google.rpc.BadRequest of a
+// malformed one, plays a live game of each kind with a move the server rejects, sends a
+// CheckBatch with a malformed check and a PlayMany with games of two kinds, and resumes a
+// game on a new stream from its history. It exits non-zero if any answer is not the one
+// the rules give.
+//
+// Every call has a deadline, the channel compresses requests with gzip, and the
+// one-shot RPCs, which are pure, are retried on UNAVAILABLE by the standard retry policy
+// of the service config (with grpc-go older than 1.40, only when GRPC_GO_RETRY=on).
+package main
+
+//go:generate protoc -I../../proto --go_out=. --go_opt=module=example.com/arbiter-client --go_opt=Marbiter/v1/arbiter.proto=example.com/arbiter-client/arbiterv1 --go-grpc_out=. --go-grpc_opt=module=example.com/arbiter-client --go-grpc_opt=Marbiter/v1/arbiter.proto=example.com/arbiter-client/arbiterv1 arbiter/v1/arbiter.proto
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	pb "example.com/arbiter-client/arbiterv1"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// callTimeout bounds every call, a live game's whole stream included.
+const callTimeout = 10 * time.Second
+
+func main() {
+	log.SetFlags(0)
+	address := "localhost:50051"
+	if len(os.Args) > 1 {
+		address = os.Args[1]
+	}
+	// One connection for the whole program: it is safe for concurrent use, and every
+	// call shares it (or, balanced, the connections to the replicas).
+	conn, err := dial(address)
+	if err != nil {
+		log.Fatalf("dial %s: %v", address, err)
+	}
+	defer conn.Close()
+	client := pb.NewArbiterServiceClient(conn)
+	fmt.Printf("talking to %s\n", address)
+
+	steps := []struct {
+		name string
+		run  func(pb.ArbiterServiceClient) error
+	}{
+		{"CheckOthelloMove", checkOthelloMove},
+		{"ListOthelloMoves", listOthelloMoves},
+		{"CheckConnectFour", checkConnectFour},
+		{"JudgeTicTacToe", judgeTicTacToe},
+		{"a malformed request", malformedRequest},
+		{"PlayTicTacToe", playTicTacToe},
+		{"PlayOthello", playOthello},
+		{"PlayConnectFour", playConnectFour},
+		{"CheckBatch", checkBatch},
+		{"PlayMany", playMany},
+		{"resuming from a history", resumeFromHistory},
+	}
+	for _, step := range steps {
+		fmt.Printf("\n*** %s\n", step.name)
+		if err := step.run(client); err != nil {
+			conn.Close()
+			log.Fatalf("%s: %v", step.name, err)
+		}
+	}
+	fmt.Println("\nevery answer was the one the rules give")
+}
+
+// expect fails the example with what was expected unless holds.
+func expect(holds bool, format string, args ...any) error {
+	if holds {
+		return nil
+	}
+	return fmt.Errorf("unexpected answer: "+format, args...)
+}
+
+// withDeadline is the context of one call.
+func withDeadline() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), callTimeout)
+}
+
+func cells(cs []*pb.Cell) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("(%d, %d)", c.GetRow(), c.GetCol())
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func board(rows ...string) *pb.Board { return &pb.Board{Rows: rows} }
+
+// othelloBoard is the README's position: a black disc at (4, 3) turns over six discs.
+func othelloBoard() *pb.Board {
+	return board("...B....", "...W....", "...W....", "...W....",
+		"WBB.WWWB", "...B....", "...B....", "...W....")
+}
+
+func openingBoard() *pb.Board {
+	return board("........", "........", "........", "...WB...",
+		"...BW...", "........", "........", "........")
+}
+
+func checkOthelloMove(client pb.ArbiterServiceClient) error {
+	ctx, cancel := withDeadline()
+	defer cancel()
+	reply, err := client.CheckOthelloMove(ctx, &pb.CheckOthelloMoveRequest{
+		Board: othelloBoard(), Row: 4, Col: 3, Color: "B",
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Black at (4, 3): legal %t, flips %s\n", reply.GetLegal(), cells(reply.GetFlips()))
+	return expect(reply.GetLegal() &&
+		cells(reply.GetFlips()) == "[(1, 3), (2, 3), (3, 3), (4, 4), (4, 5), (4, 6)]",
+		"Black at (4, 3) turns over three discs up and three to the right")
+}
+
+func listOthelloMoves(client pb.ArbiterServiceClient) error {
+	ctx, cancel := withDeadline()
+	defer cancel()
+	reply, err := client.ListOthelloMoves(ctx, &pb.ListOthelloMovesRequest{
+		Board: openingBoard(), Color: "W",
+	})
+	if err != nil {
+		return err
+	}
+	var moves []*pb.Cell
+	for _, move := range reply.GetMoves() {
+		fmt.Printf("White may play (%d, %d), turning over %s\n",
+			move.GetCell().GetRow(), move.GetCell().GetCol(), cells(move.GetFlips()))
+		moves = append(moves, move.GetCell())
+	}
+	return expect(cells(moves) == "[(2, 4), (3, 5), (4, 2), (5, 3)]",
+		"White's four opening moves, row-major")
+}
+
+func checkConnectFour(client pb.ArbiterServiceClient) error {
+	ctx, cancel := withDeadline()
+	defer cancel()
+	reply, err := client.CheckConnectFour(ctx, &pb.CheckConnectFourRequest{
+		Board: board("0000000", "0000000", "0000000", "0000000", "0222000", "0111100"),
+		Row:   5, Col: 4, Player: 1, // RunLength 0: four in a row
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("player 1 at (5, 4): wins %t, run %s\n", reply.GetWins(), cells(reply.GetRun()))
+	return expect(reply.GetWins() && cells(reply.GetRun()) == "[(5, 1), (5, 2), (5, 3), (5, 4)]",
+		"1 1 1 1 on the bottom row")
+}
+
+func ticTacToeMoves(moves ...[2]int32) []*pb.TicTacToeMove {
+	out := make([]*pb.TicTacToeMove, len(moves))
+	for i, m := range moves {
+		out[i] = &pb.TicTacToeMove{Row: m[0], Col: m[1]}
+	}
+	return out
+}
+
+func judgeTicTacToe(client pb.ArbiterServiceClient) error {
+	ctx, cancel := withDeadline()
+	defer cancel()
+	reply, err := client.JudgeTicTacToe(ctx, &pb.JudgeTicTacToeRequest{
+		Moves: ticTacToeMoves([2]int32{0, 0}, [2]int32{2, 0}, [2]int32{1, 1}, [2]int32{2, 1}, [2]int32{2, 2}),
+	})
+	if err != nil {
+		return err
+	}
+	rows := reply.GetBoard().GetRows()
+	fmt.Printf("%s after %d moves, line %s, board %q\n",
+		reply.GetVerdict(), reply.GetMovesPlayed(), cells(reply.GetLine()), rows)
+	return expect(reply.GetVerdict() == pb.Verdict_VERDICT_A_WINS &&
+		cells(reply.GetLine()) == "[(0, 0), (1, 1), (2, 2)]" &&
+		strings.Join(rows, "/") == "X../.X./OOX" && reply.GetMovesPlayed() == 5,
+		"A wins on the diagonal after 5 moves")
+}
+
+// malformedRequest reads the google.rpc.BadRequest detail of an INVALID_ARGUMENT
+// status: one violation per problem, each naming its field.
+func malformedRequest(client pb.ArbiterServiceClient) error {
+	ctx, cancel := withDeadline()
+	defer cancel()
+	_, err := client.CheckConnectFour(ctx, &pb.CheckConnectFourRequest{
+		Board: board("000", "00", "0000"), Row: 9, Col: -1, Player: 3,
+	})
+	if err == nil {
+		return errors.New("unexpected answer: a ragged board was accepted")
+	}
+	st, _ := status.FromError(err)
+	fmt.Printf("%s: %s\n", st.Code(), st.Message())
+	var fields []string
+	for _, detail := range st.Details() {
+		if badRequest, ok := detail.(*errdetails.BadRequest); ok {
+			for _, violation := range badRequest.GetFieldViolations() {
+				fmt.Printf("  %s: %s\n", violation.GetField(), violation.GetDescription())
+				fields = append(fields, violation.GetField())
+			}
+		}
+	}
+	return expect(st.Code() == codes.InvalidArgument &&
+		strings.Join(fields, " ") == "board.rows[1] board.rows[2] row col player",
+		"two ragged rows, a row off the board, a negative column and a bad player")
+}
+
+// playTicTacToe plays a live game move by move: each move is sent after the last reply,
+// as a game server or a bot does. The second move is refused (the square is taken) and
+// the game goes on; B wins on the top row.
+func playTicTacToe(client pb.ArbiterServiceClient) error {
+	ctx, cancel := withDeadline()
+	defer cancel()
+	stream, err := client.PlayTicTacToe(ctx)
+	if err != nil {
+		return err
+	}
+	rejected := 0
+	var last *pb.PlayTicTacToeResponse
+	for _, m := range [][2]int32{{1, 1}, {1, 1}, {0, 0}, {2, 2}, {0, 2}, {2, 0}, {0, 1}} {
+		if err := stream.Send(&pb.PlayTicTacToeRequest{Row: m[0], Col: m[1]}); err != nil {
+			return err
+		}
+		if last, err = stream.Recv(); err != nil {
+			return err
+		}
+		if last.GetRejected() != "" {
+			rejected++
+			fmt.Printf("(%d, %d): rejected: %s\n", m[0], m[1], last.GetRejected())
+		} else {
+			fmt.Printf("(%d, %d): %s, %d moves played\n", m[0], m[1], last.GetVerdict(), last.GetMovesPlayed())
+		}
+	}
+	// Closing the sending side ends the game; the server then ends its replies.
+	if err := stream.CloseSend(); err != nil {
+		return err
+	}
+	if _, err := stream.Recv(); err != io.EOF {
+		return fmt.Errorf("the stream did not end after the client's: %v", err)
+	}
+	return expect(rejected == 1 && last.GetVerdict() == pb.Verdict_VERDICT_B_WINS &&
+		cells(last.GetLine()) == "[(0, 0), (0, 1), (0, 2)]",
+		"one move rejected, then B wins on the top row")
+}
+
+func othelloMove(row, col int32) *pb.PlayOthelloRequest {
+	return &pb.PlayOthelloRequest{Action: &pb.PlayOthelloRequest_Move{Move: &pb.Cell{Row: row, Col: col}}}
+}
+
+// playOthello sends a whole game at once, as one may when the moves are known up front,
+// then reads the replies: from a custom start, a move on a taken square is rejected,
+// White has no move after Black's first disc and passes, and Black fills the row.
+func playOthello(client pb.ArbiterServiceClient) error {
+	ctx, cancel := withDeadline()
+	defer cancel()
+	stream, err := client.PlayOthello(ctx)
+	if err != nil {
+		return err
+	}
+	messages := []*pb.PlayOthelloRequest{
+		{Action: &pb.PlayOthelloRequest_Setup{Setup: &pb.OthelloSetup{Board: board(".WB.WB"), ToMove: "B"}}},
+		othelloMove(0, 2), // taken: rejected
+		othelloMove(0, 0),
+		othelloMove(0, 3),
+	}
+	for _, message := range messages {
+		if err := stream.Send(message); err != nil {
+			return err
+		}
+	}
+	if err := stream.CloseSend(); err != nil {
+		return err
+	}
+	var replies []*pb.PlayOthelloResponse
+	for {
+		reply, err := stream.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		replies = append(replies, reply)
+		if reply.GetRejected() != "" {
+			fmt.Printf("rejected: %s\n", reply.GetRejected())
+			continue
+		}
+		fmt.Printf("%s: board %q, flipped %s, to move %q (passed %t), legal %s, discs %d/%d\n",
+			reply.GetVerdict(), reply.GetBoard().GetRows(), cells(reply.GetFlips()), reply.GetToMove(),
+			reply.GetPassed(), cells(reply.GetLegalMoves()), reply.GetBlackDiscs(), reply.GetWhiteDiscs())
+	}
+	if len(replies) != len(messages) {
+		return fmt.Errorf("unexpected answer: %d replies to %d messages", len(replies), len(messages))
+	}
+	last := replies[3]
+	return expect(replies[1].GetRejected() != "" && replies[2].GetPassed() &&
+		replies[2].GetToMove() == "B" && last.GetVerdict() == pb.Verdict_VERDICT_A_WINS &&
+		last.GetBlackDiscs() == 6 && last.GetWhiteDiscs() == 0,
+		"the taken square rejected, White passing, Black winning 6 to 0")
+}
+
+// playConnectFour plays a game on the default 6x7 board with play_connect_four_resumably's
+// loop; column 7 is off the board and rejected. Player 1 wins on a diagonal.
+func playConnectFour(client pb.ArbiterServiceClient) error {
+	drops := []int32{0, 1, 1, 2, 2, 3, 7, 2, 3, 3, 6, 3}
+	last, err := playConnectFourResumably(client, 6, 7, drops)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s after %d drops, placed (%d, %d), run %s\n", last.GetVerdict(), last.GetMovesPlayed(),
+		last.GetPlaced().GetRow(), last.GetPlaced().GetCol(), cells(last.GetRun()))
+	run := append([]*pb.Cell(nil), last.GetRun()...)
+	sort.Slice(run, func(i, j int) bool { return run[i].GetRow() < run[j].GetRow() })
+	return expect(last.GetVerdict() == pb.Verdict_VERDICT_A_WINS && last.GetMovesPlayed() == 11 &&
+		cells(run) == "[(2, 3), (3, 2), (4, 1), (5, 0)]",
+		"player 1 wins on the diagonal from (5, 0), column 7 rejected")
+}
+
+// resumable reports whether a live game's stream that failed with err can be resumed on
+// a new stream: UNAVAILABLE (a server shutting down, a lost connection), and a stream
+// reset (INTERNAL, RST_STREAM), as a proxy resets a stream whose upstream died. A resume
+// replays the history, so it is always safe.
+func resumable(err error) bool {
+	st, _ := status.FromError(err)
+	return st.Code() == codes.Unavailable ||
+		st.Code() == codes.Internal && strings.Contains(st.Message(), "RST_STREAM")
+}
+
+// playConnectFourResumably plays drops on a rows x cols board, resuming on a new stream
+// from the history whenever the stream is lost: the loop a game server copies. What it
+// keeps is the list of drops the server applied; the reply to the resuming setup is the
+// game as it stood, so play goes on as if the stream had never ended, on any replica.
+// It returns the last reply.
+func playConnectFourResumably(client pb.ArbiterServiceClient, rows, cols int32, drops []int32) (*pb.PlayConnectFourResponse, error) {
+	game := resumableGame{rows: rows, cols: cols}
+	for attempt := 0; attempt < 5; attempt++ {
+		err := game.play(client, drops)
+		if err == nil {
+			return game.last, nil
+		}
+		if !resumable(err) {
+			return nil, err
+		}
+		fmt.Printf("stream lost (%v); resuming after %d drops\n", err, len(game.applied))
+	}
+	return nil, errors.New("the game could not be resumed")
+}
+
+// resumableGame is what playConnectFourResumably keeps between streams.
+type resumableGame struct {
+	rows, cols int32
+	applied    []int32 // the drops the server applied: the history a new stream starts from
+	answered   int     // how many drops have been answered, applied or rejected
+	last       *pb.PlayConnectFourResponse
+}
+
+// play runs one stream: a setup with the drops applied so far, then the drops not yet
+// answered, one by one. A drop whose reply never came is sent again on the next stream.
+func (g *resumableGame) play(client pb.ArbiterServiceClient, drops []int32) error {
+	ctx, cancel := withDeadline()
+	defer cancel()
+	stream, err := client.PlayConnectFour(ctx)
+	if err != nil {
+		return err
+	}
+	setup := &pb.ConnectFourSetup{Rows: g.rows, Cols: g.cols, History: g.applied}
+	if err := stream.Send(&pb.PlayConnectFourRequest{Action: &pb.PlayConnectFourRequest_Setup{Setup: setup}}); err != nil {
+		return recvError(stream.Recv())
+	}
+	if _, err := stream.Recv(); err != nil { // the game as it stood
+		return err
+	}
+	for _, column := range drops[g.answered:] {
+		if err := stream.Send(&pb.PlayConnectFourRequest{Action: &pb.PlayConnectFourRequest_Drop{Drop: column}}); err != nil {
+			// A failed Send is io.EOF: the stream's status comes from Recv.
+			return recvError(stream.Recv())
+		}
+		reply, err := stream.Recv()
+		if err != nil {
+			return err
+		}
+		g.answered++
+		if reply.GetRejected() == "" {
+			g.applied = append(g.applied, column)
+			fmt.Printf("column %d: %d drops played\n", column, reply.GetMovesPlayed())
+		} else {
+			fmt.Printf("column %d: rejected: %s\n", column, reply.GetRejected())
+		}
+		g.last = reply
+	}
+	return stream.CloseSend()
+}
+
+// recvError is the status that ended a stream whose Send failed.
+func recvError(_ *pb.PlayConnectFourResponse, err error) error {
+	if err == nil || err == io.EOF {
+		return status.Error(codes.Unavailable, "the stream ended early")
+	}
+	return err
+}
+
+// checkBatch sends many checks of any kind in one call; each is answered as its own RPC
+// answers it, in order, and a malformed one in place with its field violations.
+func checkBatch(client pb.ArbiterServiceClient) error {
+	ctx, cancel := withDeadline()
+	defer cancel()
+	reply, err := client.CheckBatch(ctx, &pb.CheckBatchRequest{Checks: []*pb.Check{
+		{Check: &pb.Check_CheckOthelloMove{CheckOthelloMove: &pb.CheckOthelloMoveRequest{
+			Board: othelloBoard(), Row: 4, Col: 3, Color: "B"}}},
+		{Check: &pb.Check_ListOthelloMoves{ListOthelloMoves: &pb.ListOthelloMovesRequest{
+			Board: board(".WB"), Color: "G"}}}, // not "B" or "W": answered in place
+		{Check: &pb.Check_CheckConnectFour{CheckConnectFour: &pb.CheckConnectFourRequest{
+			Board: board("0000", "2220", "1111"), Row: 2, Col: 3, Player: 1}}},
+		{Check: &pb.Check_JudgeTicTacToe{JudgeTicTacToe: &pb.JudgeTicTacToeRequest{
+			Moves: ticTacToeMoves([2]int32{1, 1}, [2]int32{0, 0})}}},
+	}})
+	if err != nil {
+		return err
+	}
+	results := reply.GetResults()
+	for i, result := range results {
+		switch {
+		case len(result.GetInvalid()) > 0:
+			for _, violation := range result.GetInvalid() {
+				fmt.Printf("check %d: invalid %s: %s\n", i, violation.GetField(), violation.GetDescription())
+			}
+		case result.GetCheckOthelloMove() != nil:
+			fmt.Printf("check %d: legal %t, flips %s\n", i, result.GetCheckOthelloMove().GetLegal(),
+				cells(result.GetCheckOthelloMove().GetFlips()))
+		case result.GetCheckConnectFour() != nil:
+			fmt.Printf("check %d: wins %t, run %s\n", i, result.GetCheckConnectFour().GetWins(),
+				cells(result.GetCheckConnectFour().GetRun()))
+		case result.GetJudgeTicTacToe() != nil:
+			fmt.Printf("check %d: %s\n", i, result.GetJudgeTicTacToe().GetVerdict())
+		default:
+			fmt.Printf("check %d: %v\n", i, result)
+		}
+	}
+	return expect(len(results) == 4 &&
+		results[0].GetCheckOthelloMove().GetLegal() && len(results[0].GetCheckOthelloMove().GetFlips()) == 6 &&
+		len(results[1].GetInvalid()) == 1 && results[1].GetInvalid()[0].GetField() == "color" &&
+		results[2].GetCheckConnectFour().GetWins() &&
+		results[3].GetJudgeTicTacToe().GetVerdict() == pb.Verdict_VERDICT_PENDING,
+		"four results in order, the second invalid on its colour")
+}
+
+func ticTacToeAction(game uint64, row, col int32) *pb.GameAction {
+	return &pb.GameAction{Game: game, Action: &pb.GameAction_TicTacToe{
+		TicTacToe: &pb.PlayTicTacToeRequest{Row: row, Col: col}}}
+}
+
+func connectFourAction(game uint64, request *pb.PlayConnectFourRequest) *pb.GameAction {
+	return &pb.GameAction{Game: game, Action: &pb.GameAction_ConnectFour{ConnectFour: request}}
+}
+
+func closeAction(game uint64) *pb.GameAction {
+	return &pb.GameAction{Game: game, Action: &pb.GameAction_Close{Close: true}}
+}
+
+// playMany plays many live games in one stream, numbered by the client: a number that
+// holds no game starts one of the action's kind, and close ends a game and frees its
+// number. Here a Tic-Tac-Toe game and a 2x3 Connect Four game with runs of 2; game 2 is
+// closed, then its number starts a new game on the default board.
+func playMany(client pb.ArbiterServiceClient) error {
+	ctx, cancel := withDeadline()
+	defer cancel()
+	stream, err := client.PlayMany(ctx)
+	if err != nil {
+		return err
+	}
+	drop := func(column int32) *pb.PlayConnectFourRequest {
+		return &pb.PlayConnectFourRequest{Action: &pb.PlayConnectFourRequest_Drop{Drop: column}}
+	}
+	setup := &pb.PlayConnectFourRequest{Action: &pb.PlayConnectFourRequest_Setup{
+		Setup: &pb.ConnectFourSetup{Rows: 2, Cols: 3, RunLength: 2}}}
+	messages := [][]*pb.GameAction{
+		{ticTacToeAction(1, 1, 1), connectFourAction(2, setup)},
+		{connectFourAction(2, drop(0)), ticTacToeAction(1, 1, 1), connectFourAction(2, drop(2))},
+		{connectFourAction(2, drop(1)), closeAction(2), ticTacToeAction(1, 0, 0)},
+		{connectFourAction(2, drop(6)), closeAction(1), closeAction(2)},
+	}
+	var states []*pb.GameState
+	for _, actions := range messages {
+		if err := stream.Send(&pb.PlayManyRequest{Actions: actions}); err != nil {
+			return recvManyError(stream.Recv())
+		}
+		reply, err := stream.Recv()
+		if err != nil {
+			return err
+		}
+		for _, state := range reply.GetStates() {
+			states = append(states, state)
+			switch {
+			case len(state.GetInvalid()) > 0:
+				fmt.Printf("game %d: invalid %v\n", state.GetGame(), state.GetInvalid())
+			case state.GetTicTacToe() != nil:
+				s := state.GetTicTacToe()
+				fmt.Printf("game %d (Tic-Tac-Toe): %s, %d moves played, rejected %q\n",
+					state.GetGame(), s.GetVerdict(), s.GetMovesPlayed(), s.GetRejected())
+			case state.GetConnectFour() != nil:
+				s := state.GetConnectFour()
+				fmt.Printf("game %d (Connect Four): %s, board %q, rejected %q\n",
+					state.GetGame(), s.GetVerdict(), s.GetBoard().GetRows(), s.GetRejected())
+			default:
+				fmt.Printf("game %d: closed\n", state.GetGame())
+			}
+		}
+	}
+	if err := stream.CloseSend(); err != nil {
+		return err
+	}
+	if _, err := stream.Recv(); err != io.EOF {
+		return fmt.Errorf("the stream did not end after the client's: %v", err)
+	}
+	if len(states) != 11 {
+		return fmt.Errorf("unexpected answer: %d states for 11 actions", len(states))
+	}
+	won, restarted := states[5].GetConnectFour(), states[8].GetConnectFour()
+	closed := func(state *pb.GameState) bool { return state.GetState() == nil && len(state.GetInvalid()) == 0 }
+	return expect(states[3].GetTicTacToe().GetRejected() != "" &&
+		won.GetVerdict() == pb.Verdict_VERDICT_A_WINS && strings.Join(won.GetBoard().GetRows(), "/") == "000/112" &&
+		closed(states[6]) && states[7].GetTicTacToe().GetMovesPlayed() == 2 &&
+		restarted.GetMovesPlayed() == 1 && len(restarted.GetBoard().GetRows()) == 6 &&
+		closed(states[9]) && closed(states[10]),
+		"a move on a taken square rejected, player 1 winning game 2 with a run of 2, "+
+			"game 2 closed and its number starting a 6x7 game, both games closed")
+}
+
+// recvManyError is the status that ended a PlayMany stream whose Send failed.
+func recvManyError(_ *pb.PlayManyResponse, err error) error {
+	if err == nil || err == io.EOF {
+		return status.Error(codes.Unavailable, "the stream ended early")
+	}
+	return err
+}
+
+// resumeFromHistory moves a game to a new stream (on this server or any other) from its
+// history alone: the setup's reply is the game as the old stream left it.
+func resumeFromHistory(client pb.ArbiterServiceClient) error {
+	ctx, cancel := withDeadline()
+	defer cancel()
+	history := []int32{3, 4, 3, 4}
+	first, err := client.PlayConnectFour(ctx)
+	if err != nil {
+		return err
+	}
+	var before *pb.PlayConnectFourResponse
+	for _, column := range history {
+		if err := first.Send(&pb.PlayConnectFourRequest{Action: &pb.PlayConnectFourRequest_Drop{Drop: column}}); err != nil {
+			return recvError(first.Recv())
+		}
+		if before, err = first.Recv(); err != nil {
+			return err
+		}
+	}
+	if err := first.CloseSend(); err != nil {
+		return err
+	}
+	second, err := client.PlayConnectFour(ctx)
+	if err != nil {
+		return err
+	}
+	setup := &pb.ConnectFourSetup{History: history}
+	if err := second.Send(&pb.PlayConnectFourRequest{Action: &pb.PlayConnectFourRequest_Setup{Setup: setup}}); err != nil {
+		return recvError(second.Recv())
+	}
+	after, err := second.Recv()
+	if err != nil {
+		return err
+	}
+	if err := second.CloseSend(); err != nil {
+		return err
+	}
+	fmt.Printf("old stream left %q, %d to move\n", before.GetBoard().GetRows(), before.GetToMove())
+	fmt.Printf("new stream holds %q, %d to move\n", after.GetBoard().GetRows(), after.GetToMove())
+	return expect(strings.Join(before.GetBoard().GetRows(), "/") == strings.Join(after.GetBoard().GetRows(), "/") &&
+		before.GetToMove() == after.GetToMove() && after.GetMovesPlayed() == 4,
+		"the resumed game is the game")
+}

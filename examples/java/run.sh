@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# CI entry of the Java (grpc-java) client: installs what is missing from Debian's packages,
+# builds examples/java offline with Maven against Debian's Maven repository
+# (/usr/share/maven-repo: grpc-java 1.41, protobuf 3.21, protoc and its grpc-java plugin),
+# runs the client against a running server (every check of ArbiterClient), then starts three
+# replicas of the server binary on loopback port 0 and runs the balancing check
+# (ReplicasCheck). Exits non-zero on any failure.
+#
+#   bash examples/java/run.sh --address HOST:PORT --binary PATH_TO_ARBITER
+#
+# The Maven local repository lives in .tools/java/m2 and the build in examples/java/target,
+# both ignored by git and reused by the next run.
+set -euo pipefail
+
+usage() {
+  echo "usage: $0 --address HOST:PORT --binary PATH_TO_ARBITER" >&2
+  exit 2
+}
+
+address="" binary=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --address) address="${2:-}"; shift 2 || usage ;;
+    --binary) binary="${2:-}"; shift 2 || usage ;;
+    *) usage ;;
+  esac
+done
+[ -n "$address" ] && [ -n "$binary" ] || usage
+[ -x "$binary" ] || { echo "not an executable: $binary" >&2; exit 2; }
+binary="$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+
+# Debian's packages: the JDK and Maven, protoc with the grpc-java plugin, grpc-java and what
+# it needs at run time (netty, gson, perfmark, guava, the google.rpc protos), and the Maven
+# plugins of the build (junit5 only for the BOM that plexus-compiler's pom imports).
+packages=(
+  default-jdk-headless maven
+  protobuf-compiler protobuf-compiler-grpc-java-plugin
+  libgrpc-java libprotobuf-java libgoogle-common-protos-java libnetty-java
+  libgoogle-gson-java libperfmark-java libanimal-sniffer-java libguava-java
+  liberror-prone-java libjsr305-java libgeronimo-annotation-1.3-spec-java
+  libmaven-compiler-plugin-java libmaven-resources-plugin-java
+  libexec-maven-plugin-java libbuild-helper-maven-plugin-java junit5
+)
+missing=()
+for package in "${packages[@]}"; do
+  if [ "$package" = default-jdk-headless ] && command -v javac >/dev/null; then
+    continue # any installed JDK 17 or newer does
+  fi
+  dpkg-query -W -f='${Status}\n' "$package" 2>/dev/null | grep -q '^install ok installed$' \
+    || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "java: installing ${missing[*]}"
+  apt_install() {
+    DEBIAN_FRONTEND=noninteractive timeout 900 nice -n 10 apt-get install -y -q \
+      --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}" >/dev/null
+  }
+  apt_install || {
+    timeout 600 apt-get update -q -o DPkg::Lock::Timeout=600 >/dev/null
+    apt_install
+  }
+fi
+
+# mvn_debian SECONDS ARGS...: Maven, offline against Debian's repository, bounded in time.
+mvn_debian() {
+  local seconds="$1"
+  shift
+  # -U: a failed look-up in the file repository is not cached across runs.
+  timeout "$seconds" nice -n 10 mvn -B -q -U -Ddebian -s "$here/debian-settings.xml" \
+    -Dmaven.repo.local="$repo/.tools/java/m2" -f "$here/pom.xml" "$@"
+}
+
+echo "java: building"
+mvn_debian 300 compile
+
+echo "java: the client against $address"
+mvn_debian 120 exec:java -Dexec.args="$address"
+
+# Three replicas on loopback port 0, each with its metrics on another port 0; killed on exit
+# whatever happens.
+logs="$(mktemp -d)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  rm -rf "$logs"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+replicas=()
+for i in 1 2 3; do
+  # A long drain, so that a replica sent SIGTERM keeps serving while the check runs.
+  "$binary" --listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 --shutdown-drain 30s \
+    >"$logs/replica$i.log" 2>&1 &
+  pids+=($!)
+  disown $! # the check kills one: no job notice for it
+done
+for i in 1 2 3; do
+  log="$logs/replica$i.log" grpc="" metrics=""
+  for _ in $(seq 150); do
+    grpc="$(sed -n 's/.*arbiter listening on \([^ ]*\).*/\1/p' "$log" | head -1)"
+    metrics="$(sed -n 's/.*metrics on \(http:[^ ]*\).*/\1/p' "$log" | head -1)"
+    [ -n "$grpc" ] && [ -n "$metrics" ] && break
+    sleep 0.2
+  done
+  if [ -z "$grpc" ] || [ -z "$metrics" ]; then
+    echo "java: replica $i did not start:" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+  replicas+=("$grpc,$metrics,${pids[$((i - 1))]}")
+done
+
+echo "java: balancing over ${replicas[*]}"
+mvn_debian 180 exec:java -Dexec.mainClass=arbiter.examples.ReplicasCheck \
+  -Dexec.args="${replicas[*]}"
+echo "java: all checks passed"

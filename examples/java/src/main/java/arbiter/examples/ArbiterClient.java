@@ -1,0 +1,545 @@
+package arbiter.examples;
+
+import arbiter.v1.Arbiter.Board;
+import arbiter.v1.Arbiter.Cell;
+import arbiter.v1.Arbiter.Check;
+import arbiter.v1.Arbiter.CheckBatchRequest;
+import arbiter.v1.Arbiter.CheckBatchResponse;
+import arbiter.v1.Arbiter.CheckConnectFourRequest;
+import arbiter.v1.Arbiter.CheckConnectFourResponse;
+import arbiter.v1.Arbiter.CheckOthelloMoveRequest;
+import arbiter.v1.Arbiter.CheckOthelloMoveResponse;
+import arbiter.v1.Arbiter.CheckResult;
+import arbiter.v1.Arbiter.ConnectFourSetup;
+import arbiter.v1.Arbiter.FieldViolation;
+import arbiter.v1.Arbiter.GameAction;
+import arbiter.v1.Arbiter.GameState;
+import arbiter.v1.Arbiter.JudgeTicTacToeRequest;
+import arbiter.v1.Arbiter.JudgeTicTacToeResponse;
+import arbiter.v1.Arbiter.ListOthelloMovesRequest;
+import arbiter.v1.Arbiter.ListOthelloMovesResponse;
+import arbiter.v1.Arbiter.OthelloSetup;
+import arbiter.v1.Arbiter.PlayConnectFourRequest;
+import arbiter.v1.Arbiter.PlayConnectFourResponse;
+import arbiter.v1.Arbiter.PlayManyRequest;
+import arbiter.v1.Arbiter.PlayManyResponse;
+import arbiter.v1.Arbiter.PlayOthelloRequest;
+import arbiter.v1.Arbiter.PlayOthelloResponse;
+import arbiter.v1.Arbiter.PlayTicTacToeRequest;
+import arbiter.v1.Arbiter.PlayTicTacToeResponse;
+import arbiter.v1.Arbiter.TicTacToeMove;
+import arbiter.v1.Arbiter.Verdict;
+import arbiter.v1.ArbiterServiceGrpc;
+import arbiter.v1.ArbiterServiceGrpc.ArbiterServiceBlockingStub;
+import arbiter.v1.ArbiterServiceGrpc.ArbiterServiceStub;
+import com.google.protobuf.Any;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.rpc.BadRequest;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.StatusProto;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A Java client of every Arbiter RPC, in the manner of grpc-java's examples: the code a Java
+ * backend starts from.
+ *
+ * <p>It makes one call of each one-shot RPC, reads the {@code google.rpc.BadRequest} of a
+ * malformed one, plays a live game of each kind (each with a move the server rejects, the
+ * stream going on after it), sends a CheckBatch and a PlayMany, and resumes a game on a new
+ * stream from its history, as a game server does after a deploy or a lost connection. It
+ * fails (exit status 1) if any answer is not the one the rules give.
+ *
+ * <pre>
+ * mvn compile exec:java                                        # localhost:50051
+ * mvn compile exec:java -Dexec.args=arbiter.internal:50051
+ * mvn compile exec:java -Dexec.args=10.0.0.1:50051,10.0.0.2:50051,10.0.0.3:50051
+ * </pre>
+ *
+ * <p>Several addresses separated by commas balance the calls over those replicas from the
+ * client ({@link Channels#forReplicas}).
+ */
+public final class ArbiterClient {
+  private final ArbiterServiceBlockingStub blocking;
+  private final ArbiterServiceStub async;
+
+  ArbiterClient(ManagedChannel channel) {
+    blocking = ArbiterServiceGrpc.newBlockingStub(channel);
+    async = ArbiterServiceGrpc.newStub(channel);
+  }
+
+  public static void main(String[] args) throws Exception {
+    String target = args.length > 0 ? args[0] : "localhost:50051";
+    // One channel for the whole program: stubs on it are cheap and share its connections.
+    ManagedChannel channel = target.contains(",")
+        ? Channels.forReplicas(Arrays.asList(target.split(",")))
+        : Channels.forTarget(target);
+    try {
+      System.out.println("connected to " + target);
+      ArbiterClient client = new ArbiterClient(channel);
+      client.checkOthelloMove();
+      client.listOthelloMoves();
+      client.checkConnectFour();
+      client.judgeTicTacToe();
+      client.aMalformedRequest();
+      client.playTicTacToe();
+      client.playOthello();
+      client.playConnectFour();
+      client.checkBatch();
+      client.playMany();
+      client.resumeFromHistory();
+      System.out.println("\nevery answer was the one the rules give");
+    } finally {
+      channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+  }
+
+  /** An answer that is not the one the rules give. */
+  static final class WrongAnswer extends RuntimeException {
+    WrongAnswer(String what) {
+      super("unexpected answer: " + what);
+    }
+  }
+
+  static void expect(boolean holds, String what) {
+    if (!holds) {
+      throw new WrongAnswer(what);
+    }
+  }
+
+  static Board board(String... rows) {
+    return Board.newBuilder().addAllRows(Arrays.asList(rows)).build();
+  }
+
+  static Cell cell(int row, int col) {
+    return Cell.newBuilder().setRow(row).setCol(col).build();
+  }
+
+  /** Cells as "[(row, col), ...]". */
+  static String cells(List<Cell> cells) {
+    return cells.stream()
+        .map(c -> "(" + c.getRow() + ", " + c.getCol() + ")")
+        .collect(Collectors.joining(", ", "[", "]"));
+  }
+
+  private static final Board OPENING = board(
+      "........", "........", "........", "...WB...",
+      "...BW...", "........", "........", "........");
+
+  /** CheckOthelloMove of a disc of {@code color} at (2, 3) on the opening board. */
+  private static CheckOthelloMoveRequest at2x3(String color) {
+    return CheckOthelloMoveRequest.newBuilder()
+        .setBoard(OPENING).setRow(2).setCol(3).setColor(color).build();
+  }
+
+  void checkOthelloMove() {
+    System.out.println("\n*** CheckOthelloMove");
+    CheckOthelloMoveResponse reply = blocking.checkOthelloMove(at2x3("B"));
+    System.out.printf("Black at (2, 3): legal %s, flips %s%n",
+        reply.getLegal(), cells(reply.getFlipsList()));
+    expect(reply.getLegal() && cells(reply.getFlipsList()).equals("[(3, 3)]"),
+        "Black at (2, 3) turns over (3, 3)");
+  }
+
+  void listOthelloMoves() {
+    System.out.println("\n*** ListOthelloMoves");
+    ListOthelloMovesResponse reply = blocking.listOthelloMoves(
+        ListOthelloMovesRequest.newBuilder().setBoard(OPENING).setColor("B").build());
+    List<Cell> moves = new ArrayList<>();
+    for (var move : reply.getMovesList()) {
+      System.out.printf("Black may play (%d, %d), turning over %s%n",
+          move.getCell().getRow(), move.getCell().getCol(), cells(move.getFlipsList()));
+      moves.add(move.getCell());
+    }
+    expect(cells(moves).equals("[(2, 3), (3, 2), (4, 5), (5, 4)]"),
+        "Black's four opening moves, row-major");
+  }
+
+  void checkConnectFour() {
+    System.out.println("\n*** CheckConnectFour");
+    CheckConnectFourResponse reply = blocking.checkConnectFour(CheckConnectFourRequest.newBuilder()
+        .setBoard(board("0000000", "0000000", "0000000", "0000000", "0000000", "2221000"))
+        .setRow(5).setCol(2).setPlayer(2).setRunLength(3)
+        .build());
+    System.out.printf("player 2 at (5, 2), runs of 3: wins %s, run %s%n",
+        reply.getWins(), cells(reply.getRunList()));
+    expect(reply.getWins() && cells(reply.getRunList()).equals("[(5, 0), (5, 1), (5, 2)]"),
+        "2 2 2 on the bottom row is a run of 3");
+  }
+
+  static List<TicTacToeMove> ticTacToeMoves(int[][] moves) {
+    return Arrays.stream(moves)
+        .map(m -> TicTacToeMove.newBuilder().setRow(m[0]).setCol(m[1]).build())
+        .toList();
+  }
+
+  void judgeTicTacToe() {
+    System.out.println("\n*** JudgeTicTacToe");
+    int[][] moves = {{0, 0}, {1, 1}, {0, 1}, {2, 2}, {0, 2}};
+    JudgeTicTacToeResponse reply = blocking.judgeTicTacToe(
+        JudgeTicTacToeRequest.newBuilder().addAllMoves(ticTacToeMoves(moves)).build());
+    System.out.printf("%s after %d moves, line %s, board %s%n", reply.getVerdict(),
+        reply.getMovesPlayed(), cells(reply.getLineList()), reply.getBoard().getRowsList());
+    expect(reply.getVerdict() == Verdict.VERDICT_A_WINS
+            && cells(reply.getLineList()).equals("[(0, 0), (0, 1), (0, 2)]")
+            && reply.getBoard().getRowsList().equals(List.of("XXX", ".O.", "..O"))
+            && reply.getMovesPlayed() == 5,
+        "A wins along row 0");
+  }
+
+  /**
+   * A malformed request: INVALID_ARGUMENT, with a {@code google.rpc.BadRequest} detail naming
+   * every field at fault, read with {@link StatusProto#fromThrowable}.
+   */
+  void aMalformedRequest() throws InvalidProtocolBufferException {
+    System.out.println("\n*** a malformed request");
+    try {
+      blocking.checkConnectFour(CheckConnectFourRequest.newBuilder()
+          .setBoard(board("000", "00", "0000")).setRow(9).setCol(0).setPlayer(3).build());
+      throw new WrongAnswer("a ragged board was accepted");
+    } catch (StatusRuntimeException error) {
+      System.out.println(error.getStatus().getCode() + ": " + error.getStatus().getDescription());
+      com.google.rpc.Status status = StatusProto.fromThrowable(error);
+      expect(status != null, "the status carries details");
+      List<String> fields = new ArrayList<>();
+      for (Any detail : status.getDetailsList()) {
+        if (detail.is(BadRequest.class)) {
+          for (var violation : detail.unpack(BadRequest.class).getFieldViolationsList()) {
+            System.out.printf("  %s: %s%n", violation.getField(), violation.getDescription());
+            fields.add(violation.getField());
+          }
+        }
+      }
+      expect(error.getStatus().getCode() == Status.Code.INVALID_ARGUMENT
+              && fields.equals(List.of("board.rows[1]", "board.rows[2]", "row", "player")),
+          "two ragged rows, a row off the board and a bad player");
+    }
+  }
+
+  /**
+   * A live game: send a move, read its reply, choose the next. The second move is refused
+   * (the square is taken) and the game goes on.
+   */
+  void playTicTacToe() throws InterruptedException {
+    System.out.println("\n*** PlayTicTacToe");
+    LiveStream<PlayTicTacToeRequest, PlayTicTacToeResponse> game =
+        LiveStream.open(async::playTicTacToe);
+    int rejected = 0;
+    PlayTicTacToeResponse reply = null;
+    for (int[] move : new int[][] {{1, 1}, {1, 1}, {0, 0}, {0, 1}, {2, 2}, {2, 1}}) {
+      game.send(PlayTicTacToeRequest.newBuilder().setRow(move[0]).setCol(move[1]).build());
+      reply = game.next();
+      expect(reply != null, "a reply to every move");
+      if (reply.getRejected().isEmpty()) {
+        System.out.printf("(%d, %d): %s, %d moves played%n",
+            move[0], move[1], reply.getVerdict(), reply.getMovesPlayed());
+      } else {
+        rejected++;
+        System.out.printf("(%d, %d): rejected: %s%n", move[0], move[1], reply.getRejected());
+      }
+    }
+    game.closeSend();
+    expect(game.next() == null, "the stream ends after the client's");
+    expect(rejected == 1 && reply.getVerdict() == Verdict.VERDICT_A_WINS
+            && cells(reply.getLineList()).equals("[(0, 1), (1, 1), (2, 1)]"),
+        "one taken square, then A completes the middle column");
+  }
+
+  /**
+   * A live Othello game from a custom start: after Black's first disc White has no legal move,
+   * so White passes and Black plays again; a disc on an occupied cell is rejected.
+   */
+  void playOthello() throws InterruptedException {
+    System.out.println("\n*** PlayOthello");
+    LiveStream<PlayOthelloRequest, PlayOthelloResponse> game = LiveStream.open(async::playOthello);
+    List<PlayOthelloRequest> messages = List.of(
+        PlayOthelloRequest.newBuilder()
+            .setSetup(OthelloSetup.newBuilder().setBoard(board(".WB.WB")).setToMove("B"))
+            .build(),
+        PlayOthelloRequest.newBuilder().setMove(cell(0, 0)).build(),
+        PlayOthelloRequest.newBuilder().setMove(cell(0, 0)).build(),
+        PlayOthelloRequest.newBuilder().setMove(cell(0, 3)).build());
+    List<PlayOthelloResponse> replies = new ArrayList<>();
+    for (PlayOthelloRequest message : messages) {
+      game.send(message);
+      PlayOthelloResponse reply = game.next();
+      expect(reply != null, "a reply to every message");
+      if (reply.getRejected().isEmpty()) {
+        System.out.printf("%s %s: flipped %s, %s to move%s, legal %s, %d black, %d white%n",
+            reply.getVerdict(), reply.getBoard().getRowsList(), cells(reply.getFlipsList()),
+            reply.getToMove().isEmpty() ? "nobody" : reply.getToMove(),
+            reply.getPassed() ? " (White passed)" : "", cells(reply.getLegalMovesList()),
+            reply.getBlackDiscs(), reply.getWhiteDiscs());
+      } else {
+        System.out.println("rejected: " + reply.getRejected());
+      }
+      replies.add(reply);
+    }
+    game.closeSend();
+    expect(game.next() == null, "the stream ends after the client's");
+    expect(replies.get(1).getPassed() && replies.get(1).getToMove().equals("B"),
+        "White has no move after (0, 0): Black plays again");
+    expect(!replies.get(2).getRejected().isEmpty() && replies.get(2).getMovesPlayed() == 1,
+        "a disc on an occupied cell is rejected, the game unchanged");
+    PlayOthelloResponse last = replies.get(3);
+    expect(last.getVerdict() == Verdict.VERDICT_A_WINS
+            && last.getBoard().getRowsList().equals(List.of("BBBBBB"))
+            && last.getToMove().isEmpty(),
+        "Black fills the board and wins");
+  }
+
+  /** Player 1 wins along the bottom row; a drop off the board (column 7) is rejected. */
+  void playConnectFour() throws InterruptedException {
+    System.out.println("\n*** PlayConnectFour");
+    PlayConnectFourResponse last =
+        playConnectFourResumably(async, 6, 7, List.of(3, 3, 4, 4, 5, 5, 7, 6));
+    System.out.printf("%s at (%d, %d), run %s%n", last.getVerdict(),
+        last.getPlaced().getRow(), last.getPlaced().getCol(), cells(last.getRunList()));
+    expect(last.getVerdict() == Verdict.VERDICT_A_WINS && last.getMovesPlayed() == 7
+            && cells(last.getRunList()).equals("[(5, 3), (5, 4), (5, 5), (5, 6)]"),
+        "player 1 wins along the bottom row");
+  }
+
+  /**
+   * Plays {@code drops} on a board of {@code rows} x {@code cols}, resuming from the history on
+   * a new stream whenever the stream is lost: the loop a game server copies. What it keeps is
+   * the list of drops the server applied; the reply to the resuming setup is the game as it
+   * stood, so play goes on as if the stream had never ended, on any replica. Returns the last
+   * reply.
+   */
+  static PlayConnectFourResponse playConnectFourResumably(
+      ArbiterServiceStub stub, int rows, int cols, List<Integer> drops)
+      throws InterruptedException {
+    ResumableGame game = new ResumableGame(rows, cols);
+    for (int attempt = 0; attempt < 5; attempt++) {
+      try {
+        game.play(stub, drops);
+        return game.last;
+      } catch (StatusRuntimeException error) {
+        if (!isResumable(error.getStatus())) {
+          throw error;
+        }
+        System.out.printf("stream lost (%s: %s); resuming after %d drops%n",
+            error.getStatus().getCode(), error.getStatus().getDescription(), game.applied.size());
+      }
+    }
+    throw new IllegalStateException("the game could not be resumed");
+  }
+
+  /**
+   * Whether a lost stream is resumed: on UNAVAILABLE (a server shutting down, a connection
+   * lost), and on a stream reset (INTERNAL, "RST_STREAM"), which is how a proxy such as nginx
+   * ends a stream whose upstream died. A resume replays a history, so it is always safe.
+   */
+  static boolean isResumable(Status status) {
+    return status.getCode() == Status.Code.UNAVAILABLE
+        || (status.getCode() == Status.Code.INTERNAL
+            && String.valueOf(status.getDescription()).contains("RST_STREAM"));
+  }
+
+  /** What {@link #playConnectFourResumably} keeps between streams. */
+  private static final class ResumableGame {
+    final int rows;
+    final int cols;
+    /** The drops the server applied: the history a new stream starts from. */
+    final List<Integer> applied = new ArrayList<>();
+    /** How many of the drops have been answered (applied or rejected). */
+    int answered;
+    PlayConnectFourResponse last;
+
+    ResumableGame(int rows, int cols) {
+      this.rows = rows;
+      this.cols = cols;
+    }
+
+    /**
+     * One stream: a setup with the drops applied so far, then the drops not yet answered, one
+     * by one. A drop whose reply never came is sent again on the next stream.
+     */
+    void play(ArbiterServiceStub stub, List<Integer> drops) throws InterruptedException {
+      LiveStream<PlayConnectFourRequest, PlayConnectFourResponse> stream =
+          LiveStream.open(stub::playConnectFour);
+      stream.send(PlayConnectFourRequest.newBuilder()
+          .setSetup(ConnectFourSetup.newBuilder().setRows(rows).setCols(cols).addAllHistory(applied))
+          .build());
+      nextOf(stream); // the game as it stood
+      for (int column : drops.subList(answered, drops.size())) {
+        stream.send(PlayConnectFourRequest.newBuilder().setDrop(column).build());
+        PlayConnectFourResponse reply = nextOf(stream);
+        answered++;
+        if (reply.getRejected().isEmpty()) {
+          applied.add(column);
+          System.out.printf("column %d: %d drops played%n", column, reply.getMovesPlayed());
+        } else {
+          System.out.printf("column %d: rejected: %s%n", column, reply.getRejected());
+        }
+        last = reply;
+      }
+      stream.closeSend();
+    }
+
+    private static PlayConnectFourResponse nextOf(
+        LiveStream<PlayConnectFourRequest, PlayConnectFourResponse> stream)
+        throws InterruptedException {
+      PlayConnectFourResponse reply = stream.next();
+      if (reply == null) {
+        throw Status.UNAVAILABLE.withDescription("the stream ended early").asRuntimeException();
+      }
+      return reply;
+    }
+  }
+
+  /**
+   * Many checks of any kind in one call, each answered as its own RPC answers it, in order; a
+   * malformed one (a colour that is not "B" or "W") is answered in place with its violations.
+   */
+  void checkBatch() {
+    System.out.println("\n*** CheckBatch");
+    CheckBatchRequest request = CheckBatchRequest.newBuilder()
+        .addChecks(Check.newBuilder().setCheckOthelloMove(at2x3("B")))
+        .addChecks(Check.newBuilder().setListOthelloMoves(
+            ListOthelloMovesRequest.newBuilder().setBoard(board(".WB")).setColor("G")))
+        .addChecks(Check.newBuilder().setCheckConnectFour(CheckConnectFourRequest.newBuilder()
+            .setBoard(board("0000", "2220", "1111")).setRow(2).setCol(3).setPlayer(1)))
+        .addChecks(Check.newBuilder().setJudgeTicTacToe(JudgeTicTacToeRequest.newBuilder()
+            .addAllMoves(ticTacToeMoves(new int[][] {{1, 1}, {0, 0}}))))
+        .build();
+    CheckBatchResponse reply = blocking.checkBatch(request);
+    for (int i = 0; i < reply.getResultsCount(); i++) {
+      CheckResult result = reply.getResults(i);
+      switch (result.getResultCase()) {
+        case CHECK_OTHELLO_MOVE -> System.out.printf("check %d: legal %s, flips %s%n", i,
+            result.getCheckOthelloMove().getLegal(),
+            cells(result.getCheckOthelloMove().getFlipsList()));
+        case CHECK_CONNECT_FOUR -> System.out.printf("check %d: wins %s, run %s%n", i,
+            result.getCheckConnectFour().getWins(),
+            cells(result.getCheckConnectFour().getRunList()));
+        case JUDGE_TIC_TAC_TOE -> System.out.printf("check %d: %s, board %s%n", i,
+            result.getJudgeTicTacToe().getVerdict(),
+            result.getJudgeTicTacToe().getBoard().getRowsList());
+        default -> {
+          for (FieldViolation violation : result.getInvalidList()) {
+            System.out.printf("check %d: invalid %s: %s%n",
+                i, violation.getField(), violation.getDescription());
+          }
+        }
+      }
+    }
+    List<CheckResult> results = reply.getResultsList();
+    expect(results.size() == 4, "one result per check");
+    expect(cells(results.get(0).getCheckOthelloMove().getFlipsList()).equals("[(3, 3)]"),
+        "check 0: Black at (2, 3) turns over (3, 3)");
+    expect(results.get(1).getResultCase() == CheckResult.ResultCase.RESULT_NOT_SET
+            && results.get(1).getInvalidCount() == 1
+            && results.get(1).getInvalid(0).getField().equals("color"),
+        "check 1: invalid on its colour alone");
+    expect(results.get(2).getCheckConnectFour().getWins()
+            && cells(results.get(2).getCheckConnectFour().getRunList())
+                .equals("[(2, 0), (2, 1), (2, 2), (2, 3)]"),
+        "check 2: 1 1 1 1 wins");
+    JudgeTicTacToeResponse judged = results.get(3).getJudgeTicTacToe();
+    expect(judged.getVerdict() == Verdict.VERDICT_PENDING
+            && judged.getBoard().getRowsList().equals(List.of("O..", ".X.", "...")),
+        "check 3: a game under way");
+  }
+
+  /**
+   * Many live games in one stream: each message carries actions for any games, numbered by the
+   * client; a number that holds no game starts one of the action's kind. Two Othello games and
+   * a Tic-Tac-Toe game, then a rejected move and a close.
+   */
+  void playMany() throws InterruptedException {
+    System.out.println("\n*** PlayMany");
+    LiveStream<PlayManyRequest, PlayManyResponse> stream = LiveStream.open(async::playMany);
+    List<List<GameAction>> messages = List.of(
+        List.of(othello(1, 2, 3), ticTacToe(2, 1, 1), othello(3, 5, 4)),
+        List.of(othello(1, 2, 2), ticTacToe(2, 1, 1), // taken: rejected, the game goes on
+            GameAction.newBuilder().setGame(3).setClose(true).build()));
+    List<GameState> states = new ArrayList<>();
+    for (List<GameAction> actions : messages) {
+      stream.send(PlayManyRequest.newBuilder().addAllActions(actions).build());
+      PlayManyResponse reply = stream.next();
+      expect(reply != null, "a reply to every message");
+      for (GameState state : reply.getStatesList()) {
+        long game = state.getGame();
+        switch (state.getStateCase()) {
+          case OTHELLO -> System.out.printf("game %d (Othello): %s to move, rejected \"%s\"%n",
+              game, state.getOthello().getToMove(), state.getOthello().getRejected());
+          case TIC_TAC_TOE -> System.out.printf(
+              "game %d (Tic-Tac-Toe): %d moves played, rejected \"%s\"%n", game,
+              state.getTicTacToe().getMovesPlayed(), state.getTicTacToe().getRejected());
+          case CONNECT_FOUR -> System.out.printf("game %d (Connect Four): %d to move%n",
+              game, state.getConnectFour().getToMove());
+          default -> System.out.printf("game %d: %s%n", game,
+              state.getInvalidCount() == 0 ? "closed" : "invalid " + state.getInvalidList());
+        }
+        states.add(state);
+      }
+    }
+    stream.closeSend();
+    expect(stream.next() == null, "the stream ends after the client's");
+    expect(states.size() == 6, "one state per action");
+    expect(states.get(0).getOthello().getToMove().equals("W")
+            && states.get(2).getOthello().getToMove().equals("W")
+            && states.get(3).getOthello().getToMove().equals("B")
+            && states.get(3).getOthello().getRejected().isEmpty(),
+        "games 1 and 3 play Othello from the standard start");
+    expect(states.get(1).getTicTacToe().getMovesPlayed() == 1
+            && !states.get(4).getTicTacToe().getRejected().isEmpty()
+            && states.get(4).getTicTacToe().getMovesPlayed() == 1,
+        "game 2's second move is rejected, the game unchanged");
+    expect(states.get(5).getGame() == 3
+            && states.get(5).getStateCase() == GameState.StateCase.STATE_NOT_SET
+            && states.get(5).getInvalidCount() == 0,
+        "game 3 is closed");
+  }
+
+  private static GameAction othello(long game, int row, int col) {
+    return GameAction.newBuilder().setGame(game)
+        .setOthello(PlayOthelloRequest.newBuilder().setMove(cell(row, col)))
+        .build();
+  }
+
+  private static GameAction ticTacToe(long game, int row, int col) {
+    return GameAction.newBuilder().setGame(game)
+        .setTicTacToe(PlayTicTacToeRequest.newBuilder().setRow(row).setCol(col))
+        .build();
+  }
+
+  /**
+   * A game moved to a new stream (on this server or any other) from its history alone: the
+   * setup's reply is the game as the old stream left it.
+   */
+  void resumeFromHistory() throws InterruptedException {
+    System.out.println("\n*** resuming from a history");
+    List<Integer> drops = List.of(3, 4, 3, 4);
+    LiveStream<PlayConnectFourRequest, PlayConnectFourResponse> first =
+        LiveStream.open(async::playConnectFour);
+    PlayConnectFourResponse before = null;
+    for (int column : drops) {
+      first.send(PlayConnectFourRequest.newBuilder().setDrop(column).build());
+      before = first.next();
+    }
+    first.closeSend();
+    LiveStream<PlayConnectFourRequest, PlayConnectFourResponse> second =
+        LiveStream.open(async::playConnectFour);
+    second.send(PlayConnectFourRequest.newBuilder()
+        .setSetup(ConnectFourSetup.newBuilder().addAllHistory(drops))
+        .build());
+    PlayConnectFourResponse after = second.next();
+    second.closeSend();
+    expect(before != null && after != null, "a reply to every message");
+    System.out.println("old stream left " + before.getBoard().getRowsList());
+    System.out.println("new stream holds " + after.getBoard().getRowsList());
+    expect(before.getBoard().equals(after.getBoard())
+            && before.getToMove() == after.getToMove()
+            && before.getMovesPlayed() == after.getMovesPlayed()
+            && after.getMovesPlayed() == 4,
+        "the resumed game is the game");
+  }
+}

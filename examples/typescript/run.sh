@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# CI entry of the TypeScript client (examples/typescript/): installs what is missing
+# (Node from Debian's packages if there is none, the npm packages of package-lock.json),
+# builds it (types generated from proto/ by proto-loader-gen-types, then tsc), runs the
+# client against a running server, then starts three replicas of the server binary on
+# 127.0.0.1 port 0 and runs the balancing check (src/replicas.ts) over them. The
+# replicas are killed on exit whatever happens; every step is bounded by `timeout`.
+#
+#   bash examples/typescript/run.sh --address HOST:PORT --binary PATH_TO_ARBITER
+#
+# A rerun reuses node_modules/ when package-lock.json has not changed since it was
+# installed. Exits non-zero on any failure.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here"
+
+address= binary=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --address) address=$2; shift 2 ;;
+    --binary) binary=$2; shift 2 ;;
+    *) echo "usage: $0 --address HOST:PORT --binary PATH_TO_ARBITER" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$address" ] || [ -z "$binary" ]; then
+  echo "usage: $0 --address HOST:PORT --binary PATH_TO_ARBITER" >&2
+  exit 2
+fi
+binary=$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "typescript: installing Node.js and npm from Debian's packages"
+  DEBIAN_FRONTEND=noninteractive nice -n 10 apt-get install -y -q -o DPkg::Lock::Timeout=600 nodejs npm
+fi
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "typescript: Node.js 20 or newer is needed, this is $(node --version)" >&2
+  exit 1
+fi
+
+# npm ci installs exactly the lock file; it is skipped while node_modules holds that
+# install already (npm writes node_modules/.package-lock.json as it installs).
+stamp=node_modules/.installed-from-lock
+if ! [ -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
+  echo "typescript: npm ci"
+  timeout 600 nice -n 10 npm ci --no-audit --no-fund
+  cp package-lock.json "$stamp"
+fi
+echo "typescript: npm run build"
+timeout 300 nice -n 10 npm run --silent build
+
+echo "typescript: the client against $address"
+timeout 120 node dist/client.js "$address"
+
+logs=$(mktemp -d)
+pids=()
+stop_replicas() {
+  for pid in "${pids[@]}"; do
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  rm -rf "$logs"
+}
+trap stop_replicas EXIT
+
+replica_args=()
+for i in 1 2 3; do
+  # A short drain and grace: the check stops one replica gracefully and waits for it.
+  # Not under `timeout`: the check signals the replicas by pid, and the trap kills them.
+  "$binary" --listen 127.0.0.1:0 --shutdown-drain 1s --shutdown-grace 1s >"$logs/$i.log" 2>&1 &
+  pids+=($!)
+  disown $! # not a job of this shell, which would report the replica the check kills
+done
+for i in 1 2 3; do
+  pid=${pids[$((i - 1))]}
+  replica=
+  for _ in $(seq 1 300); do
+    replica=$(sed -n 's/.*arbiter listening on \([0-9.]*:[0-9]*\).*/\1/p' "$logs/$i.log" | head -n 1)
+    [ -n "$replica" ] && break
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "typescript: replica $i exited before listening; its log:" >&2
+      cat "$logs/$i.log" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  if [ -z "$replica" ]; then
+    echo "typescript: replica $i logged no address in 30 s; its log:" >&2
+    cat "$logs/$i.log" >&2
+    exit 1
+  fi
+  replica_args+=(--replica "$replica" --pid "$pid")
+done
+
+echo "typescript: balancing over three replicas (round robin from grpc-js)"
+status=0
+timeout 120 node dist/replicas.js "${replica_args[@]}" || status=$?
+if grep -q panicked "$logs"/*.log; then
+  echo "typescript: a replica panicked; the logs:" >&2
+  cat "$logs"/*.log >&2
+  status=1
+fi
+exit "$status"
