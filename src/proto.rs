@@ -49,6 +49,7 @@ macro_rules! message_impl {
 mod board;
 pub mod replies;
 pub mod requests;
+pub(crate) mod wire;
 
 pub use self::board::Board;
 pub use self::generated::*;

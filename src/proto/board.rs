@@ -18,7 +18,7 @@ use prost::DecodeError;
 use crate::rules::rows::Rows;
 
 /// The field number of `rows`.
-const ROWS: u32 = 1;
+const ROWS: u32 = super::wire::fields::board::ROWS.0;
 
 /// The most rows that a board's first row makes room for: an 8x8 Othello board or a
 /// 6x7 Connect Four board is read without growing its buffer; larger ones grow it.

@@ -16,69 +16,66 @@ use prost::encoding::message::merge_repeated;
 use prost::encoding::{decode_varint, skip_field, DecodeContext, WireType};
 use prost::DecodeError;
 
-use super::GameAction;
+use super::wire::fields;
+use super::{GameAction, PlayManyRequest};
 
 mod checks;
 
 pub use self::checks::{CheckBatchChecks, CheckRef};
 
-/// Declares `$reading`, `$whole` as the server reads it: its one field `$items` (number
-/// 1, a repeated `$item`), a small item taking about `$bytes` bytes on the wire.
-macro_rules! bulk_request {
-    ($(#[$doc:meta])* $reading:ident: $whole:ident { $items:ident: $item:ident, $bytes:literal }) => {
-        $(#[$doc])*
-        #[derive(Clone, PartialEq, Default, Debug)]
-        pub struct $reading {
-            /// The items, in order.
-            pub $items: Vec<$item>,
-        }
-
-        impl From<$reading> for super::$whole {
-            fn from(reading: $reading) -> Self {
-                Self {
-                    $items: reading.$items,
-                }
-            }
-        }
-
-        impl From<super::$whole> for $reading {
-            fn from(whole: super::$whole) -> Self {
-                Self {
-                    $items: whole.$items,
-                }
-            }
-        }
-
-        message_impl! {
-            $reading;
-            encode_raw(reading, buf) {
-                for item in &reading.$items {
-                    prost::encoding::message::encode(1, item, buf);
-                }
-            }
-            merge_field(reading, tag, wire_type, buf, ctx) {
-                if tag != 1 {
-                    return skip_field(wire_type, tag, buf, ctx);
-                }
-                reserve_items(&mut reading.$items, buf.remaining(), $bytes);
-                merge_items(wire_type, &mut reading.$items, buf, ctx).map_err(|mut error| {
-                    error.push(stringify!($whole), stringify!($items));
-                    error
-                })
-            }
-            encoded_len(reading) {
-                prost::encoding::message::encoded_len_repeated(1, &reading.$items)
-            }
-            clear(reading) {
-                reading.$items.clear();
-            }
-        }
-    };
+/// A `PlayManyRequest` as the server reads it: its actions, in order.
+#[derive(Clone, PartialEq, Default, Debug)]
+pub struct PlayManyActions {
+    /// The actions, in order.
+    pub actions: Vec<GameAction>,
 }
 
-bulk_request! {
-    /// A `PlayManyRequest` as the server reads it.
-    PlayManyActions: PlayManyRequest { actions: GameAction, 8 }
+impl From<PlayManyActions> for PlayManyRequest {
+    fn from(reading: PlayManyActions) -> Self {
+        Self {
+            actions: reading.actions,
+        }
+    }
+}
+
+impl From<PlayManyRequest> for PlayManyActions {
+    fn from(whole: PlayManyRequest) -> Self {
+        Self {
+            actions: whole.actions,
+        }
+    }
+}
+
+/// The field number of `actions` in `PlayManyRequest`.
+const ACTIONS: u32 = fields::play_many_request::ACTIONS.0;
+
+/// About the bytes a small action takes on the wire: the list of actions is sized from
+/// the message's length with it ([`reserve_items`]).
+const SMALL_ACTION: usize = 8;
+
+message_impl! {
+    PlayManyActions;
+    encode_raw(reading, buf) {
+        for item in &reading.actions {
+            prost::encoding::message::encode(ACTIONS, item, buf);
+        }
+    }
+    merge_field(reading, tag, wire_type, buf, ctx) {
+        if tag != ACTIONS {
+            return skip_field(wire_type, tag, buf, ctx);
+        }
+        reserve_items(&mut reading.actions, buf.remaining(), SMALL_ACTION);
+        merge_items(wire_type, &mut reading.actions, buf, ctx).map_err(|mut error| {
+            error.push("PlayManyRequest", "actions");
+            error
+        })
+    }
+    encoded_len(reading) {
+        prost::encoding::message::encoded_len_repeated(ACTIONS, &reading.actions)
+    }
+    clear(reading) {
+        reading.actions.clear();
+    }
 }
 
 /// The most items a bulk request's list is sized for before its items are read: one

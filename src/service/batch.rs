@@ -7,13 +7,15 @@
 
 use crate::proto::replies::CheckBatchReply;
 use crate::proto::requests::{CheckBatchChecks, CheckRef};
+use crate::proto::wire::{fields as wire, Len};
 use crate::proto::{CheckResult, FieldViolation};
 use crate::rules::grid::Cell;
 use crate::rules::rows::RowsView;
 
+use super::answer::Answer;
 use super::error::{ServiceError, Violation};
 use super::fields::{self, InPlace};
-use super::{connect_four, othello, tic_tac_toe, Checked, MAX_REPLY_BYTES};
+use super::{connect_four, othello, tic_tac_toe, MAX_REPLY_BYTES};
 
 /// The most checks one CheckBatch call may carry.
 pub const MAX_CHECKS: usize = 10_000;
@@ -64,8 +66,8 @@ struct Scratch {
 /// violations; returns the result's length, as [`CheckBatchReply::push`] does. A
 /// board is parsed into the scratch cells, an Othello move's flips into its flips.
 fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch) -> usize {
+    use wire::check_result as result;
     let cells = &mut scratch.cells;
-    // The `result` field of each kind's answer in `CheckResult`.
     let result = match check {
         CheckRef::OthelloMove {
             board,
@@ -76,7 +78,7 @@ fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch)
             let flips = std::mem::take(&mut scratch.flips);
             othello::check_move_of(in_place(board, cells), (row, col), color, flips).map(
                 |(answer, board)| {
-                    let len = write(&answer, 2, out);
+                    let len = write(&answer, result::CHECK_OTHELLO_MOVE, out);
                     *cells = board.into_cells();
                     scratch.flips = answer.into_flips();
                     len
@@ -85,7 +87,7 @@ fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch)
         }
         CheckRef::ListOthelloMoves { board, color } => {
             othello::list_moves_of(in_place(board, cells), color).map(|listing| {
-                let len = write(&listing, 3, out);
+                let len = write(&listing, result::LIST_OTHELLO_MOVES, out);
                 *cells = listing.into_cells();
                 len
             })
@@ -98,14 +100,13 @@ fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch)
             run_length,
         } => connect_four::check_of(in_place(board, cells), (row, col), player, run_length).map(
             |(answer, board)| {
-                let len = write(&answer, 4, out);
+                let len = write(&answer, result::CHECK_CONNECT_FOUR, out);
                 *cells = board.into_cells();
                 len
             },
         ),
-        CheckRef::JudgeTicTacToe { moves } => {
-            tic_tac_toe::judge_moves(moves).map(|judged| write(&judged, 5, out))
-        }
+        CheckRef::JudgeTicTacToe { moves } => tic_tac_toe::judge_moves(moves)
+            .map(|judged| write(&judged, result::JUDGE_TIC_TAC_TOE, out)),
         CheckRef::Unset => Err(ServiceError::InvalidRequest {
             message: "Check",
             violations: vec![Violation::new(
@@ -131,10 +132,10 @@ fn in_place<'a>(rows: Option<RowsView<'a>>, cells: &mut Vec<u8>) -> Option<InPla
     })
 }
 
-/// Writes a check's answer into `out` as the `result` field `tag` of a `CheckResult`,
+/// Writes a check's answer into `out` as the `result` field `field` of a `CheckResult`,
 /// and returns its length.
-fn write<C: Checked>(answer: &C, tag: u32, out: &mut CheckBatchReply) -> usize {
-    out.push_result(tag, |w| answer.write(w))
+fn write<A: Answer>(answer: &A, field: Len, out: &mut CheckBatchReply) -> usize {
+    out.push_result(field, |w| answer.write(w))
 }
 
 /// The answer to a check past the reply budget.

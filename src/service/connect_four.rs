@@ -6,6 +6,7 @@ use std::num::NonZeroUsize;
 
 use crate::proto::play_connect_four_request::Action;
 use crate::proto::replies::Writer;
+use crate::proto::wire::fields as wire;
 use crate::proto::{
     self, CheckConnectFourRequest, CheckConnectFourResponse, ConnectFourSetup,
     PlayConnectFourRequest, PlayConnectFourResponse,
@@ -15,11 +16,11 @@ use crate::rules::grid::Cell;
 
 use crate::rules::GameKind;
 
+use super::answer::Answer;
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields::{self, BoardRows, MAX_SIDE};
-use super::play::{self, Answer as _, Handled, Opened, Reply};
-use super::Checked;
+use super::play::{self, Handled, Opened, Reply};
 
 /// The rows of a Connect Four game set up without them.
 pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::MIN.saturating_add(5);
@@ -85,7 +86,7 @@ pub(crate) fn check_of(
 #[derive(Debug)]
 pub(crate) struct RunAnswer(Option<Vec<Cell>>);
 
-impl Checked for RunAnswer {
+impl Answer for RunAnswer {
     type Response = CheckConnectFourResponse;
 
     fn into_response(self) -> CheckConnectFourResponse {
@@ -96,8 +97,9 @@ impl Checked for RunAnswer {
     }
 
     fn write(&self, w: &mut Writer) {
-        w.bool(1, self.0.is_some());
-        w.grid_cells(2, self.0.as_deref().unwrap_or_default());
+        use wire::check_connect_four_response as reply;
+        w.bool(reply::WINS, self.0.is_some());
+        w.grid_cells(reply::RUN, self.0.as_deref().unwrap_or_default());
     }
 }
 
@@ -109,7 +111,7 @@ impl play::sealed::Game for Game {
     fn open(first: PlayConnectFourRequest) -> Opened<Self> {
         if let Some(Action::Setup(setup)) = &first.action {
             let (game, placed) = set_up(setup)?;
-            let answer = Answer {
+            let answer = Played {
                 game: &game,
                 placed,
                 rejected: String::new(),
@@ -124,7 +126,7 @@ impl play::sealed::Game for Game {
     fn answer(
         &mut self,
         request: PlayConnectFourRequest,
-    ) -> (Handled, impl play::Answer<Response = Self::Response> + '_) {
+    ) -> (Handled, impl Answer<Response = Self::Response> + '_) {
         let dropped = match request.action {
             Some(Action::Drop(col)) => self
                 .drop_piece(i64::from(col))
@@ -136,7 +138,7 @@ impl play::sealed::Game for Game {
             Ok(placed) => (Handled::Applied, Some(placed), String::new()),
             Err(rejected) => (Handled::Rejected, None, rejected),
         };
-        let answer = Answer {
+        let answer = Played {
             game: self,
             placed,
             rejected,
@@ -148,7 +150,7 @@ impl play::sealed::Game for Game {
 /// The answer to a PlayConnectFour message, before it is a reply: the game after the
 /// message, and what the message did. It becomes a `PlayConnectFourResponse`, or is
 /// written straight into a PlayMany reply as one.
-pub(crate) struct Answer<'a> {
+pub(crate) struct Played<'a> {
     game: &'a Game,
     /// Where the dropped piece landed, if a drop was applied.
     placed: Option<Cell>,
@@ -156,7 +158,7 @@ pub(crate) struct Answer<'a> {
     rejected: String,
 }
 
-impl Answer<'_> {
+impl Played<'_> {
     /// The wire verdict, and the winning run: reported with the move that made it,
     /// not after.
     fn verdict_and_run(&self) -> (i32, &[Cell]) {
@@ -183,7 +185,7 @@ impl Answer<'_> {
     }
 }
 
-impl play::Answer for Answer<'_> {
+impl Answer for Played<'_> {
     type Response = PlayConnectFourResponse;
 
     /// The whole state of the game as a reply.
@@ -203,20 +205,21 @@ impl play::Answer for Answer<'_> {
         }
     }
 
-    /// Writes the reply [`Answer::into_response`] builds, without building it: the
+    /// Writes the reply [`Played::into_response`] builds, without building it: the
     /// same bytes.
     fn write(&self, w: &mut Writer) {
+        use wire::play_connect_four_response as reply;
         let (verdict, run) = self.verdict_and_run();
         let [to_move, moves_played] = self.counts();
-        w.int32(1, verdict);
-        w.grid(2, self.game.board().grid());
+        w.int32(reply::VERDICT, verdict);
+        w.grid(reply::BOARD, self.game.board().grid());
         if let Some(placed) = self.placed {
-            w.grid_cell(3, placed);
+            w.grid_cell(reply::PLACED, placed);
         }
-        w.grid_cells(4, run);
-        w.int32(5, to_move);
-        w.int32(6, moves_played);
-        w.string(7, &self.rejected);
+        w.grid_cells(reply::RUN, run);
+        w.int32(reply::TO_MOVE, to_move);
+        w.int32(reply::MOVES_PLAYED, moves_played);
+        w.string(reply::REJECTED, &self.rejected);
     }
 }
 

@@ -7,6 +7,7 @@
 //! or many. The checks every game shares are in `fields.rs`, and errors become statuses
 //! in one place, `error.rs`.
 
+pub(crate) mod answer;
 pub(crate) mod batch;
 pub(crate) mod connect_four;
 pub(crate) mod convert;
@@ -15,6 +16,8 @@ pub(crate) mod fields;
 pub(crate) mod othello;
 pub(crate) mod play;
 pub(crate) mod tic_tac_toe;
+#[cfg(test)]
+mod written_fields;
 
 use futures_util::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
@@ -23,7 +26,6 @@ use tonic::{Request, Response, Status, Streaming};
 use crate::proto::arbiter_service_server::ArbiterService;
 use crate::proto::replies::{
     CheckBatchReply, PlayConnectFourReply, PlayManyReply, PlayOthelloReply, PlayTicTacToeReply,
-    Writer,
 };
 use crate::proto::requests::{CheckBatchChecks, PlayManyActions};
 use crate::proto::{
@@ -34,6 +36,7 @@ use crate::proto::{
 };
 use crate::rules;
 
+use self::answer::Answer;
 use self::error::ServiceError;
 use self::play::many::ManyGames;
 use self::play::{Built, LiveGame, LiveGames, ReplyStream, StreamLimits, Written, WrittenReplyOf};
@@ -123,19 +126,8 @@ impl Arbiter {
     }
 }
 
-/// A one-shot check's answer, before it is a reply: built into the reply of its own
-/// RPC, or written straight into a CheckBatch reply's bytes as the same message.
-pub(crate) trait Checked {
-    /// The reply of the check's own RPC.
-    type Response;
-    /// The reply, built.
-    fn into_response(self) -> Self::Response;
-    /// The reply's fields, written as prost encodes the built reply.
-    fn write(&self, w: &mut Writer);
-}
-
 /// Runs a unary check: its answer becomes the response, its error the status.
-fn unary<C: Checked>(answer: Result<C, ServiceError>) -> Result<Response<C::Response>, Status> {
+fn unary<A: Answer>(answer: Result<A, ServiceError>) -> Result<Response<A::Response>, Status> {
     answer
         .map(|answer| Response::new(answer.into_response()))
         .map_err(Status::from)

@@ -4,6 +4,7 @@
 
 use crate::proto::play_othello_request::Action;
 use crate::proto::replies::Writer;
+use crate::proto::wire::fields as wire;
 use crate::proto::{
     self, CheckOthelloMoveRequest, CheckOthelloMoveResponse, ListOthelloMovesRequest,
     ListOthelloMovesResponse, OthelloMove, PlayOthelloRequest, PlayOthelloResponse,
@@ -13,11 +14,11 @@ use crate::rules::othello::{Board, Color, Game, MoveCheck, Outcome};
 
 use crate::rules::GameKind;
 
+use super::answer::Answer;
 use super::convert::{self, Standing};
 use super::error::ServiceError;
 use super::fields::{self, BoardRows};
-use super::play::{self, Answer as _, Handled, Opened, Reply};
-use super::Checked;
+use super::play::{self, Handled, Opened, Reply};
 
 /// Answers a CheckOthelloMove request.
 pub(crate) fn check_move(request: CheckOthelloMoveRequest) -> Result<MoveAnswer, ServiceError> {
@@ -54,7 +55,7 @@ impl MoveAnswer {
     }
 }
 
-impl Checked for MoveAnswer {
+impl Answer for MoveAnswer {
     type Response = CheckOthelloMoveResponse;
 
     fn into_response(self) -> CheckOthelloMoveResponse {
@@ -65,8 +66,9 @@ impl Checked for MoveAnswer {
     }
 
     fn write(&self, w: &mut Writer) {
-        w.bool(1, self.0.legal);
-        w.grid_cells(2, &self.0.flips);
+        use wire::check_othello_move_response as reply;
+        w.bool(reply::LEGAL, self.0.legal);
+        w.grid_cells(reply::FLIPS, &self.0.flips);
     }
 }
 
@@ -105,7 +107,7 @@ impl Listing {
     }
 }
 
-impl Checked for Listing {
+impl Answer for Listing {
     type Response = ListOthelloMovesResponse;
 
     fn into_response(self) -> ListOthelloMovesResponse {
@@ -122,9 +124,9 @@ impl Checked for Listing {
 
     fn write(&self, w: &mut Writer) {
         self.board.visit_legal_moves(self.color, |cell, flips| {
-            w.message(1, |w| {
-                w.grid_cell(1, cell);
-                w.grid_cells(2, flips);
+            w.message(wire::list_othello_moves_response::MOVES, |w| {
+                w.grid_cell(wire::othello_move::CELL, cell);
+                w.grid_cells(wire::othello_move::FLIPS, flips);
             });
         });
     }
@@ -139,7 +141,7 @@ impl play::sealed::Game for Game {
         let action = match first.action {
             Some(Action::Setup(setup)) => {
                 let (game, last) = set_up(setup)?;
-                let answer = Answer {
+                let answer = Played {
                     game: &game,
                     flips: &last.flips,
                     passed: last.passed,
@@ -156,7 +158,7 @@ impl play::sealed::Game for Game {
     fn answer(
         &mut self,
         request: PlayOthelloRequest,
-    ) -> (Handled, impl play::Answer<Response = Self::Response> + '_) {
+    ) -> (Handled, impl Answer<Response = Self::Response> + '_) {
         let played = match request.action {
             Some(Action::Move(cell)) => self
                 .play_move(i64::from(cell.row), i64::from(cell.col))
@@ -169,7 +171,7 @@ impl play::sealed::Game for Game {
             Ok(passed) => (Handled::Applied, game.last_flips(), passed, String::new()),
             Err(rejected) => (Handled::Rejected, &[][..], false, rejected),
         };
-        let answer = Answer {
+        let answer = Played {
             game,
             flips,
             passed,
@@ -182,7 +184,7 @@ impl play::sealed::Game for Game {
 /// The answer to a PlayOthello message, before it is a reply: the game after the
 /// message, and what the message did. It becomes a `PlayOthelloResponse`, or is
 /// written straight into a PlayMany reply as one.
-pub(crate) struct Answer<'a> {
+pub(crate) struct Played<'a> {
     game: &'a Game,
     /// The discs the move turned over; empty unless a move was applied.
     flips: &'a [Cell],
@@ -192,7 +194,7 @@ pub(crate) struct Answer<'a> {
     rejected: String,
 }
 
-impl Answer<'_> {
+impl Played<'_> {
     /// The game's verdict, as the wire's `int32`.
     fn verdict(&self) -> i32 {
         convert::verdict(match self.game.outcome() {
@@ -220,7 +222,7 @@ impl Answer<'_> {
     }
 }
 
-impl play::Answer for Answer<'_> {
+impl Answer for Played<'_> {
     type Response = PlayOthelloResponse;
 
     /// The whole state of the game as a reply.
@@ -242,20 +244,21 @@ impl play::Answer for Answer<'_> {
         }
     }
 
-    /// Writes the reply [`Answer::into_response`] builds, without building it: the
+    /// Writes the reply [`Played::into_response`] builds, without building it: the
     /// same bytes.
     fn write(&self, w: &mut Writer) {
+        use wire::play_othello_response as reply;
         let [black_discs, white_discs, moves_played] = self.counts();
-        w.int32(1, self.verdict());
-        w.grid(2, self.game.board().grid());
-        w.grid_cells(3, self.flips);
-        w.string(4, self.to_move());
-        w.bool(5, self.passed);
-        w.grid_cells(6, self.game.legal_cells());
-        w.int32(7, black_discs);
-        w.int32(8, white_discs);
-        w.int32(9, moves_played);
-        w.string(10, &self.rejected);
+        w.int32(reply::VERDICT, self.verdict());
+        w.grid(reply::BOARD, self.game.board().grid());
+        w.grid_cells(reply::FLIPS, self.flips);
+        w.string(reply::TO_MOVE, self.to_move());
+        w.bool(reply::PASSED, self.passed);
+        w.grid_cells(reply::LEGAL_MOVES, self.game.legal_cells());
+        w.int32(reply::BLACK_DISCS, black_discs);
+        w.int32(reply::WHITE_DISCS, white_discs);
+        w.int32(reply::MOVES_PLAYED, moves_played);
+        w.string(reply::REJECTED, &self.rejected);
     }
 }
 

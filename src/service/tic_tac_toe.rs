@@ -3,6 +3,7 @@
 //! PlayTicTacToe (a setup with its history, then moves).
 
 use crate::proto::replies::Writer;
+use crate::proto::wire::{fields as wire, Len, Varint};
 use crate::proto::{
     self, JudgeTicTacToeRequest, JudgeTicTacToeResponse, PlayTicTacToeRequest,
     PlayTicTacToeResponse, TicTacToeMove, TicTacToeSetup,
@@ -12,11 +13,11 @@ use crate::rules::tic_tac_toe::{self, Game, Player, Verdict, MAX_MOVES};
 
 use crate::rules::GameKind;
 
+use super::answer::Answer;
 use super::convert::{self, Standing};
 use super::error::{ServiceError, Violation};
 use super::fields;
 use super::play::{self, Handled, Opened, Reply};
-use super::Checked;
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.
 ///
@@ -39,7 +40,7 @@ pub(crate) fn judge_moves(moves: &[TicTacToeMove]) -> Result<Judged, ServiceErro
 #[derive(Debug)]
 pub(crate) struct Judged(Game);
 
-impl Checked for Judged {
+impl Answer for Judged {
     type Response = JudgeTicTacToeResponse;
 
     fn into_response(self) -> JudgeTicTacToeResponse {
@@ -53,7 +54,7 @@ impl Checked for Judged {
     }
 
     fn write(&self, w: &mut Writer) {
-        write_state(&self.0, w);
+        write_state(&self.0, JUDGED, w);
     }
 }
 
@@ -99,7 +100,7 @@ impl play::sealed::Game for Game {
     fn answer(
         &mut self,
         request: PlayTicTacToeRequest,
-    ) -> (Handled, impl play::Answer<Response = Self::Response> + '_) {
+    ) -> (Handled, impl Answer<Response = Self::Response> + '_) {
         let played = if request.setup.is_some() {
             Err(play::SETUP_NOT_FIRST.to_owned())
         } else {
@@ -112,7 +113,7 @@ impl play::sealed::Game for Game {
         };
         (
             handled,
-            Answer {
+            Played {
                 game: self,
                 rejected,
             },
@@ -123,34 +124,64 @@ impl play::sealed::Game for Game {
 /// The answer to a PlayTicTacToe message, before it is a reply: the game after the
 /// message, and why it was not applied (empty when it was). It becomes a
 /// `PlayTicTacToeResponse`, or is written straight into a PlayMany reply as one.
-pub(crate) struct Answer<'a> {
+pub(crate) struct Played<'a> {
     game: &'a Game,
     rejected: String,
 }
 
-impl play::Answer for Answer<'_> {
+impl Answer for Played<'_> {
     type Response = PlayTicTacToeResponse;
 
     fn into_response(self) -> PlayTicTacToeResponse {
         State::of(self.game).into_play_response(self.rejected)
     }
 
-    /// Writes the reply [`Answer::into_response`] builds, without building it: the
+    /// Writes the reply [`Played::into_response`] builds, without building it: the
     /// same bytes.
     fn write(&self, w: &mut Writer) {
-        write_state(self.game, w);
-        w.string(5, &self.rejected);
+        write_state(self.game, PLAYED, w);
+        w.string(wire::play_tic_tac_toe_response::REJECTED, &self.rejected);
     }
 }
 
-/// Writes the fields JudgeTicTacToe's and PlayTicTacToe's replies share, numbered
-/// alike: the verdict (1), the winning line (2), the board (3), the moves played (4).
-fn write_state(game: &Game, w: &mut Writer) {
+/// The fields JudgeTicTacToe's and PlayTicTacToe's replies share.
+struct StateFields {
+    verdict: Varint,
+    line: Len,
+    board: Len,
+    moves_played: Varint,
+}
+
+/// The shared fields in a `JudgeTicTacToeResponse`.
+const JUDGED: StateFields = {
+    use wire::judge_tic_tac_toe_response as reply;
+    StateFields {
+        verdict: reply::VERDICT,
+        line: reply::LINE,
+        board: reply::BOARD,
+        moves_played: reply::MOVES_PLAYED,
+    }
+};
+
+/// The shared fields in a `PlayTicTacToeResponse`.
+const PLAYED: StateFields = {
+    use wire::play_tic_tac_toe_response as reply;
+    StateFields {
+        verdict: reply::VERDICT,
+        line: reply::LINE,
+        board: reply::BOARD,
+        moves_played: reply::MOVES_PLAYED,
+    }
+};
+
+/// Writes the fields JudgeTicTacToe's and PlayTicTacToe's replies share, as `at` numbers
+/// them: the verdict, the winning line, the board, the moves played.
+fn write_state(game: &Game, at: StateFields, w: &mut Writer) {
     let (verdict, line) = verdict_and_line(game);
-    w.int32(1, verdict);
-    w.grid_cells(2, line.as_ref().map_or(&[], |line| &line[..]));
-    w.rows(3, game.row_bytes().iter().map(|row| &row[..]));
-    w.int32(4, moves_played(game));
+    w.int32(at.verdict, verdict);
+    w.grid_cells(at.line, line.as_ref().map_or(&[], |line| &line[..]));
+    w.rows(at.board, game.row_bytes().iter().map(|row| &row[..]));
+    w.int32(at.moves_played, moves_played(game));
 }
 
 /// The wire verdict of `game`, and its winning line if it was won.

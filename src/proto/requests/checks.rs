@@ -24,6 +24,7 @@ use prost::DecodeError;
 
 use super::{merge_items, reserve_items};
 use crate::proto::check::Check as Kind;
+use crate::proto::wire::{fields, Len, Varint};
 use crate::proto::{
     Board, Check, CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest,
     JudgeTicTacToeRequest, ListOthelloMovesRequest, TicTacToeMove,
@@ -31,7 +32,7 @@ use crate::proto::{
 use crate::rules::rows::{RowsView, Span};
 
 /// The field number of `checks` in `CheckBatchRequest`.
-const CHECKS: u32 = 1;
+const CHECKS: u32 = fields::check_batch_request::CHECKS.0;
 
 /// About the bytes a small check takes on the wire: the batch's list of checks is
 /// sized from the message's length with it ([`reserve_items`]).
@@ -350,9 +351,16 @@ impl Read {
         if !check.is_empty() {
             return None;
         }
+        // The check's kind, by its field of `Check`'s oneof.
+        const OTHELLO_MOVE: u32 = fields::check::CHECK_OTHELLO_MOVE.0;
+        const LIST_OTHELLO_MOVES: u32 = fields::check::LIST_OTHELLO_MOVES.0;
+        const CONNECT_FOUR: u32 = fields::check::CHECK_CONNECT_FOUR.0;
+        const TIC_TAC_TOE: u32 = fields::check::JUDGE_TIC_TAC_TOE.0;
         match tag {
-            1 => {
-                let fields = self.request(body, request, &[2, 3], 4)?;
+            OTHELLO_MOVE => {
+                use fields::check_othello_move_request as req;
+                let ints = [req::ROW, req::COL];
+                let fields = self.request(body, request, req::BOARD, &ints, Some(req::COLOR))?;
                 Some(Item::OthelloMove {
                     board: fields.board,
                     row: fields.ints[0],
@@ -360,15 +368,18 @@ impl Read {
                     color: fields.text,
                 })
             }
-            2 => {
-                let fields = self.request(body, request, &[], 2)?;
+            LIST_OTHELLO_MOVES => {
+                use fields::list_othello_moves_request as req;
+                let fields = self.request(body, request, req::BOARD, &[], Some(req::COLOR))?;
                 Some(Item::ListOthelloMoves {
                     board: fields.board,
                     color: fields.text,
                 })
             }
-            3 => {
-                let fields = self.request(body, request, &[2, 3, 4, 5], 0)?;
+            CONNECT_FOUR => {
+                use fields::check_connect_four_request as req;
+                let ints = [req::ROW, req::COL, req::PLAYER, req::RUN_LENGTH];
+                let fields = self.request(body, request, req::BOARD, &ints, None)?;
                 let [row, col, player, run_length] = fields.ints;
                 Some(Item::ConnectFour {
                     board: fields.board,
@@ -378,20 +389,20 @@ impl Read {
                     run_length,
                 })
             }
-            4 => self.tic_tac_toe(request),
+            TIC_TAC_TOE => self.tic_tac_toe(request),
             _ => None,
         }
     }
 
-    /// A board game's request: field 1 its board (at most once), the fields numbered
-    /// in `ints` `int32`s, the field numbered `text` (if not 0) a string, and no other
-    /// field.
+    /// A board game's request: its `board` (at most once), its `ints` (`int32`s), its
+    /// `text` (a string), if it has one, and no other field.
     fn request(
         &mut self,
         body: &[u8],
         mut fields: &[u8],
-        ints: &[u32],
-        text: u32,
+        board: Len,
+        ints: &[Varint],
+        text: Option<Len>,
     ) -> Option<Fields> {
         let mut read = Fields {
             board: None,
@@ -400,14 +411,14 @@ impl Read {
         };
         while !fields.is_empty() {
             match any_key(&mut fields)? {
-                (1, WireType::LengthDelimited) if read.board.is_none() => {
+                (tag, WireType::LengthDelimited) if tag == board.0 && read.board.is_none() => {
                     read.board = Some(self.board(body, field_bytes(&mut fields)?)?);
                 }
-                (tag, WireType::LengthDelimited) if tag == text => {
+                (tag, WireType::LengthDelimited) if Some(Len(tag)) == text => {
                     read.text = self.text(&mut fields)?;
                 }
                 (tag, WireType::Varint) => {
-                    let at = ints.iter().position(|&number| number == tag)?;
+                    let at = ints.iter().position(|&number| number.0 == tag)?;
                     read.ints[at] = int32(&mut fields)?;
                 }
                 _ => return None,
@@ -416,17 +427,20 @@ impl Read {
         Some(read)
     }
 
-    /// A JudgeTicTacToe request: its moves (field 1), each a row and a column.
+    /// A JudgeTicTacToe request: its moves, each a row and a column.
     fn tic_tac_toe(&mut self, mut fields: &[u8]) -> Option<Item> {
+        const MOVES: u32 = fields::judge_tic_tac_toe_request::MOVES.0;
+        const ROW: u32 = fields::tic_tac_toe_move::ROW.0;
+        const COL: u32 = fields::tic_tac_toe_move::COL.0;
         let start = self.moves.len();
         while !fields.is_empty() {
-            key(&mut fields, WireType::LengthDelimited).filter(|&tag| tag == 1)?;
+            key(&mut fields, WireType::LengthDelimited).filter(|&tag| tag == MOVES)?;
             let mut step = field_bytes(&mut fields)?;
             let (mut row, mut col) = (0, 0);
             while !step.is_empty() {
                 match any_key(&mut step)? {
-                    (1, WireType::Varint) => row = int32(&mut step)?,
-                    (2, WireType::Varint) => col = int32(&mut step)?,
+                    (ROW, WireType::Varint) => row = int32(&mut step)?,
+                    (COL, WireType::Varint) => col = int32(&mut step)?,
                     _ => return None,
                 }
             }
@@ -437,13 +451,14 @@ impl Read {
         })
     }
 
-    /// A `Board` (`fields`, a part of `body`) of rows (field 1) and nothing else: where
-    /// each row is in `body`, added to the batch's; the range of them it is.
+    /// A `Board` (`fields`, a part of `body`) of rows and nothing else: where each row
+    /// is in `body`, added to the batch's; the range of them it is.
     fn board(&mut self, body: &[u8], mut fields: &[u8]) -> Option<Range<usize>> {
+        const ROWS: u32 = fields::board::ROWS.0;
         let start = self.rows.len();
         let origin = body.as_ptr() as usize;
         while !fields.is_empty() {
-            key(&mut fields, WireType::LengthDelimited).filter(|&tag| tag == 1)?;
+            key(&mut fields, WireType::LengthDelimited).filter(|&tag| tag == ROWS)?;
             let row = field_bytes(&mut fields)?;
             // `row` is a part of `body`: its place there is its distance from the start
             // (a body too long for a span's u32 is left to prost).

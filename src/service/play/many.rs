@@ -11,12 +11,14 @@ use foldhash::fast::RandomState;
 use crate::proto::game_action::Action;
 use crate::proto::game_state::State;
 use crate::proto::replies::PlayManyReply;
+use crate::proto::wire::{fields as wire, Len};
 use crate::proto::{GameAction, GameState, PlayManyRequest};
 use crate::rules::{connect_four, othello, tic_tac_toe, GameKind};
 use crate::service::error::{ServiceError, Violation};
 use crate::service::{fields, MAX_REPLY_BYTES};
 
-use super::{Answer, Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
+use super::{Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
+use crate::service::answer::Answer;
 
 /// The most actions one PlayMany message may carry.
 pub const MAX_ACTIONS: usize = 10_000;
@@ -79,7 +81,7 @@ trait Kind: LiveGame {
     /// The action field that carries this kind's messages.
     const ACTION: &'static str;
     /// The field of `GameState` that holds this kind's state.
-    const STATE_FIELD: u32;
+    const STATE_FIELD: Len;
     fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>>;
     fn hold(referee: Referee<Self>) -> AnyGame;
     fn state(response: Self::Response) -> State;
@@ -89,10 +91,10 @@ trait Kind: LiveGame {
 /// in `State::$variant` (field `$field` of `GameState`), its messages in the action
 /// field `$action`.
 macro_rules! kind {
-    ($game:ty, $variant:ident, $action:literal, $field:literal) => {
+    ($game:ty, $variant:ident, $action:literal, $field:ident) => {
         impl Kind for $game {
             const ACTION: &'static str = $action;
-            const STATE_FIELD: u32 = $field;
+            const STATE_FIELD: Len = wire::game_state::$field;
             fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
                 match game {
                     AnyGame::$variant(referee) => Some(referee),
@@ -109,9 +111,14 @@ macro_rules! kind {
     };
 }
 
-kind!(othello::Game, Othello, "othello", 3);
-kind!(connect_four::Game, ConnectFour, "connect_four", 4);
-kind!(tic_tac_toe::Game, TicTacToe, "tic_tac_toe", 5);
+kind!(othello::Game, Othello, "othello", OTHELLO);
+kind!(
+    connect_four::Game,
+    ConnectFour,
+    "connect_four",
+    CONNECT_FOUR
+);
+kind!(tic_tac_toe::Game, TicTacToe, "tic_tac_toe", TIC_TAC_TOE);
 
 impl Games for ManyGames {
     type Request = PlayManyRequest;

@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 use tonic::Status;
 
 use self::reaper::{Ending, Reaper, Watch};
+use super::answer::Answer;
 use super::error::ServiceError;
 use crate::proto::replies::{WrittenAs, WrittenReply};
 use crate::rules::GameKind;
@@ -101,12 +102,13 @@ pub trait LiveGame: sealed::Game {}
 
 impl<G: sealed::Game> LiveGame for G {}
 
-pub(crate) use self::sealed::{Answer, Handled, Opened, Reply};
+pub(crate) use self::sealed::{Handled, Opened, Reply};
 
 /// The part of [`LiveGame`] that only this crate implements.
 pub(crate) mod sealed {
     use super::{GameKind, ServiceError};
-    use crate::proto::replies::{Writer, WrittenAs};
+    use crate::proto::replies::WrittenAs;
+    use crate::service::answer::Answer;
 
     /// What became of one message of a live game.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,18 +159,6 @@ pub(crate) mod sealed {
                 handled,
             }
         }
-    }
-
-    /// A live game's answer to a message, before it is a reply: the game after the
-    /// message, and what the message did. It is built into the reply, for a client in
-    /// process, or written straight into the reply's bytes, for the wire.
-    pub trait Answer {
-        /// The reply it makes.
-        type Response;
-        /// The reply, built.
-        fn into_response(self) -> Self::Response;
-        /// The reply's fields, written as prost encodes the built reply.
-        fn write(&self, w: &mut Writer);
     }
 }
 
