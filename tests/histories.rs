@@ -209,14 +209,14 @@ impl Kind for ConnectFour {
 /// Live Tic-Tac-Toe, refereed by [`NaiveReferee`] and the verdict it last gave.
 struct TicTacToe {
     referee: NaiveReferee,
-    verdict: tic_tac_toe::Verdict,
+    verdict: tic_tac_toe::Outcome,
 }
 
 impl TicTacToe {
     fn new() -> Self {
         Self {
             referee: NaiveReferee::default(),
-            verdict: tic_tac_toe::Verdict::Pending,
+            verdict: tic_tac_toe::Outcome::Pending,
         }
     }
 }
@@ -281,9 +281,9 @@ impl Kind for TicTacToe {
 
     fn now(&self) -> PlayTicTacToeResponse {
         let (verdict, line) = match self.verdict {
-            tic_tac_toe::Verdict::Pending => (Verdict::Pending, Vec::new()),
-            tic_tac_toe::Verdict::Draw => (Verdict::Draw, Vec::new()),
-            tic_tac_toe::Verdict::Won { player, line } => (
+            tic_tac_toe::Outcome::Pending => (Verdict::Pending, Vec::new()),
+            tic_tac_toe::Outcome::Draw => (Verdict::Draw, Vec::new()),
+            tic_tac_toe::Outcome::Won { player, line } => (
                 match player {
                     Player::A => Verdict::AWins,
                     Player::B => Verdict::BWins,

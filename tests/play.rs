@@ -241,10 +241,10 @@ async fn play_scripted_game(mut client: ArbiterServiceClient<Channel>, seed: u64
             "game {seed}"
         );
         assert_eq!(reply.moves_played as usize, expected.moves_played());
-        let verdict = match expected.verdict() {
-            tic_tac_toe::Verdict::Pending => Verdict::Pending,
-            tic_tac_toe::Verdict::Draw => Verdict::Draw,
-            tic_tac_toe::Verdict::Won { player, .. } => match player {
+        let verdict = match expected.outcome() {
+            tic_tac_toe::Outcome::Pending => Verdict::Pending,
+            tic_tac_toe::Outcome::Draw => Verdict::Draw,
+            tic_tac_toe::Outcome::Won { player, .. } => match player {
                 tic_tac_toe::Player::A => Verdict::AWins,
                 tic_tac_toe::Player::B => Verdict::BWins,
             },

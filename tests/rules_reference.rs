@@ -8,7 +8,7 @@ mod reference;
 use arbiter::rules::connect_four;
 use arbiter::rules::grid::{Cell, GridError};
 use arbiter::rules::othello::{self, Color};
-use arbiter::rules::tic_tac_toe::{self, Game, MoveError, Verdict};
+use arbiter::rules::tic_tac_toe::{self, Game, MoveError, Outcome};
 use proptest::prelude::*;
 use reference::boards::board;
 use reference::{
@@ -18,9 +18,9 @@ use reference::{
 
 /// The engine's error for a move the naive referee refused with `kind`, at (`row`, `col`),
 /// after a game whose verdict was `verdict`.
-fn naive_move_error(kind: &str, row: i64, col: i64, verdict: Verdict) -> MoveError {
+fn naive_move_error(kind: &str, row: i64, col: i64, verdict: Outcome) -> MoveError {
     match kind {
-        "over" => MoveError::GameOver { verdict },
+        "over" => MoveError::GameOver { outcome: verdict },
         "outside" => MoveError::OffBoard(arbiter::rules::grid::locate(3, 3, row, col).unwrap_err()),
         "taken" => MoveError::Occupied {
             cell: Cell::new(row as usize, col as usize),
@@ -145,7 +145,7 @@ proptest! {
             match (game.play(row, col), referee.play(row, col)) {
                 (Ok(verdict), Ok(expected)) => prop_assert_eq!(verdict, expected),
                 (Err(err), Err(kind)) => {
-                    prop_assert_eq!(err, naive_move_error(kind, row, col, before.verdict()));
+                    prop_assert_eq!(err, naive_move_error(kind, row, col, before.outcome()));
                     prop_assert_eq!(&game, &before);
                 }
                 (engine, reference) => {
@@ -168,7 +168,7 @@ proptest! {
             .map(|(i, &(r, c))| if extremes && i == 3 { (i64::from(i32::MIN), c) } else { (r, c) })
             .collect();
         let mut referee = NaiveReferee::default();
-        let mut verdict = Verdict::Pending;
+        let mut verdict = Outcome::Pending;
         let mut refused = None;
         for (index, &(row, col)) in moves.iter().enumerate() {
             match referee.play(row, col) {

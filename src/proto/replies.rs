@@ -243,7 +243,9 @@ impl PlayManyReply {
 /// Writes messages into a buffer field by field, as prost encodes them: proto3's
 /// defaults (zero, false, empty) left out, a set message written even when empty. Each
 /// field is named by its generated constant ([`fields`]), whose type says how it is
-/// encoded: a varint field cannot be written as a message.
+/// encoded: a varint field cannot be written as a message. Only the crate writes with
+/// it; it is public because the sealed live-game trait names it.
+#[doc(hidden)]
 pub struct Writer<'a> {
     buf: &'a mut Vec<u8>,
 }

@@ -121,9 +121,11 @@ pub struct Span {
 }
 
 impl Span {
-    /// The span's bytes of `bytes`.
+    /// The span's bytes of `bytes`; none if the span is not within them.
     fn of(self, bytes: &[u8]) -> &[u8] {
-        &bytes[self.start as usize..self.end as usize]
+        bytes
+            .get(self.start as usize..self.end as usize)
+            .unwrap_or_default()
     }
 }
 
@@ -149,8 +151,8 @@ enum Layout<'a> {
 impl<'a> RowsView<'a> {
     /// The rows of `bytes` that `spans` mark, in that order.
     ///
-    /// The spans are the caller's own, found in `bytes`: reading a row whose span is
-    /// not within `bytes` (or is reversed) panics.
+    /// The spans are the caller's own, found in `bytes`; a span that is not within
+    /// `bytes` (or is reversed) reads as an empty row.
     pub fn spans(bytes: &'a [u8], spans: &'a [Span]) -> Self {
         Self {
             bytes,

@@ -1,4 +1,4 @@
-//! Tic-Tac-Toe: the verdict of a game, one move at a time.
+//! Tic-Tac-Toe: the outcome of a game, one move at a time.
 //!
 //! A plays `X` and moves first; the players alternate. Each move costs O(1): the
 //! game keeps, for each player, how many of their marks stand on each row,
@@ -64,7 +64,7 @@ impl fmt::Display for Player {
 
 /// Where a game stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Verdict {
+pub enum Outcome {
     /// No one has won and squares are left.
     Pending,
     /// `player` holds all three cells of `line`.
@@ -78,14 +78,14 @@ pub enum Verdict {
     Draw,
 }
 
-impl Verdict {
+impl Outcome {
     /// Whether no further move may be played.
     pub const fn is_over(self) -> bool {
         !matches!(self, Self::Pending)
     }
 }
 
-impl fmt::Display for Verdict {
+impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Pending => f.write_str("pending"),
@@ -108,21 +108,21 @@ pub enum MoveError {
         cell: Cell,
     },
     /// The game was already won or drawn.
-    #[error("the game is over: {verdict}")]
+    #[error("the game is over: {outcome}")]
     GameOver {
         /// How it ended.
-        verdict: Verdict,
+        outcome: Outcome,
     },
 }
 
-/// A game in progress: the board, whose turn it is, and the verdict so far.
+/// A game in progress: the board, whose turn it is, and the outcome so far.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Game {
     squares: [[Option<Player>; SIZE]; SIZE],
     /// For each player, how many of their marks stand on each of the eight lines.
     line_counts: [[u8; LINE_COUNT]; 2],
     moves_played: usize,
-    verdict: Verdict,
+    outcome: Outcome,
 }
 
 impl Default for Game {
@@ -138,13 +138,13 @@ impl Game {
             squares: [[None; SIZE]; SIZE],
             line_counts: [[0; LINE_COUNT]; 2],
             moves_played: 0,
-            verdict: Verdict::Pending,
+            outcome: Outcome::Pending,
         }
     }
 
-    /// The verdict after the moves applied so far.
-    pub const fn verdict(&self) -> Verdict {
-        self.verdict
+    /// The outcome after the moves applied so far.
+    pub const fn outcome(&self) -> Outcome {
+        self.outcome
     }
 
     /// How many moves have been applied.
@@ -174,14 +174,14 @@ impl Game {
             .map(|row| row.map(|square| square.map_or(b'.', |player| player.mark())))
     }
 
-    /// Plays the next player's mark at (`row`, `col`) and returns the new verdict.
+    /// Plays the next player's mark at (`row`, `col`) and returns the new outcome.
     ///
     /// A move off the board, on a taken square or after the game is over is refused
     /// and leaves the game unchanged.
-    pub fn play(&mut self, row: i64, col: i64) -> Result<Verdict, MoveError> {
-        if self.verdict.is_over() {
+    pub fn play(&mut self, row: i64, col: i64) -> Result<Outcome, MoveError> {
+        if self.outcome.is_over() {
             return Err(MoveError::GameOver {
-                verdict: self.verdict,
+                outcome: self.outcome,
             });
         }
         let Cell { row: r, col: c } = locate(row, col)?;
@@ -202,16 +202,16 @@ impl Game {
                 won = Some(line);
             }
         }
-        self.verdict = match won {
-            Some(line) => Verdict::Won {
+        self.outcome = match won {
+            Some(line) => Outcome::Won {
                 player,
                 line: line_cells(line),
             },
-            None if self.moves_played == MAX_MOVES => Verdict::Draw,
-            None => Verdict::Pending,
+            None if self.moves_played == MAX_MOVES => Outcome::Draw,
+            None => Outcome::Pending,
         };
-        debug_assert!(self.verdict.is_over() || self.to_move() == player.opponent());
-        Ok(self.verdict)
+        debug_assert!(self.outcome.is_over() || self.to_move() == player.opponent());
+        Ok(self.outcome)
     }
 }
 
@@ -299,16 +299,16 @@ mod tests {
 
     use crate::rules::fixtures;
 
-    fn verdict_of(moves: &[(i64, i64)]) -> Verdict {
-        judge(moves.iter().copied()).unwrap().verdict()
+    fn outcome_of(moves: &[(i64, i64)]) -> Outcome {
+        judge(moves.iter().copied()).unwrap().outcome()
     }
 
     #[test]
     fn seed_example_a_wins_on_the_diagonal() {
-        let verdict = verdict_of(&[(0, 0), (2, 0), (1, 1), (2, 1), (2, 2)]);
+        let outcome = outcome_of(&[(0, 0), (2, 0), (1, 1), (2, 1), (2, 2)]);
         assert_eq!(
-            verdict,
-            Verdict::Won {
+            outcome,
+            Outcome::Won {
                 player: Player::A,
                 line: [Cell::new(0, 0), Cell::new(1, 1), Cell::new(2, 2)]
             }
@@ -317,10 +317,10 @@ mod tests {
 
     #[test]
     fn b_wins_on_the_anti_diagonal() {
-        let verdict = verdict_of(&[(0, 0), (1, 1), (0, 1), (0, 2), (1, 0), (2, 0)]);
+        let outcome = outcome_of(&[(0, 0), (1, 1), (0, 1), (0, 2), (1, 0), (2, 0)]);
         assert_eq!(
-            verdict,
-            Verdict::Won {
+            outcome,
+            Outcome::Won {
                 player: Player::B,
                 line: [Cell::new(0, 2), Cell::new(1, 1), Cell::new(2, 0)]
             }
@@ -333,9 +333,9 @@ mod tests {
             .iter()
             .map(|&(row, col)| (row.into(), col.into()))
             .collect();
-        assert_eq!(verdict_of(&draw), Verdict::Draw);
-        assert_eq!(verdict_of(&[(0, 0), (1, 1)]), Verdict::Pending);
-        assert_eq!(verdict_of(&[]), Verdict::Pending);
+        assert_eq!(outcome_of(&draw), Outcome::Draw);
+        assert_eq!(outcome_of(&[(0, 0), (1, 1)]), Outcome::Pending);
+        assert_eq!(outcome_of(&[]), Outcome::Pending);
     }
 
     #[test]
@@ -355,8 +355,8 @@ mod tests {
         let game = judge(moves.iter().copied()).unwrap();
         assert_eq!(game.moves_played(), 9);
         assert_eq!(
-            game.verdict(),
-            Verdict::Won {
+            game.outcome(),
+            Outcome::Won {
                 player: Player::A,
                 line: [Cell::new(0, 0), Cell::new(1, 1), Cell::new(2, 2)]
             }

@@ -17,7 +17,7 @@ use crate::rules::grid::Cell;
 use crate::rules::GameKind;
 
 use super::answer::Answer;
-use super::convert::{self, Standing};
+use super::convert;
 use super::error::{ServiceError, Violation};
 use super::fields::{self, BoardRows, MAX_SIDE};
 use super::play::{self, Handled, Opened, Reply};
@@ -103,7 +103,7 @@ impl Answer for RunAnswer {
     }
 }
 
-impl play::sealed::Game for Game {
+impl play::sealed::Play for Game {
     type Request = PlayConnectFourRequest;
     type Response = PlayConnectFourResponse;
     const KIND: GameKind = GameKind::ConnectFour;
@@ -162,11 +162,11 @@ impl Played<'_> {
     /// The wire verdict, and the winning run: reported with the move that made it,
     /// not after.
     fn verdict_and_run(&self) -> (i32, &[Cell]) {
-        let (standing, run) = match self.game.outcome() {
-            Outcome::Pending => (Standing::Pending, &[][..]),
-            Outcome::Draw => (Standing::Draw, &[][..]),
+        let (verdict, run) = match self.game.outcome() {
+            Outcome::Pending => (proto::Verdict::Pending, &[][..]),
+            Outcome::Draw => (proto::Verdict::Draw, &[][..]),
             Outcome::Won { player, run } => (
-                Standing::won(*player == Player::One),
+                convert::won(*player == Player::One),
                 if self.placed.is_some() {
                     &run[..]
                 } else {
@@ -174,7 +174,7 @@ impl Played<'_> {
                 },
             ),
         };
-        (convert::verdict(standing), run)
+        (i32::from(verdict), run)
     }
 
     /// `to_move` (1 or 2; 0 once the game is over) and the pieces dropped, as the

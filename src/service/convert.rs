@@ -17,38 +17,12 @@ pub(crate) fn cells(cells: &[Cell]) -> Vec<proto::Cell> {
     cells.iter().copied().map(cell).collect()
 }
 
-/// How a two-player game stands, whatever its rules call the players: the first to
-/// move is A, the other B.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Standing {
-    /// The game goes on.
-    Pending,
-    /// The first player won.
-    FirstWon,
-    /// The second player won.
-    SecondWon,
-    /// Nobody won.
-    Draw,
-}
-
-impl Standing {
-    /// The standing of a game won by the first player to move, or else by the second.
-    pub(crate) fn won(by_first: bool) -> Self {
-        if by_first {
-            Self::FirstWon
-        } else {
-            Self::SecondWon
-        }
+/// The wire verdict of a game won by the side that moved first (A: X, Black, player 1),
+/// or else by the other (B).
+pub(crate) fn won(by_first: bool) -> proto::Verdict {
+    if by_first {
+        proto::Verdict::AWins
+    } else {
+        proto::Verdict::BWins
     }
-}
-
-/// The wire verdict of a game that stands so, as an `int32` field holds it.
-pub(crate) fn verdict(standing: Standing) -> i32 {
-    let verdict = match standing {
-        Standing::Pending => proto::Verdict::Pending,
-        Standing::FirstWon => proto::Verdict::AWins,
-        Standing::SecondWon => proto::Verdict::BWins,
-        Standing::Draw => proto::Verdict::Draw,
-    };
-    verdict.into()
 }

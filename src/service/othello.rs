@@ -15,7 +15,7 @@ use crate::rules::othello::{Board, Color, Game, MoveCheck, Outcome};
 use crate::rules::GameKind;
 
 use super::answer::Answer;
-use super::convert::{self, Standing};
+use super::convert;
 use super::error::ServiceError;
 use super::fields::{self, BoardRows};
 use super::play::{self, Handled, Opened, Reply};
@@ -132,7 +132,7 @@ impl Answer for Listing {
     }
 }
 
-impl play::sealed::Game for Game {
+impl play::sealed::Play for Game {
     type Request = PlayOthelloRequest;
     type Response = PlayOthelloResponse;
     const KIND: GameKind = GameKind::Othello;
@@ -197,11 +197,11 @@ pub(crate) struct Played<'a> {
 impl Played<'_> {
     /// The game's verdict, as the wire's `int32`.
     fn verdict(&self) -> i32 {
-        convert::verdict(match self.game.outcome() {
-            Outcome::Pending => Standing::Pending,
-            Outcome::Won(Color::Black) => Standing::FirstWon,
-            Outcome::Won(Color::White) => Standing::SecondWon,
-            Outcome::Draw => Standing::Draw,
+        i32::from(match self.game.outcome() {
+            Outcome::Pending => proto::Verdict::Pending,
+            Outcome::Won(Color::Black) => proto::Verdict::AWins,
+            Outcome::Won(Color::White) => proto::Verdict::BWins,
+            Outcome::Draw => proto::Verdict::Draw,
         })
     }
 

@@ -9,12 +9,12 @@ use crate::proto::{
     PlayTicTacToeResponse, TicTacToeMove, TicTacToeSetup,
 };
 use crate::rules::grid::Cell;
-use crate::rules::tic_tac_toe::{self, Game, Player, Verdict, MAX_MOVES};
+use crate::rules::tic_tac_toe::{self, Game, Outcome, Player, MAX_MOVES};
 
 use crate::rules::GameKind;
 
 use super::answer::Answer;
-use super::convert::{self, Standing};
+use super::convert;
 use super::error::{ServiceError, Violation};
 use super::fields;
 use super::play::{self, Handled, Opened, Reply};
@@ -83,7 +83,7 @@ fn replay(moves: &[TicTacToeMove], field: &str) -> Result<Game, Vec<Violation>> 
     }
 }
 
-impl play::sealed::Game for Game {
+impl play::sealed::Play for Game {
     type Request = PlayTicTacToeRequest;
     type Response = PlayTicTacToeResponse;
     const KIND: GameKind = GameKind::TicTacToe;
@@ -186,12 +186,12 @@ fn write_state(game: &Game, at: StateFields, w: &mut Writer) {
 
 /// The wire verdict of `game`, and its winning line if it was won.
 fn verdict_and_line(game: &Game) -> (i32, Option<[Cell; 3]>) {
-    let (standing, line) = match game.verdict() {
-        Verdict::Pending => (Standing::Pending, None),
-        Verdict::Draw => (Standing::Draw, None),
-        Verdict::Won { player, line } => (Standing::won(player == Player::A), Some(line)),
+    let (verdict, line) = match game.outcome() {
+        Outcome::Pending => (proto::Verdict::Pending, None),
+        Outcome::Draw => (proto::Verdict::Draw, None),
+        Outcome::Won { player, line } => (convert::won(player == Player::A), Some(line)),
     };
-    (convert::verdict(standing), line)
+    (i32::from(verdict), line)
 }
 
 /// The moves played, as an `int32`: at most nine moves are ever applied.

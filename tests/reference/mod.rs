@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use arbiter::rules::grid::{Cell, GridError};
 use arbiter::rules::othello::Color;
-use arbiter::rules::tic_tac_toe::{Player, Verdict};
+use arbiter::rules::tic_tac_toe::{Outcome, Player};
 
 pub fn at(rows: &[String], r: usize, c: usize) -> u8 {
     rows[r].as_bytes()[c]
@@ -119,7 +119,7 @@ pub struct NaiveReferee {
 impl NaiveReferee {
     /// Applies a move and returns the verdict after it, or says why not ("over",
     /// "outside", "taken") and changes nothing.
-    pub fn play(&mut self, row: i64, col: i64) -> Result<Verdict, &'static str> {
+    pub fn play(&mut self, row: i64, col: i64) -> Result<Outcome, &'static str> {
         if self.over {
             return Err("over");
         }
@@ -153,14 +153,14 @@ impl NaiveReferee {
             {
                 self.over = true;
                 let player = if mark == b'X' { Player::A } else { Player::B };
-                return Ok(Verdict::Won { player, line });
+                return Ok(Outcome::Won { player, line });
             }
         }
         if self.moves == 9 {
             self.over = true;
-            return Ok(Verdict::Draw);
+            return Ok(Outcome::Draw);
         }
-        Ok(Verdict::Pending)
+        Ok(Outcome::Pending)
     }
 }
 

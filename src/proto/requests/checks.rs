@@ -108,40 +108,40 @@ struct Fields {
 /// same whether the check was read in place or decoded by prost.
 #[derive(Clone, Copy, Debug)]
 pub enum CheckRef<'a> {
-    /// A CheckOthelloMove request's fields.
+    /// A CheckOthelloMove request's fields, as sent: the game checks them.
     OthelloMove {
-        /// `board`'s rows, if the board is set.
+        /// The board's rows, unchecked; `None` when the request sets no board.
         board: Option<RowsView<'a>>,
-        /// `row`.
+        /// The row of the cell to play.
         row: i32,
-        /// `col`.
+        /// The column of the cell to play.
         col: i32,
-        /// `color`.
+        /// The mover's colour, `"B"` or `"W"` when well formed.
         color: &'a str,
     },
-    /// A ListOthelloMoves request's fields.
+    /// A ListOthelloMoves request's fields, as sent.
     ListOthelloMoves {
-        /// `board`'s rows, if the board is set.
+        /// The board's rows, unchecked; `None` when the request sets no board.
         board: Option<RowsView<'a>>,
-        /// `color`.
+        /// The colour whose moves are listed.
         color: &'a str,
     },
-    /// A CheckConnectFour request's fields.
+    /// A CheckConnectFour request's fields, as sent.
     ConnectFour {
-        /// `board`'s rows, if the board is set.
+        /// The board's rows, unchecked; `None` when the request sets no board.
         board: Option<RowsView<'a>>,
-        /// `row`.
+        /// The row of the piece just placed.
         row: i32,
-        /// `col`.
+        /// The column of the piece just placed.
         col: i32,
-        /// `player`.
+        /// The player whose piece it must be: 1 or 2 when well formed.
         player: i32,
-        /// `run_length`.
+        /// The pieces in a line that win; 0 for the default, 4.
         run_length: i32,
     },
-    /// A JudgeTicTacToe request's moves.
+    /// A JudgeTicTacToe request's moves, as sent.
     JudgeTicTacToe {
-        /// `moves`.
+        /// The moves in order, A's first.
         moves: &'a [TicTacToeMove],
     },
     /// A `Check` that sets no check.

@@ -98,9 +98,9 @@ pub(crate) const fn rpc_of(kind: GameKind) -> &'static str {
 /// its wire messages and its rules. Implemented by the three games (`rules::othello::Game`,
 /// `rules::connect_four::Game`, `rules::tic_tac_toe::Game`) and sealed: name it to open
 /// a game in process with [`crate::Arbiter::open_game`].
-pub trait LiveGame: sealed::Game {}
+pub trait LiveGame: sealed::Play {}
 
-impl<G: sealed::Game> LiveGame for G {}
+impl<G: sealed::Play> LiveGame for G {}
 
 pub(crate) use self::sealed::{Handled, Opened, Reply};
 
@@ -130,10 +130,10 @@ pub(crate) mod sealed {
     }
 
     /// A game just opened and its reply to the first message, or why it was not.
-    pub(crate) type Opened<G> = Result<(G, Reply<<G as Game>::Response>), ServiceError>;
+    pub(crate) type Opened<G> = Result<(G, Reply<<G as Play>::Response>), ServiceError>;
 
-    /// A kind of live game: its messages, and how it answers them.
-    pub trait Game: Sized + Send + 'static {
+    /// How a game is played on a stream: its messages, and how it answers them.
+    pub trait Play: Sized + Send + 'static {
         /// A message from the client.
         type Request: Send + 'static;
         /// A reply to the client (which the server writes as its [`WrittenAs::Reply`]).
@@ -332,7 +332,7 @@ impl<G: LiveGame> Form<G> for Built {
 }
 
 /// The reply to a game's message as the server writes it.
-pub(crate) type WrittenReplyOf<G> = <<G as sealed::Game>::Response as WrittenAs>::Reply;
+pub(crate) type WrittenReplyOf<G> = <<G as sealed::Play>::Response as WrittenAs>::Reply;
 
 impl<G: LiveGame> Form<G> for Written {
     type Reply = WrittenReplyOf<G>;
