@@ -391,12 +391,21 @@ impl Writer<'_> {
         len
     }
 
+    /// The fields of a whole built message, encoded by prost, into the message being
+    /// written: for a reply built rather than written (a game's first state in PlayMany).
+    pub(crate) fn fields_of<M: prost::Message>(&mut self, message: &M) {
+        message.encode_raw(self.buf);
+    }
+
     /// A whole built message as a message field, encoded by prost: for the replies'
     /// rare items (a refused check or action, a game's first state), where writing by
     /// hand buys nothing measurable. Returns the message's length.
     fn encoded<M: prost::Message>(&mut self, field: Len, message: &M) -> usize {
-        prost::encoding::message::encode(field.0, message, self.buf);
-        message.encoded_len()
+        let len = message.encoded_len();
+        self.key(field);
+        self.varint(len as u64);
+        message.encode_raw(self.buf);
+        len
     }
 }
 

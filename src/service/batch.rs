@@ -109,11 +109,12 @@ fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch)
             .map(|judged| write(&judged, result::JUDGE_TIC_TAC_TOE, out)),
         CheckRef::Unset => Err(ServiceError::InvalidRequest {
             message: "Check",
-            violations: vec![Violation::new(
+            violations: Violation::new(
                 "check",
                 "sets no check: set one of check_othello_move, list_othello_moves, \
                  check_connect_four, judge_tic_tac_toe",
-            )],
+            )
+            .into(),
         }),
     };
     result.unwrap_or_else(|error| {

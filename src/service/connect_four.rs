@@ -18,7 +18,7 @@ use crate::rules::GameKind;
 
 use super::answer::Answer;
 use super::convert;
-use super::error::{ServiceError, Violation};
+use super::error::{ServiceError, Violation, Violations};
 use super::fields::{self, BoardRows, MAX_SIDE};
 use super::play::{self, Handled, Opened, Reply};
 
@@ -43,7 +43,7 @@ pub(crate) fn check_of(
     player_number: i32,
     run_length: i32,
 ) -> Result<(RunAnswer, Board), ServiceError> {
-    let mut violations = Vec::new();
+    let mut violations = Violations::new();
     let (board, cell) = fields::board_and_cell::<Board>(board, at, &mut violations);
     let player = Player::from_number(player_number.into());
     if player.is_none() {
@@ -228,7 +228,7 @@ impl Answer for Played<'_> {
 /// piece landed. Fields are named under `setup.`.
 fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>), ServiceError> {
     const MESSAGE: &str = "PlayConnectFourRequest";
-    let mut violations = Vec::new();
+    let mut violations = Violations::new();
     let mut side = |field: &str, value: i32, default: usize| {
         let checked = match value {
             0 => NonZeroUsize::new(default),

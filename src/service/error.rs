@@ -86,6 +86,104 @@ impl Violation {
     }
 }
 
+/// The most fields' paths the violation that counts those left out names.
+const MAX_LEFT_OUT_PATHS: usize = 4;
+
+/// Every problem found with one request, as an error reply reports them: the first
+/// [`MAX_LISTED_VIOLATIONS`] whole, the others only counted, with the first few of
+/// their fields' paths (indexes dropped: `board.rows` for `board.rows[42]`). So a
+/// request with a million problems costs no more to hold than one with eleven, and
+/// those past the tenth are never written out ([`Violations::push_with`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Violations {
+    /// The first problems found, as they will be listed.
+    listed: Vec<Violation>,
+    /// How many more were found.
+    left_out: usize,
+    /// The paths of the fields left out, each once, the first few of them.
+    left_out_paths: Vec<String>,
+}
+
+impl Violations {
+    /// No violation yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `violation`.
+    pub fn push(&mut self, violation: Violation) {
+        if self.listed.len() < MAX_LISTED_VIOLATIONS {
+            self.listed.push(violation);
+        } else {
+            let path = violation.field.split('[').next().unwrap_or_default();
+            self.leave_out(path);
+        }
+    }
+
+    /// Adds the violation `make` makes, on a field whose path without indexes is
+    /// `path` (`moves` for `moves[4]`): made only if it is to be listed, else counted.
+    pub fn push_with(&mut self, path: &str, make: impl FnOnce() -> Violation) {
+        if self.listed.len() < MAX_LISTED_VIOLATIONS {
+            self.listed.push(make());
+        } else {
+            self.leave_out(path);
+        }
+    }
+
+    fn leave_out(&mut self, path: &str) {
+        self.left_out += 1;
+        if self.left_out_paths.len() < MAX_LEFT_OUT_PATHS
+            && !self.left_out_paths.iter().any(|p| p == path)
+        {
+            self.left_out_paths
+                .push(cut(path.to_owned(), MAX_FIELD_BYTES));
+        }
+    }
+
+    /// How many problems were found, listed or not.
+    pub fn len(&self) -> usize {
+        self.listed.len() + self.left_out
+    }
+
+    /// Whether none was found.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The problems that are listed, in the order found: the first
+    /// [`MAX_LISTED_VIOLATIONS`].
+    pub fn listed(&self) -> &[Violation] {
+        &self.listed
+    }
+}
+
+impl From<Violation> for Violations {
+    fn from(violation: Violation) -> Self {
+        Self {
+            listed: vec![violation],
+            ..Self::default()
+        }
+    }
+}
+
+impl FromIterator<Violation> for Violations {
+    fn from_iter<I: IntoIterator<Item = Violation>>(iter: I) -> Self {
+        let mut violations = Self::new();
+        for violation in iter {
+            violations.push(violation);
+        }
+        violations
+    }
+}
+
+impl Extend<Violation> for Violations {
+    fn extend<I: IntoIterator<Item = Violation>>(&mut self, iter: I) {
+        for violation in iter {
+            self.push(violation);
+        }
+    }
+}
+
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.field, self.description)
@@ -101,7 +199,7 @@ pub enum ServiceError {
         /// The request message's name.
         message: &'static str,
         /// Every problem found, never empty.
-        violations: Vec<Violation>,
+        violations: Violations,
     },
     /// A live game stream carried more messages that were not applied moves than the
     /// server allows.
@@ -172,12 +270,13 @@ fn too_large(bytes: Option<u64>, limit: u64) -> String {
 
 /// A bad request's message, at most [`MAX_MESSAGE_BYTES`]: its first violation (cut), and
 /// how many more the details hold.
-fn summary(message: &str, violations: &[Violation]) -> String {
+fn summary(message: &str, violations: &Violations) -> String {
     let more = match violations.len() {
         0 | 1 => String::new(),
         n => format!("; and {} more (see the BadRequest details)", n - 1),
     };
     let first = violations
+        .listed()
         .first()
         .map(Violation::to_string)
         .unwrap_or_default();
@@ -190,12 +289,14 @@ fn summary(message: &str, violations: &[Violation]) -> String {
 
 /// The violations a reply lists: at most [`MAX_LISTED_VIOLATIONS`], each cut, then one
 /// that says how many were left out and on which fields.
-fn listed<V>(violations: Vec<Violation>, make: impl Fn(String, String) -> V) -> Vec<V> {
-    let left_out = violations.len().saturating_sub(MAX_LISTED_VIOLATIONS);
-    let mut violations = violations.into_iter();
-    let mut listed: Vec<V> = violations
-        .by_ref()
-        .take(MAX_LISTED_VIOLATIONS)
+fn listed<V>(violations: Violations, make: impl Fn(String, String) -> V) -> Vec<V> {
+    let Violations {
+        listed,
+        left_out,
+        left_out_paths: paths,
+    } = violations;
+    let mut out: Vec<V> = listed
+        .into_iter()
         .map(|v| {
             make(
                 cut(v.field, MAX_FIELD_BYTES),
@@ -204,18 +305,8 @@ fn listed<V>(violations: Vec<Violation>, make: impl Fn(String, String) -> V) -> 
         })
         .collect();
     if left_out > 0 {
-        // The fields left out, without their indexes (`board.rows[42]` is `board.rows`):
-        // the first of them names the extra violation, a few more its description.
-        let mut paths: Vec<String> = Vec::new();
-        for violation in violations {
-            let path = violation.field.split('[').next().unwrap_or_default();
-            if !paths.iter().any(|p| p == path) {
-                if paths.len() == 4 {
-                    break;
-                }
-                paths.push(cut(path.to_owned(), MAX_FIELD_BYTES));
-            }
-        }
+        // The first field left out names the extra violation, a few more its
+        // description.
         let field = paths.first().cloned().unwrap_or_default();
         let description = match paths.len() {
             0 | 1 => format!("... and {left_out} more violations not listed"),
@@ -224,9 +315,9 @@ fn listed<V>(violations: Vec<Violation>, make: impl Fn(String, String) -> V) -> 
                 paths.join(", ")
             ),
         };
-        listed.push(make(field, cut(description, MAX_DESCRIPTION_BYTES)));
+        out.push(make(field, cut(description, MAX_DESCRIPTION_BYTES)));
     }
-    listed
+    out
 }
 
 impl From<ServiceError> for Status {
@@ -260,7 +351,7 @@ impl ServiceError {
     pub(crate) fn into_field_violations(self, item: &str) -> Vec<proto::FieldViolation> {
         let violations = match self {
             ServiceError::InvalidRequest { violations, .. } => violations,
-            other => vec![Violation::new(item, other.to_string())],
+            other => Violation::new(item, other.to_string()).into(),
         };
         listed(violations, |field, description| proto::FieldViolation {
             field,
@@ -309,9 +400,11 @@ impl ServiceError {
 #[cfg(test)]
 pub(crate) fn fields(error: ServiceError) -> Vec<String> {
     match error {
-        ServiceError::InvalidRequest { violations, .. } => {
-            violations.into_iter().map(|v| v.field).collect()
-        }
+        ServiceError::InvalidRequest { violations, .. } => violations
+            .listed()
+            .iter()
+            .map(|v| v.field.clone())
+            .collect(),
         other => panic!("not a violation list: {other:?}"),
     }
 }
@@ -367,7 +460,7 @@ mod tests {
         // any number: past the tenth only their count is shown, in a description that is
         // cut like any other.
         let wide = "\u{1F600}".repeat(1000);
-        let violations: Vec<Violation> = (0..300)
+        let violations: Violations = (0..300)
             .map(|i| Violation::new(format!("{wide}{i}"), wide.clone()))
             .collect();
         let status = Status::from(ServiceError::InvalidRequest {
@@ -392,14 +485,14 @@ mod tests {
 
     #[test]
     fn the_summary_names_the_first_violation_and_counts_the_rest() {
-        let violations = vec![
+        let violations = [
             Violation::new("board.rows[0]", "has 150 cells; at most 100 are allowed"),
             Violation::new("board.rows[1]", "has 150 cells; at most 100 are allowed"),
             Violation::new("color", "must be \"B\" or \"W\", got \"x\""),
         ];
         let error = ServiceError::InvalidRequest {
             message: "CheckOthelloMoveRequest",
-            violations: violations.clone(),
+            violations: violations.iter().cloned().collect(),
         };
         assert_eq!(
             error.to_string(),
@@ -408,7 +501,7 @@ mod tests {
         );
         let status = Status::from(ServiceError::InvalidRequest {
             message: "CheckOthelloMoveRequest",
-            violations: violations[..1].to_vec(),
+            violations: violations[0].clone().into(),
         });
         assert_eq!(
             status.message(),
@@ -419,7 +512,7 @@ mod tests {
 
     #[test]
     fn the_extra_violation_names_the_fields_left_out() {
-        let mut violations: Vec<Violation> = (0..12)
+        let mut violations: Violations = (0..12)
             .map(|i| Violation::new(format!("board.rows[{i}]"), "bad"))
             .collect();
         let listed = super::listed(violations.clone(), FieldViolation::new);
@@ -436,7 +529,7 @@ mod tests {
             listed[10].description,
             "... and 3 more violations not listed, on board.rows, color"
         );
-        let listed = super::listed(vec![Violation::new("row", "bad")], FieldViolation::new);
+        let listed = super::listed(Violation::new("row", "bad").into(), FieldViolation::new);
         assert_eq!(listed.len(), 1);
     }
 }

@@ -10,13 +10,13 @@ use crate::rules::othello::Color;
 use crate::rules::rows::{Rows, RowsView};
 use crate::rules::{connect_four, othello};
 
-use super::error::{echo, ServiceError, Violation};
+use super::error::{echo, ServiceError, Violation, Violations};
 
 /// The most rows, and the most columns, a board may have.
 pub(crate) const MAX_SIDE: usize = 100;
 
 /// A malformed `message`'s error, from its violations (never empty).
-pub(crate) fn invalid(message: &'static str, violations: Vec<Violation>) -> ServiceError {
+pub(crate) fn invalid(message: &'static str, violations: Violations) -> ServiceError {
     ServiceError::InvalidRequest {
         message,
         violations,
@@ -36,7 +36,7 @@ pub(crate) fn at_most(
         return Ok(());
     }
     let description = format!("has {count} {field}; at most {max} are allowed in one {unit}");
-    Err(invalid(message, vec![Violation::new(field, description)]))
+    Err(invalid(message, Violation::new(field, description).into()))
 }
 
 /// Replays a setup's `history` with `play`, the game's own move, on a board of `cells`
@@ -56,7 +56,7 @@ pub(crate) fn replay_history<M, T, E: std::fmt::Display>(
         );
         return Err(invalid(
             message,
-            vec![Violation::new("setup.history", description)],
+            Violation::new("setup.history", description).into(),
         ));
     }
     let mut last = None;
@@ -67,7 +67,7 @@ pub(crate) fn replay_history<M, T, E: std::fmt::Display>(
                 let field = format!("setup.history[{index}]");
                 return Err(invalid(
                     message,
-                    vec![Violation::new(field, error.to_string())],
+                    Violation::new(field, error.to_string()).into(),
                 ));
             }
         }
@@ -80,7 +80,7 @@ pub(crate) fn replay_history<M, T, E: std::fmt::Display>(
 pub(crate) fn board<B: GameBoard>(
     field: &str,
     board: Option<impl BoardRows>,
-    violations: &mut Vec<Violation>,
+    violations: &mut Violations,
 ) -> Option<B> {
     parse_board(field, board, violations).ok()
 }
@@ -182,7 +182,7 @@ impl Shape {
 fn parse_board<B: GameBoard>(
     field: &str,
     board: Option<impl BoardRows>,
-    violations: &mut Vec<Violation>,
+    violations: &mut Violations,
 ) -> Result<B, Shape> {
     let Some(board) = board else {
         violations.push(Violation::new(field, "is required"));
@@ -238,7 +238,7 @@ fn grid_violation(field: &str, error: &GridError) -> Violation {
 pub(crate) fn board_and_cell<B: GameBoard>(
     request_board: Option<impl BoardRows>,
     (row, col): (i32, i32),
-    violations: &mut Vec<Violation>,
+    violations: &mut Violations,
 ) -> (Option<B>, Option<Cell>) {
     match parse_board::<B>("board", request_board, violations) {
         Ok(board) => {
@@ -254,7 +254,7 @@ pub(crate) fn board_and_cell<B: GameBoard>(
 }
 
 /// Checks (`row`, `col`) on `grid` (the grid decides, see [`Grid::locate`]).
-fn cell(row: i32, col: i32, grid: &Grid, violations: &mut Vec<Violation>) -> Option<Cell> {
+fn cell(row: i32, col: i32, grid: &Grid, violations: &mut Violations) -> Option<Cell> {
     let off = match grid.locate(row.into(), col.into()) {
         Ok(cell) => return Some(cell),
         Err(off) => off,
@@ -276,7 +276,7 @@ fn axis_violation(
     value: i32,
     len: Option<usize>,
     unit: &str,
-    violations: &mut Vec<Violation>,
+    violations: &mut Violations,
 ) {
     let description = match (usize::try_from(value), len) {
         (Err(_), _) => negative(value),
@@ -301,7 +301,7 @@ fn negative(value: i32) -> String {
 }
 
 /// Checks an Othello colour, `"B"` or `"W"`, named `field` in its violation.
-pub(crate) fn color(field: &str, text: &str, violations: &mut Vec<Violation>) -> Option<Color> {
+pub(crate) fn color(field: &str, text: &str, violations: &mut Violations) -> Option<Color> {
     let color = Color::from_letter(text);
     if color.is_none() {
         violations.push(Violation::new(

@@ -16,7 +16,7 @@ use crate::rules::GameKind;
 
 use super::answer::Answer;
 use super::convert;
-use super::error::ServiceError;
+use super::error::{ServiceError, Violations};
 use super::fields::{self, BoardRows};
 use super::play::{self, Handled, Opened, Reply};
 
@@ -35,7 +35,7 @@ pub(crate) fn check_move_of(
     color: &str,
     flips: Vec<Cell>,
 ) -> Result<(MoveAnswer, Board), ServiceError> {
-    let mut violations = Vec::new();
+    let mut violations = Violations::new();
     let (board, cell) = fields::board_and_cell::<Board>(board, at, &mut violations);
     let color = fields::color("color", color, &mut violations);
     let (Some(board), Some(cell), Some(color)) = (board, cell, color) else {
@@ -83,7 +83,7 @@ pub(crate) fn list_moves_of(
     board: Option<impl BoardRows>,
     color: &str,
 ) -> Result<Listing, ServiceError> {
-    let mut violations = Vec::new();
+    let mut violations = Violations::new();
     let board = fields::board::<Board>("board", board, &mut violations);
     let color = fields::color("color", color, &mut violations);
     let (Some(board), Some(color)) = (board, color) else {
@@ -273,7 +273,7 @@ struct LastMove {
 /// replayed by the game's own rules. Fields are named under `setup.`.
 fn set_up(setup: proto::OthelloSetup) -> Result<(Game, LastMove), ServiceError> {
     const MESSAGE: &str = "PlayOthelloRequest";
-    let mut violations = Vec::new();
+    let mut violations = Violations::new();
     let board = fields::board::<Board>("setup.board", setup.board, &mut violations);
     let to_move = fields::color("setup.to_move", &setup.to_move, &mut violations);
     let (Some(board), Some(to_move)) = (board, to_move) else {
