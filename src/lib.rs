@@ -46,8 +46,9 @@ mod telemetry;
 
 pub use rules::GameKind;
 pub use service::batch::MAX_CHECKS;
+pub use service::budget::MAX_REPLY_BYTES;
 pub use service::play::many::MAX_ACTIONS;
 pub use service::play::{LiveGame, LiveGames, ReplyStream, StreamLimits};
-pub use service::{Arbiter, MAX_REPLY_BYTES};
+pub use service::Arbiter;
 #[cfg(feature = "otlp")]
 pub use telemetry::otel::{OtlpTracing, TracingError};

@@ -13,9 +13,10 @@ use crate::rules::grid::Cell;
 use crate::rules::rows::RowsView;
 
 use super::answer::Answer;
+use super::budget::MAX_REPLY_BYTES;
 use super::error::{ServiceError, Violation};
 use super::fields::{self, InPlace};
-use super::{connect_four, othello, tic_tac_toe, MAX_REPLY_BYTES};
+use super::{connect_four, othello, tic_tac_toe};
 
 /// The most checks one CheckBatch call may carry.
 pub const MAX_CHECKS: usize = 10_000;

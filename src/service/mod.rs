@@ -9,6 +9,7 @@
 
 pub(crate) mod answer;
 pub(crate) mod batch;
+pub(crate) mod budget;
 pub(crate) mod connect_four;
 pub(crate) mod convert;
 pub(crate) mod error;
@@ -40,15 +41,6 @@ use self::answer::Answer;
 use self::error::ServiceError;
 use self::play::many::ManyGames;
 use self::play::{Built, LiveGame, LiveGames, ReplyStream, StreamLimits, Written, WrittenReplyOf};
-
-/// The most bytes of results one CheckBatch reply or PlayMany message's reply holds
-/// before the items left in its request are answered without being run or applied
-/// (`invalid` on `check` or `action`, in a few dozen bytes each): 2 MiB, so that a
-/// reply, which passes it by one item and those short answers, stays under 4 MiB even
-/// for the most items a message may carry: the default receive limit of the gRPC
-/// clients of grpc-go, grpc-java, tonic and the C core: every reply can be read by a
-/// client as it comes configured.
-pub const MAX_REPLY_BYTES: usize = 2 * 1024 * 1024;
 
 /// The ArbiterService implementation, cheap to clone: clones share the live-game count
 /// and the shutdown signal.

@@ -15,8 +15,9 @@ use crate::proto::replies::PlayManyReply;
 use crate::proto::wire::{fields as wire, Len};
 use crate::proto::{GameAction, GameState, PlayManyRequest};
 use crate::rules::{connect_four, othello, tic_tac_toe, GameKind};
+use crate::service::budget::MAX_REPLY_BYTES;
 use crate::service::error::{ServiceError, Violation};
-use crate::service::{fields, MAX_REPLY_BYTES};
+use crate::service::fields;
 
 use super::{Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
 use crate::service::answer::Answer;
