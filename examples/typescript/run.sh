@@ -12,6 +12,7 @@
 # installed. Exits non-zero on any failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+caller=$PWD
 cd "$here"
 
 address= binary=
@@ -26,7 +27,7 @@ if [ -z "$address" ] || [ -z "$binary" ]; then
   echo "usage: $0 --address HOST:PORT --binary PATH_TO_ARBITER" >&2
   exit 2
 fi
-binary=$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
+binary=$(cd "$caller" && cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "typescript: installing Node.js and npm from Debian's packages"

@@ -43,7 +43,7 @@ status=0
 "$venv/bin/python" tests/interop/interop.py --address "$address" --grpcurl "$grpcurl" || status=$?
 echo "interop: three replicas from grpcio, round robin with client-side health checking"
 # Bounded: a replica that never logs its address would otherwise hold the run.
-timeout 300 "$venv/bin/python" tests/interop/replicas.py --binary target/release/arbiter || status=$?
+timeout 300 "$venv/bin/python" tests/interop/replicas.py --binary "$repo/target/release/arbiter" || status=$?
 echo "interop: the Rust client example (examples/client.rs)"
 cargo run --quiet --example client -- "http://$address" || status=$?
 # The Go, Java and TypeScript clients, each built as its own ecosystem builds it (offline,
@@ -52,7 +52,7 @@ cargo run --quiet --example client -- "http://$address" || status=$?
 for client in go java typescript; do
   echo "interop: the $client client (examples/$client)"
   started=$SECONDS
-  timeout 900 bash "examples/$client/run.sh" --address "$address" --binary target/release/arbiter || status=$?
+  timeout 900 bash "examples/$client/run.sh" --address "$address" --binary "$repo/target/release/arbiter" || status=$?
   echo "interop: the $client client took $((SECONDS - started)) s"
 done
 server_log_is_clean || status=1
