@@ -332,7 +332,7 @@ async fn play_connect_four_resumably(
     for _ in 0..5 {
         match game.play(client, drops).await {
             Ok(()) => return game.last.ok_or_else(|| "no drop was played".into()),
-            Err(status) if status.code() == Code::Unavailable => println!(
+            Err(status) if stream_lost(&status) => println!(
                 "stream lost ({}); resuming after {} drops",
                 status.message(),
                 game.applied.len()
@@ -341,6 +341,29 @@ async fn play_connect_four_resumably(
         }
     }
     Err("the game could not be resumed".into())
+}
+
+/// Whether a live game's stream ended in a way that a resume answers: UNAVAILABLE (a
+/// server draining for a deploy, a connection lost) or INTERNAL with a reset stream (a
+/// proxy such as nginx resets the client's stream when the replica behind it dies). A
+/// resume replays the history on a new stream, which changes nothing the server has
+/// not already applied, so it is always safe; any other status is the game's answer.
+fn stream_lost(status: &Status) -> bool {
+    match status.code() {
+        Code::Unavailable => true,
+        Code::Internal => {
+            // The reset, as h2 reports it somewhere down the status's sources.
+            let mut source = std::error::Error::source(status);
+            while let Some(error) = source {
+                if error.downcast_ref::<h2::Error>().is_some_and(h2::Error::is_reset) {
+                    return true;
+                }
+                source = error.source();
+            }
+            status.message().contains("RST_STREAM")
+        }
+        _ => false,
+    }
 }
 
 /// What [`play_connect_four_resumably`] keeps between streams.

@@ -1,6 +1,5 @@
 //! Live Tic-Tac-Toe games over the PlayTicTacToe stream, through a real client.
 
-mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -10,9 +9,9 @@ use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{Board, Cell, PlayTicTacToeRequest, PlayTicTacToeResponse, Verdict};
 use arbiter::rules::fixtures::TIC_TAC_TOE_DRAW;
 use arbiter::rules::tic_tac_toe;
-use common::messages::{cells, open_stream, tic_tac_toe_move};
-use common::status::assert_stream_ends;
-use common::TestServer;
+use crate::common::messages::{cells, open_stream, tic_tac_toe_move};
+use crate::common::status::assert_stream_ends;
+use crate::common::TestServer;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;

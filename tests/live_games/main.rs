@@ -1,7 +1,10 @@
-//! Live Othello and Connect Four games over the PlayOthello and PlayConnectFour streams,
-//! through a real client: every rule by name, setup errors, limits, and many games at once.
+//! Live games over their own streams (PlayOthello, PlayConnectFour, PlayTicTacToe),
+//! through a real client: every rule by name, setup errors, limits, and many games at
+//! once. Othello and Connect Four here; Tic-Tac-Toe in `tic_tac_toe.rs`.
 
+#[path = "../common/mod.rs"]
 mod common;
+mod tic_tac_toe;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
