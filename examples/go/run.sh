@@ -15,21 +15,8 @@
 # older than go.mod's. go.sum is not checked (a vendored build does not read it).
 set -euo pipefail
 
-usage() {
-  echo "usage: bash examples/go/run.sh --address HOST:PORT --binary PATH/TO/arbiter" >&2
-  exit 2
-}
-address='' binary=''
-while [ $# -gt 0 ]; do
-  case $1 in
-    --address) address=${2:-}; shift 2 || usage ;;
-    --binary) binary=${2:-}; shift 2 || usage ;;
-    *) usage ;;
-  esac
-done
-if [ -z "$address" ] || [ -z "$binary" ]; then usage; fi
-[ -x "$binary" ] || { echo "go: $binary is not an executable" >&2; exit 2; }
-binary=$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
+. "$(dirname "$0")/../../tests/lib/client_args.sh"
+parse_client_args go "$@"
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)

@@ -12,22 +12,8 @@
 # both ignored by git and reused by the next run.
 set -euo pipefail
 
-usage() {
-  echo "usage: $0 --address HOST:PORT --binary PATH_TO_ARBITER" >&2
-  exit 2
-}
-
-address="" binary=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --address) address="${2:-}"; shift 2 || usage ;;
-    --binary) binary="${2:-}"; shift 2 || usage ;;
-    *) usage ;;
-  esac
-done
-[ -n "$address" ] && [ -n "$binary" ] || usage
-[ -x "$binary" ] || { echo "not an executable: $binary" >&2; exit 2; }
-binary="$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
+. "$(dirname "$0")/../../tests/lib/client_args.sh"
+parse_client_args java "$@"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"

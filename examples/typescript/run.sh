@@ -12,22 +12,10 @@
 # installed. Exits non-zero on any failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-caller=$PWD
+. "$here/../../tests/lib/client_args.sh"
+. "$here/../../tests/lib/release_server.sh"
+parse_client_args typescript "$@"
 cd "$here"
-
-address= binary=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --address) address=$2; shift 2 ;;
-    --binary) binary=$2; shift 2 ;;
-    *) echo "usage: $0 --address HOST:PORT --binary PATH_TO_ARBITER" >&2; exit 2 ;;
-  esac
-done
-if [ -z "$address" ] || [ -z "$binary" ]; then
-  echo "usage: $0 --address HOST:PORT --binary PATH_TO_ARBITER" >&2
-  exit 2
-fi
-binary=$(cd "$caller" && cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "typescript: installing Node.js and npm from Debian's packages"
@@ -73,22 +61,7 @@ for i in 1 2 3; do
 done
 for i in 1 2 3; do
   pid=${pids[$((i - 1))]}
-  replica=
-  for _ in $(seq 1 300); do
-    replica=$(sed -n 's/.*arbiter listening on \([0-9.]*:[0-9]*\).*/\1/p' "$logs/$i.log" | head -n 1)
-    [ -n "$replica" ] && break
-    if ! kill -0 "$pid" 2>/dev/null; then
-      echo "typescript: replica $i exited before listening; its log:" >&2
-      cat "$logs/$i.log" >&2
-      exit 1
-    fi
-    sleep 0.1
-  done
-  if [ -z "$replica" ]; then
-    echo "typescript: replica $i logged no address in 30 s; its log:" >&2
-    cat "$logs/$i.log" >&2
-    exit 1
-  fi
+  replica=$(address_in "$logs/$i.log" "$pid") || { echo "typescript: replica $i did not start" >&2; exit 1; }
   replica_args+=(--replica "$replica" --pid "$pid")
 done
 

@@ -8,22 +8,6 @@
 //! lists its message's fields by name and number, for the tests that hold the writers
 //! to the contract (a field the writers never write fails them, by name).
 
-/// A field encoded as a varint (`int32`, `int64`, `uint64`, `bool`, an enum): its number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Varint(pub(crate) u32);
-
-/// A length-delimited field (a string, bytes, a message, a packed list): its number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Len(pub(crate) u32);
-
-/// A field of four fixed bytes (`fixed32`, `sfixed32`, `float`): its number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Fixed32(pub(crate) u32);
-
-/// A field of eight fixed bytes (`fixed64`, `sfixed64`, `double`): its number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Fixed64(pub(crate) u32);
-
 /// The protobuf wire type of a key's low three bits.
 pub(crate) trait Field {
     /// The wire type's number.
@@ -39,32 +23,31 @@ pub(crate) trait Field {
     }
 }
 
-impl Field for Varint {
-    const WIRE_TYPE: u32 = 0;
-    fn number(self) -> u32 {
-        self.0
-    }
+/// Declares a field type of each wire type: a field's number, encoded as it says.
+macro_rules! field_types {
+    ($($(#[$doc:meta])* $name:ident = $wire_type:literal;)*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub(crate) struct $name(pub(crate) u32);
+
+        impl Field for $name {
+            const WIRE_TYPE: u32 = $wire_type;
+            fn number(self) -> u32 {
+                self.0
+            }
+        }
+    )*};
 }
 
-impl Field for Fixed64 {
-    const WIRE_TYPE: u32 = 1;
-    fn number(self) -> u32 {
-        self.0
-    }
-}
-
-impl Field for Len {
-    const WIRE_TYPE: u32 = 2;
-    fn number(self) -> u32 {
-        self.0
-    }
-}
-
-impl Field for Fixed32 {
-    const WIRE_TYPE: u32 = 5;
-    fn number(self) -> u32 {
-        self.0
-    }
+field_types! {
+    /// A field encoded as a varint (`int32`, `int64`, `uint64`, `bool`, an enum).
+    Varint = 0;
+    /// A field of eight fixed bytes (`fixed64`, `sfixed64`, `double`).
+    Fixed64 = 1;
+    /// A length-delimited field (a string, bytes, a message, a packed list).
+    Len = 2;
+    /// A field of four fixed bytes (`fixed32`, `sfixed32`, `float`).
+    Fixed32 = 5;
 }
 
 /// Every message's fields, one module a message (`check_batch_request::CHECKS`).
@@ -75,30 +58,33 @@ pub(crate) mod fields {
     include!(concat!(env!("OUT_DIR"), "/arbiter_fields.rs"));
 }
 
+/// The messages of `arbiter.v1` as the compiled contract describes them, for the tests
+/// that hold the hand-written code to it.
+#[cfg(test)]
+pub(crate) fn described_messages() -> Vec<prost_types::DescriptorProto> {
+    use prost::Message;
+    let set = prost_types::FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET)
+        .unwrap_or_default();
+    set.file
+        .into_iter()
+        .filter(|file| file.package() == "arbiter.v1")
+        .flat_map(|file| file.message_type)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use prost::Message;
     use prost_types::field_descriptor_proto::Type;
-    use prost_types::FileDescriptorSet;
 
-    use super::fields;
+    use super::{described_messages, fields};
 
     /// The generated constants are the compiled contract's: a message's every field, by
     /// name and number, in order.
     #[test]
     fn the_constants_are_the_descriptor_sets() {
-        let set = FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET).unwrap();
-        let file = set
-            .file
-            .iter()
-            .find(|f| f.package() == "arbiter.v1")
-            .unwrap();
-        let play = file
-            .message_type
-            .iter()
-            .find(|m| m.name() == "PlayConnectFourResponse")
-            .unwrap();
-        let named: Vec<(&str, u32)> = play
+        let messages = described_messages();
+        let message = |name: &str| messages.iter().find(|m| m.name() == name).unwrap();
+        let named: Vec<(&str, u32)> = message("PlayConnectFourResponse")
             .field
             .iter()
             .map(|f| (f.name(), f.number() as u32))
@@ -106,11 +92,10 @@ mod tests {
         assert_eq!(named, fields::play_connect_four_response::ALL);
         assert_eq!(fields::play_connect_four_response::TO_MOVE.0, 5);
         assert_eq!(fields::play_connect_four_response::BOARD.0, 2);
-        let history = file
-            .message_type
+        let history = message("ConnectFourSetup")
+            .field
             .iter()
-            .find(|m| m.name() == "ConnectFourSetup")
-            .and_then(|m| m.field.iter().find(|f| f.name() == "history"))
+            .find(|f| f.name() == "history")
             .unwrap();
         assert_eq!(history.r#type(), Type::Int32);
         // Packed: a repeated int32 is one length-delimited field.

@@ -14,7 +14,6 @@ use std::collections::{BTreeSet, HashMap};
 use futures_util::StreamExt;
 use prost::Message;
 use prost_types::field_descriptor_proto::Type;
-use prost_types::FileDescriptorSet;
 
 use crate::proto::requests::CheckBatchChecks;
 use crate::proto::{
@@ -32,13 +31,7 @@ type Fields = HashMap<u32, (String, Option<String>)>;
 
 /// Every message of `arbiter.v1`, by its short name.
 fn messages() -> HashMap<String, Fields> {
-    let set = FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET).unwrap();
-    let file = set
-        .file
-        .iter()
-        .find(|f| f.package() == "arbiter.v1")
-        .unwrap();
-    file.message_type
+    crate::proto::wire::described_messages()
         .iter()
         .map(|message| {
             let fields = message

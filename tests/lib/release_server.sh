@@ -7,6 +7,7 @@
 #                             $port, $pid and $log; the server is stopped by its own pid
 #                             when the script exits, whatever happens.
 # server_log_is_clean         fails, printing the log, if the server panicked or died.
+# address_in LOG PID          the address a server logged, once it has.
 
 prepare_tools() {
   venv="$repo/.tools/venv"
@@ -23,10 +24,21 @@ start_release_server() {
   ./target/release/arbiter --listen 127.0.0.1:0 >"$log" 2>&1 &
   pid=$!
   trap stop_release_server EXIT
-  address=
+  address=$(address_in "$log" "$pid") || return 1
+  port=${address##*:}
+}
+
+# address_in LOG PID: the address the server PID logged to LOG ("arbiter listening on
+# ADDR"), waited for up to 60 s; fails, printing the log, if the server exits first or
+# logs none.
+address_in() {
+  local log=$1 pid=$2 found=
   for _ in $(seq 1 600); do
-    address=$(sed -n 's/.*arbiter listening on \([0-9.]*:[0-9]*\).*/\1/p' "$log" | head -n 1)
-    [ -n "$address" ] && break
+    found=$(sed -n 's/.*arbiter listening on \([0-9.]*:[0-9]*\).*/\1/p' "$log" | head -n 1)
+    if [ -n "$found" ]; then
+      echo "$found"
+      return 0
+    fi
     if ! kill -0 "$pid" 2>/dev/null; then
       echo "the server exited before listening; its log:" >&2
       cat "$log" >&2
@@ -34,12 +46,9 @@ start_release_server() {
     fi
     sleep 0.1
   done
-  if [ -z "$address" ]; then
-    echo "the server logged no address in 60 s; its log:" >&2
-    cat "$log" >&2
-    return 1
-  fi
-  port=${address##*:}
+  echo "the server logged no address in 60 s; its log:" >&2
+  cat "$log" >&2
+  return 1
 }
 
 stop_release_server() {
