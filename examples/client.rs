@@ -355,7 +355,10 @@ fn stream_lost(status: &Status) -> bool {
             // The reset, as h2 reports it somewhere down the status's sources.
             let mut source = std::error::Error::source(status);
             while let Some(error) = source {
-                if error.downcast_ref::<h2::Error>().is_some_and(h2::Error::is_reset) {
+                if error
+                    .downcast_ref::<h2::Error>()
+                    .is_some_and(h2::Error::is_reset)
+                {
                     return true;
                 }
                 source = error.source();

@@ -1,17 +1,16 @@
 //! Live Tic-Tac-Toe games over the PlayTicTacToe stream, through a real client.
 
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::common::messages::{cells, open_stream, tic_tac_toe_move};
+use crate::common::status::assert_stream_ends;
+use crate::common::TestServer;
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{Board, Cell, PlayTicTacToeRequest, PlayTicTacToeResponse, Verdict};
 use arbiter::rules::fixtures::TIC_TAC_TOE_DRAW;
 use arbiter::rules::tic_tac_toe;
-use crate::common::messages::{cells, open_stream, tic_tac_toe_move};
-use crate::common::status::assert_stream_ends;
-use crate::common::TestServer;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
