@@ -12,13 +12,18 @@
 //! malformed one, plays a live game of each kind (with a move the server rejects, and
 //! the stream going on after it), sends a `CheckBatch` and a `PlayMany`, and resumes a
 //! game on a new stream from its history, as a game server does after a deploy or a lost
-//! connection. It exits non-zero if any answer is not the one the rules give.
+//! connection. It exits non-zero if any answer is not the one the rules give. Requests
+//! are gzipped, every unary call has a deadline and is retried on UNAVAILABLE as gRPC's
+//! retry policy would ([`unary`]), and a live game resumes on a new stream when its
+//! stream is lost ([`stream_lost`]).
 //!
 //! Boards travel as [`Board`]: build one with [`Board::from_rows`] from strings (or
 //! bytes), read it back with `board.rows.to_strings()` or, without a copy, as bytes with
 //! `board.rows.iter()`.
 
 use std::error::Error;
+use std::future::Future;
+use std::time::Duration;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::check::Check as CheckKind;
@@ -34,8 +39,9 @@ use arbiter::proto::{
 };
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::transport::Channel;
-use tonic::{Code, Status};
+use tonic::codec::CompressionEncoding;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Code, Request, Response, Status};
 use tonic_types::StatusExt;
 
 type Client = ArbiterServiceClient<Channel>;
@@ -47,8 +53,14 @@ async fn main() -> Result<(), Failure> {
         .nth(1)
         .unwrap_or_else(|| "http://127.0.0.1:50051".into());
     // One channel for the whole program: it is cheap to clone, and every clone shares
-    // its HTTP/2 connection.
-    let mut client = ArbiterServiceClient::connect(address.clone()).await?;
+    // its HTTP/2 connection. Requests go out gzipped, and replies may come back so.
+    let channel = Endpoint::from_shared(address.clone())?
+        .connect_timeout(Duration::from_secs(5))
+        .connect()
+        .await?;
+    let mut client = ArbiterServiceClient::new(channel)
+        .send_compressed(CompressionEncoding::Gzip)
+        .accept_compressed(CompressionEncoding::Gzip);
     println!("connected to {address}");
 
     check_othello_move(&mut client).await?;
@@ -64,6 +76,35 @@ async fn main() -> Result<(), Failure> {
     resume_from_history(&mut client).await?;
     println!("\nevery answer was the one the rules give");
     Ok(())
+}
+
+/// How long a unary call may take, each attempt.
+const DEADLINE: Duration = Duration::from_secs(10);
+
+/// A unary call with a deadline, retried as gRPC's retry policy retries one (tonic reads
+/// no service config): up to four attempts while the answer is UNAVAILABLE, 100 ms
+/// apart and doubling. Every unary RPC of Arbiter is pure, so a retry is always safe;
+/// any other status is the answer. `call` makes the call on a clone of the client
+/// (cheap: clones share the channel).
+async fn unary<M, R, F, Fut>(client: &Client, message: M, mut call: F) -> Result<R, Status>
+where
+    M: Clone,
+    F: FnMut(Client, Request<M>) -> Fut,
+    Fut: Future<Output = Result<Response<R>, Status>>,
+{
+    let mut backoff = Duration::from_millis(100);
+    for attempt in 1.. {
+        let mut request = Request::new(message.clone());
+        request.set_timeout(DEADLINE);
+        match call(client.clone(), request).await {
+            Err(status) if status.code() == Code::Unavailable && attempt < 4 => {
+                tokio::time::sleep(backoff).await;
+                backoff *= 2;
+            }
+            answer => return answer.map(Response::into_inner),
+        }
+    }
+    Err(Status::unavailable("no attempt was made"))
 }
 
 /// Fails the example with `what` unless `holds`.
@@ -103,7 +144,10 @@ fn at_2_3(color: &str) -> CheckOthelloMoveRequest {
 
 async fn check_othello_move(client: &mut Client) -> Result<(), Failure> {
     println!("\n*** CheckOthelloMove");
-    let reply = client.check_othello_move(at_2_3("B")).await?.into_inner();
+    let reply = unary(client, at_2_3("B"), |mut c, request| async move {
+        c.check_othello_move(request).await
+    })
+    .await?;
     println!(
         "Black at (2, 3): legal {}, flips {}",
         reply.legal,
@@ -117,13 +161,14 @@ async fn check_othello_move(client: &mut Client) -> Result<(), Failure> {
 
 async fn list_othello_moves(client: &mut Client) -> Result<(), Failure> {
     println!("\n*** ListOthelloMoves");
-    let reply = client
-        .list_othello_moves(ListOthelloMovesRequest {
-            board: Some(standard_othello_board()),
-            color: "B".into(),
-        })
-        .await?
-        .into_inner();
+    let request = ListOthelloMovesRequest {
+        board: Some(standard_othello_board()),
+        color: "B".into(),
+    };
+    let reply = unary(client, request, |mut c, request| async move {
+        c.list_othello_moves(request).await
+    })
+    .await?;
     for option in &reply.moves {
         let cell = option.cell.unwrap_or_default();
         println!(
@@ -138,18 +183,19 @@ async fn list_othello_moves(client: &mut Client) -> Result<(), Failure> {
 
 async fn check_connect_four(client: &mut Client) -> Result<(), Failure> {
     println!("\n*** CheckConnectFour");
-    let reply = client
-        .check_connect_four(CheckConnectFourRequest {
-            board: Some(Board::from_rows([
-                "0000000", "0000000", "0000000", "0000000", "0000000", "2221000",
-            ])),
-            row: 5,
-            col: 2,
-            player: 2,
-            run_length: 3,
-        })
-        .await?
-        .into_inner();
+    let request = CheckConnectFourRequest {
+        board: Some(Board::from_rows([
+            "0000000", "0000000", "0000000", "0000000", "0000000", "2221000",
+        ])),
+        row: 5,
+        col: 2,
+        player: 2,
+        run_length: 3,
+    };
+    let reply = unary(client, request, |mut c, request| async move {
+        c.check_connect_four(request).await
+    })
+    .await?;
     println!(
         "player 2 at (5, 2), runs of 3: wins {}, run {}",
         reply.wins,
@@ -166,10 +212,12 @@ async fn judge_tic_tac_toe(client: &mut Client) -> Result<(), Failure> {
     let moves = [(0, 0), (1, 1), (0, 1), (2, 2), (0, 2)]
         .map(|(row, col)| TicTacToeMove { row, col })
         .to_vec();
-    let reply = client
-        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves })
-        .await?
-        .into_inner();
+    let reply = unary(
+        client,
+        JudgeTicTacToeRequest { moves },
+        |mut c, request| async move { c.judge_tic_tac_toe(request).await },
+    )
+    .await?;
     let rows = reply.board.as_ref().map(|board| board.rows.to_strings());
     println!(
         "{:?} after {} moves, line {}, board {:?}",
@@ -185,16 +233,20 @@ async fn judge_tic_tac_toe(client: &mut Client) -> Result<(), Failure> {
 /// every field at fault (the `tonic-types` crate reads it).
 async fn a_malformed_request(client: &mut Client) -> Result<(), Failure> {
     println!("\n*** a malformed request");
-    let status = client
-        .check_connect_four(CheckConnectFourRequest {
-            board: Some(Board::from_rows(["000", "00", "0000"])),
-            row: 9,
-            col: 0,
-            player: 3,
-            run_length: 0,
-        })
-        .await
-        .expect_err("a ragged board is refused");
+    let request = CheckConnectFourRequest {
+        board: Some(Board::from_rows(["000", "00", "0000"])),
+        row: 9,
+        col: 0,
+        player: 3,
+        run_length: 0,
+    };
+    let Err(status) = unary(client, request, |mut c, request| async move {
+        c.check_connect_four(request).await
+    })
+    .await
+    else {
+        return Err("a ragged board was not refused".into());
+    };
     println!("{:?}: {}", status.code(), status.message());
     let violations = status
         .get_details_bad_request()
@@ -438,10 +490,12 @@ async fn check_batch(client: &mut Client) -> Result<(), Failure> {
         })),
     };
     let checks = vec![othello("B"), othello("purple"), judge];
-    let reply = client
-        .check_batch(CheckBatchRequest { checks })
-        .await?
-        .into_inner();
+    let reply = unary(
+        client,
+        CheckBatchRequest { checks },
+        |mut c, request| async move { c.check_batch(request).await },
+    )
+    .await?;
     for (index, result) in reply.results.iter().enumerate() {
         match &result.result {
             Some(CheckAnswer::CheckOthelloMove(answer)) => {
