@@ -445,6 +445,7 @@ impl ResumableGame {
             cols,
             run_length: 0,
             history: self.applied.clone(),
+            ..Default::default()
         };
         let message = |action| PlayConnectFourRequest {
             action: Some(action),

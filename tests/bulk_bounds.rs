@@ -65,6 +65,7 @@ async fn fill(stream: &mut ManyStream) -> (usize, Vec<GameState>) {
         assert_eq!(states.len(), 10_000);
         assert_within_budget(&PlayManyResponse {
             states: states.clone(),
+            ..Default::default()
         });
         let now = states.iter().filter(|s| s.state.is_some()).count();
         started += now;
@@ -183,6 +184,7 @@ async fn ten_thousand_failing_actions_are_each_answered_with_a_bounded_list() {
                     })),
                     to_move: "Z".into(),
                     history: Vec::new(),
+                    ..Default::default()
                 })),
             }),
             1 => Action::ConnectFour(PlayConnectFourRequest {
@@ -191,6 +193,7 @@ async fn ten_thousand_failing_actions_are_each_answered_with_a_bounded_list() {
                     cols: i32::MIN,
                     run_length: -1,
                     history: vec![i32::MIN, i32::MAX],
+                    ..Default::default()
                 })),
             }),
             2 => Action::ConnectFour(PlayConnectFourRequest {
@@ -200,6 +203,7 @@ async fn ten_thousand_failing_actions_are_each_answered_with_a_bounded_list() {
                     run_length: 0,
                     // Column 0 holds 6 pieces: the seventh is refused.
                     history: vec![0; 7],
+                    ..Default::default()
                 })),
             }),
             3 => Action::TicTacToe(PlayTicTacToeRequest {
@@ -213,6 +217,7 @@ async fn ten_thousand_failing_actions_are_each_answered_with_a_bounded_list() {
                             col: i32::MAX,
                         },
                     ],
+                    ..Default::default()
                 }),
             }),
             4 => Action::Close(true),
@@ -229,6 +234,7 @@ async fn ten_thousand_failing_actions_are_each_answered_with_a_bounded_list() {
                         row: i32::MIN,
                         col: i32::MIN,
                     }],
+                    ..Default::default()
                 })),
             }),
         };

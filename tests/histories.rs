@@ -290,6 +290,7 @@ impl Kind for TicTacToe {
                 },
                 line.iter().copied().map(wire).collect(),
             ),
+            tic_tac_toe::Outcome::Forfeited { .. } => unreachable!("no clock in these games"),
         };
         let rows: Vec<String> = self
             .referee
@@ -303,10 +304,12 @@ impl Kind for TicTacToe {
             .collect();
         PlayTicTacToeResponse {
             verdict: verdict.into(),
+            ending: reference::games::ending(verdict),
             line,
             board: Some(Board::from_rows(rows)),
             moves_played: self.referee.moves as i32,
             rejected: String::new(),
+            ..Default::default()
         }
     }
 }
@@ -774,6 +777,7 @@ async fn othello_histories_pass_automatically() {
     // Every field a state below does not name is zero or empty.
     let state = |verdict: Verdict, row: &str| PlayOthelloResponse {
         verdict: verdict.into(),
+        ending: reference::games::ending(verdict),
         board: Some(Board::from_rows([row])),
         ..PlayOthelloResponse::default()
     };

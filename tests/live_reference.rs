@@ -121,6 +121,7 @@ fn connect_four_setup(rows: usize, cols: usize, run_length: usize) -> PlayConnec
             cols: cols as i32,
             run_length: run_length as i32,
             history: Vec::new(),
+            ..Default::default()
         })),
     }
 }
@@ -150,6 +151,7 @@ proptest! {
                         board: Some(Board::from_rows(rows.clone())),
                         to_move: (if *black { "B" } else { "W" }).to_owned(),
                         history: Vec::new(),
+                        ..Default::default()
                     })),
                 };
                 (referee, vec![first], vec![request])

@@ -81,6 +81,7 @@ fn othello_message() -> impl Strategy<Value = PlayOthelloRequest> {
                     .into_iter()
                     .map(|(row, col)| Cell { row, col })
                     .collect(),
+                ..Default::default()
             }))
         });
     prop_oneof![8 => mover, 2 => anywhere, 2 => setup, 1 => Just(None)]
@@ -101,6 +102,7 @@ fn connect_four_message() -> impl Strategy<Value = PlayConnectFourRequest> {
                 cols,
                 run_length,
                 history,
+                ..Default::default()
             }))
         });
     prop_oneof![10 => drop, 2 => setup, 1 => Just(None)]
@@ -122,6 +124,7 @@ fn tic_tac_toe_message() -> impl Strategy<Value = PlayTicTacToeRequest> {
                     .into_iter()
                     .map(|(row, col)| TicTacToeMove { row, col })
                     .collect(),
+                ..Default::default()
             }),
         });
     prop_oneof![8 => mover, 2 => setup]
@@ -129,6 +132,7 @@ fn tic_tac_toe_message() -> impl Strategy<Value = PlayTicTacToeRequest> {
 
 /// One action of a random script: a message of some kind, a close, or nothing.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // a test's script: size does not matter
 enum Step {
     Send(u64, Message),
     Close(u64),
@@ -444,6 +448,7 @@ async fn a_malformed_setup_starts_no_game() {
         board: Some(Board::from_rows(["...", "..", "..."])),
         to_move: "Q".into(),
         history: Vec::new(),
+        ..Default::default()
     };
     let bad = game_action(
         3,

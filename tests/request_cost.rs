@@ -215,6 +215,7 @@ fn no_request_costs_more_than_its_size_allows() {
                         board: Some(Board::from_rows(["XXXXXXXX"; 8])),
                         to_move: "B".into(),
                         history: Vec::new(),
+                        ..Default::default()
                     })),
                 })),
             })

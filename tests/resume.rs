@@ -428,6 +428,7 @@ fn standard_othello() -> PlayOthelloResponse {
         white_discs: 2,
         moves_played: 0,
         rejected: String::new(),
+        ..Default::default()
     }
 }
 

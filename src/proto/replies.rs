@@ -228,6 +228,12 @@ impl PlayManyReply {
         })
     }
 
+    /// Marks the reply as answering no message (`unprompted`): its states announce
+    /// games that ended on time. Written last, after every state.
+    pub(crate) fn set_unprompted(&mut self) {
+        Writer { buf: &mut self.buf }.bool(fields::play_many_response::UNPROMPTED, true);
+    }
+
     /// The length of the reply's bytes so far.
     pub(crate) fn len(&self) -> usize {
         self.buf.len()
@@ -337,6 +343,14 @@ impl Writer<'_> {
         if value != 0 {
             self.key(field);
             self.varint(i64::from(value) as u64);
+        }
+    }
+
+    /// An `int64` field: a negative value as its two's complement.
+    pub(crate) fn int64(&mut self, field: Varint, value: i64) {
+        if value != 0 {
+            self.key(field);
+            self.varint(value as u64);
         }
     }
 
@@ -472,6 +486,7 @@ mod tests {
                         white_discs,
                         moves_played,
                         rejected,
+                        ..Default::default()
                     })
                 },
             );
@@ -492,6 +507,7 @@ mod tests {
                         to_move,
                         moves_played,
                         rejected,
+                        ..Default::default()
                     })
                 },
             );
@@ -503,6 +519,7 @@ mod tests {
                     board,
                     moves_played,
                     rejected,
+                    ..Default::default()
                 })
             },
         );
@@ -580,7 +597,7 @@ mod tests {
             states in vec(game_state(), 0..6),
             results in vec(check_result(), 0..6),
         ) {
-            let play_many = |states| PlayManyResponse { states };
+            let play_many = |states| PlayManyResponse { states, unprompted: false };
             holds_prost_s_bytes(states, PlayManyReply::push, play_many, PlayManyReply::to_response)?;
             let batch = |results| CheckBatchResponse { results };
             holds_prost_s_bytes(results, CheckBatchReply::push, batch, CheckBatchReply::to_response)?;

@@ -58,8 +58,8 @@ pub(crate) mod fields {
     include!(concat!(env!("OUT_DIR"), "/arbiter_fields.rs"));
 }
 
-/// The messages of `arbiter.v1` as the compiled contract describes them, for the tests
-/// that hold the hand-written code to it.
+/// The messages of `arbiter.v1`, and the well-known ones they hold, as the compiled
+/// contract describes them, for the tests that hold the hand-written code to it.
 #[cfg(test)]
 pub(crate) fn described_messages() -> Vec<prost_types::DescriptorProto> {
     use prost::Message;
@@ -67,7 +67,7 @@ pub(crate) fn described_messages() -> Vec<prost_types::DescriptorProto> {
         .unwrap_or_default();
     set.file
         .into_iter()
-        .filter(|file| file.package() == "arbiter.v1")
+        .filter(|file| ["arbiter.v1", "google.protobuf"].contains(&file.package()))
         .flat_map(|file| file.message_type)
         .collect()
 }

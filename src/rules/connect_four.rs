@@ -215,11 +215,11 @@ pub enum MoveError {
 pub enum Outcome {
     /// The game goes on.
     Pending,
-    /// `player` completed `run`, end to end.
+    /// `player` completed `run`, end to end, or won as the other forfeited (no run).
     Won {
         /// The winner.
         player: Player,
-        /// The winning run through the last piece placed.
+        /// The winning run through the last piece placed; empty after a forfeit.
         run: Vec<Cell>,
     },
     /// The board filled without a win.
@@ -293,6 +293,15 @@ impl Game {
     /// The pieces dropped so far.
     pub fn moves_played(&self) -> usize {
         self.moves_played
+    }
+
+    /// Ends the game with a loss for `loser` (its time ran out): the other player wins,
+    /// with no run.
+    pub fn forfeit(&mut self, loser: Player) {
+        self.outcome = Outcome::Won {
+            player: loser.opponent(),
+            run: Vec::new(),
+        };
     }
 
     /// How the game stands.

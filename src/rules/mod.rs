@@ -4,6 +4,7 @@
 //! [`rows`] a board's rows as they arrive, before they are checked. `fixtures` (hidden)
 //! holds the boards and games the tests and benchmarks share.
 
+pub mod clock;
 pub mod connect_four;
 #[doc(hidden)]
 pub mod fixtures;

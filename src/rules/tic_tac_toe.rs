@@ -76,6 +76,11 @@ pub enum Outcome {
     },
     /// All nine squares are taken and no one has won.
     Draw,
+    /// `player` won as the other forfeited (its time ran out).
+    Forfeited {
+        /// The winner.
+        player: Player,
+    },
 }
 
 impl Outcome {
@@ -91,6 +96,7 @@ impl fmt::Display for Outcome {
             Self::Pending => f.write_str("pending"),
             Self::Won { player, .. } => write!(f, "{player} won"),
             Self::Draw => f.write_str("it is a draw"),
+            Self::Forfeited { player } => write!(f, "{player} won on time"),
         }
     }
 }
@@ -140,6 +146,14 @@ impl Game {
             moves_played: 0,
             outcome: Outcome::Pending,
         }
+    }
+
+    /// Ends the game with a loss for `loser` (its time ran out), whatever the board
+    /// says.
+    pub fn forfeit(&mut self, loser: Player) {
+        self.outcome = Outcome::Forfeited {
+            player: loser.opponent(),
+        };
     }
 
     /// The outcome after the moves applied so far.

@@ -16,11 +16,15 @@ use crate::rules::grid::Cell;
 
 use crate::rules::GameKind;
 
+use std::time::Instant;
+
 use super::answer::Answer;
+use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
 use super::error::{ServiceError, Violation, Violations};
 use super::fields::{self, BoardRows, MAX_SIDE};
 use super::play::{self, Handled, Opened, Reply};
+use crate::rules::clock::{Clock, Side};
 
 /// The rows of a Connect Four game set up without them.
 pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::MIN.saturating_add(5);
@@ -103,30 +107,70 @@ impl Answer for RunAnswer {
     }
 }
 
+/// The side of a player: player 1 moves first.
+fn side(player: Player) -> Side {
+    match player {
+        Player::One => Side::A,
+        Player::Two => Side::B,
+    }
+}
+
 impl play::sealed::Play for Game {
     type Request = PlayConnectFourRequest;
     type Response = PlayConnectFourResponse;
     const KIND: GameKind = GameKind::ConnectFour;
+    const TIMING: TimingFields = TimingFields {
+        clock: wire::play_connect_four_response::CLOCK,
+        ending: wire::play_connect_four_response::ENDING,
+        unprompted: wire::play_connect_four_response::UNPROMPTED,
+    };
+    type Played<'a> = Played<'a>;
 
-    fn open(first: PlayConnectFourRequest) -> Opened<Self> {
+    fn open(first: PlayConnectFourRequest, now: Instant) -> Opened<Self> {
         if let Some(Action::Setup(setup)) = &first.action {
-            let (game, placed) = set_up(setup)?;
+            let (game, placed, clock) = set_up(setup)?;
+            let keeper = Timekeeper::open(clock, now, game.to_move().map(side));
             let answer = Played {
                 game: &game,
                 placed,
                 rejected: String::new(),
+                timing: keeper.current(),
             };
             let reply = Reply::setup(answer.into_response());
-            return Ok((game, reply));
+            return Ok((game, keeper, reply));
         }
         let game = Game::new(DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_RUN_LENGTH);
-        play::first_move(game, first)
+        play::first_move(game, first, now)
+    }
+
+    fn side_to_move(&self) -> Option<Side> {
+        self.to_move().map(side)
+    }
+
+    fn forfeit(&mut self, loser: Side) {
+        Game::forfeit(
+            self,
+            match loser {
+                Side::A => Player::One,
+                Side::B => Player::Two,
+            },
+        );
+    }
+
+    fn standing(&self, timing: Timing) -> Played<'_> {
+        Played {
+            game: self,
+            placed: None,
+            rejected: String::new(),
+            timing,
+        }
     }
 
     fn answer(
         &mut self,
         request: PlayConnectFourRequest,
-    ) -> (Handled, impl Answer<Response = Self::Response> + '_) {
+        keeper: &mut Timekeeper,
+    ) -> (Handled, Played<'_>) {
         let dropped = match request.action {
             Some(Action::Drop(col)) => self
                 .drop_piece(i64::from(col))
@@ -138,10 +182,12 @@ impl play::sealed::Play for Game {
             Ok(placed) => (Handled::Applied, Some(placed), String::new()),
             Err(rejected) => (Handled::Rejected, None, rejected),
         };
+        let timing = keeper.after(handled == Handled::Applied, self.to_move().map(side));
         let answer = Played {
             game: self,
             placed,
             rejected,
+            timing,
         };
         (handled, answer)
     }
@@ -150,12 +196,14 @@ impl play::sealed::Play for Game {
 /// The answer to a PlayConnectFour message, before it is a reply: the game after the
 /// message, and what the message did. It becomes a `PlayConnectFourResponse`, or is
 /// written straight into a PlayMany reply as one.
-pub(crate) struct Played<'a> {
+pub struct Played<'a> {
     game: &'a Game,
     /// Where the dropped piece landed, if a drop was applied.
     placed: Option<Cell>,
     /// Why the message was not applied; empty when it was.
     rejected: String,
+    /// The clock and the end, as of the message.
+    timing: Timing,
 }
 
 impl Played<'_> {
@@ -202,6 +250,9 @@ impl Answer for Played<'_> {
             to_move,
             moves_played,
             rejected: self.rejected,
+            clock: self.timing.clock(),
+            ending: self.timing.ending.into(),
+            unprompted: self.timing.unprompted,
         }
     }
 
@@ -220,13 +271,14 @@ impl Answer for Played<'_> {
         w.int32(reply::TO_MOVE, to_move);
         w.int32(reply::MOVES_PLAYED, moves_played);
         w.string(reply::REJECTED, &self.rejected);
+        self.timing.write(<Game as play::sealed::Play>::TIMING, w);
     }
 }
 
 /// The game a PlayConnectFour setup starts (0 means the default for each of its
 /// sizes), its history replayed by the game's own rules, and where the history's last
 /// piece landed. Fields are named under `setup.`.
-fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>), ServiceError> {
+fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>, Option<Clock>), ServiceError> {
     const MESSAGE: &str = "PlayConnectFourRequest";
     let mut violations = Violations::new();
     let mut side = |field: &str, value: i32, default: usize| {
@@ -248,7 +300,14 @@ fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>), ServiceError
     let rows = side("setup.rows", setup.rows, DEFAULT_ROWS.get());
     let cols = side("setup.cols", setup.cols, DEFAULT_COLS.get());
     let run_length = side("setup.run_length", setup.run_length, DEFAULT_RUN_LENGTH);
-    let (Some(rows), Some(cols), Some(run_length)) = (rows, cols, run_length) else {
+    let clock = clock::set_up(
+        setup.time_control.as_ref(),
+        setup.clock.as_ref(),
+        &mut violations,
+    );
+    let (Some(rows), Some(cols), Some(run_length), true) =
+        (rows, cols, run_length, violations.is_empty())
+    else {
         return Err(fields::invalid(MESSAGE, violations));
     };
     let cells = rows.get() * cols.get();
@@ -256,7 +315,7 @@ fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>), ServiceError
     let placed = fields::replay_history(MESSAGE, &setup.history, cells, |&col| {
         game.drop_piece(i64::from(col))
     })?;
-    Ok((game, placed))
+    Ok((game, placed, clock))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 pub(crate) mod answer;
 pub(crate) mod batch;
 pub(crate) mod budget;
+pub(crate) mod clock;
 pub(crate) mod connect_four;
 pub(crate) mod convert;
 pub(crate) mod error;

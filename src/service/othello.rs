@@ -14,11 +14,15 @@ use crate::rules::othello::{Board, Color, Game, MoveCheck, Outcome};
 
 use crate::rules::GameKind;
 
+use std::time::Instant;
+
 use super::answer::Answer;
+use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
 use super::error::{ServiceError, Violations};
 use super::fields::{self, BoardRows};
 use super::play::{self, Handled, Opened, Reply};
+use crate::rules::clock::{Clock, Side};
 
 /// Answers a CheckOthelloMove request.
 pub(crate) fn check_move(request: CheckOthelloMoveRequest) -> Result<MoveAnswer, ServiceError> {
@@ -132,33 +136,74 @@ impl Answer for Listing {
     }
 }
 
+/// The side of a colour: Black moves first.
+fn side(color: Color) -> Side {
+    match color {
+        Color::Black => Side::A,
+        Color::White => Side::B,
+    }
+}
+
 impl play::sealed::Play for Game {
     type Request = PlayOthelloRequest;
     type Response = PlayOthelloResponse;
     const KIND: GameKind = GameKind::Othello;
+    const TIMING: TimingFields = TimingFields {
+        clock: wire::play_othello_response::CLOCK,
+        ending: wire::play_othello_response::ENDING,
+        unprompted: wire::play_othello_response::UNPROMPTED,
+    };
+    type Played<'a> = Played<'a>;
 
-    fn open(first: PlayOthelloRequest) -> Opened<Self> {
+    fn open(first: PlayOthelloRequest, now: Instant) -> Opened<Self> {
         let action = match first.action {
             Some(Action::Setup(setup)) => {
-                let (game, last) = set_up(setup)?;
+                let (game, last, clock) = set_up(setup)?;
+                let keeper = Timekeeper::open(clock, now, game.to_move().map(side));
                 let answer = Played {
                     game: &game,
                     flips: &last.flips,
                     passed: last.passed,
                     rejected: String::new(),
+                    timing: keeper.current(),
                 };
                 let reply = Reply::setup(answer.into_response());
-                return Ok((game, reply));
+                return Ok((game, keeper, reply));
             }
             action => action,
         };
-        play::first_move(Game::standard(), PlayOthelloRequest { action })
+        play::first_move(Game::standard(), PlayOthelloRequest { action }, now)
+    }
+
+    fn side_to_move(&self) -> Option<Side> {
+        self.to_move().map(side)
+    }
+
+    fn forfeit(&mut self, loser: Side) {
+        Game::forfeit(
+            self,
+            match loser {
+                Side::A => Color::Black,
+                Side::B => Color::White,
+            },
+        );
+    }
+
+    fn standing(&self, timing: Timing) -> Played<'_> {
+        Played {
+            game: self,
+            flips: &[],
+            passed: false,
+            rejected: String::new(),
+            timing,
+        }
     }
 
     fn answer(
         &mut self,
         request: PlayOthelloRequest,
-    ) -> (Handled, impl Answer<Response = Self::Response> + '_) {
+        keeper: &mut Timekeeper,
+    ) -> (Handled, Played<'_>) {
         let played = match request.action {
             Some(Action::Move(cell)) => self
                 .play_move(i64::from(cell.row), i64::from(cell.col))
@@ -171,11 +216,13 @@ impl play::sealed::Play for Game {
             Ok(passed) => (Handled::Applied, game.last_flips(), passed, String::new()),
             Err(rejected) => (Handled::Rejected, &[][..], false, rejected),
         };
+        let timing = keeper.after(handled == Handled::Applied, game.to_move().map(side));
         let answer = Played {
             game,
             flips,
             passed,
             rejected,
+            timing,
         };
         (handled, answer)
     }
@@ -184,7 +231,7 @@ impl play::sealed::Play for Game {
 /// The answer to a PlayOthello message, before it is a reply: the game after the
 /// message, and what the message did. It becomes a `PlayOthelloResponse`, or is
 /// written straight into a PlayMany reply as one.
-pub(crate) struct Played<'a> {
+pub struct Played<'a> {
     game: &'a Game,
     /// The discs the move turned over; empty unless a move was applied.
     flips: &'a [Cell],
@@ -192,6 +239,8 @@ pub(crate) struct Played<'a> {
     passed: bool,
     /// Why the message was not applied; empty when it was.
     rejected: String,
+    /// The clock and the end, as of the message.
+    timing: Timing,
 }
 
 impl Played<'_> {
@@ -241,6 +290,9 @@ impl Answer for Played<'_> {
             white_discs,
             moves_played,
             rejected: self.rejected,
+            clock: self.timing.clock(),
+            ending: self.timing.ending.into(),
+            unprompted: self.timing.unprompted,
         }
     }
 
@@ -259,6 +311,7 @@ impl Answer for Played<'_> {
         w.int32(reply::WHITE_DISCS, white_discs);
         w.int32(reply::MOVES_PLAYED, moves_played);
         w.string(reply::REJECTED, &self.rejected);
+        self.timing.write(<Game as play::sealed::Play>::TIMING, w);
     }
 }
 
@@ -271,12 +324,17 @@ struct LastMove {
 
 /// The game a PlayOthello setup starts: its board with `to_move` due, and its history
 /// replayed by the game's own rules. Fields are named under `setup.`.
-fn set_up(setup: proto::OthelloSetup) -> Result<(Game, LastMove), ServiceError> {
+fn set_up(setup: proto::OthelloSetup) -> Result<(Game, LastMove, Option<Clock>), ServiceError> {
     const MESSAGE: &str = "PlayOthelloRequest";
     let mut violations = Violations::new();
     let board = fields::board::<Board>("setup.board", setup.board, &mut violations);
     let to_move = fields::color("setup.to_move", &setup.to_move, &mut violations);
-    let (Some(board), Some(to_move)) = (board, to_move) else {
+    let clock = clock::set_up(
+        setup.time_control.as_ref(),
+        setup.clock.as_ref(),
+        &mut violations,
+    );
+    let (Some(board), Some(to_move), true) = (board, to_move, violations.is_empty()) else {
         return Err(fields::invalid(MESSAGE, violations));
     };
     let cells = board.grid().cells().len();
@@ -294,7 +352,7 @@ fn set_up(setup: proto::OthelloSetup) -> Result<(Game, LastMove), ServiceError> 
             passed,
         },
     };
-    Ok((game, last))
+    Ok((game, last, clock))
 }
 
 #[cfg(test)]

@@ -13,11 +13,15 @@ use crate::rules::tic_tac_toe::{self, Game, Outcome, Player, MAX_MOVES};
 
 use crate::rules::GameKind;
 
+use std::time::Instant;
+
 use super::answer::Answer;
+use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
 use super::error::{ServiceError, Violation, Violations};
 use super::fields;
 use super::play::{self, Handled, Opened, Reply};
+use crate::rules::clock::{Clock, Side};
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.
 ///
@@ -84,24 +88,72 @@ fn replay(moves: &[TicTacToeMove], field: &str) -> Result<Game, Violations> {
     }
 }
 
+/// The side of a player: A (X) moves first.
+fn side(player: Player) -> Side {
+    match player {
+        Player::A => Side::A,
+        Player::B => Side::B,
+    }
+}
+
+/// The side to move; `None` once the game is over.
+fn side_to_move(game: &Game) -> Option<Side> {
+    (!game.outcome().is_over()).then(|| side(game.to_move()))
+}
+
 impl play::sealed::Play for Game {
     type Request = PlayTicTacToeRequest;
     type Response = PlayTicTacToeResponse;
     const KIND: GameKind = GameKind::TicTacToe;
+    const TIMING: TimingFields = TimingFields {
+        clock: wire::play_tic_tac_toe_response::CLOCK,
+        ending: wire::play_tic_tac_toe_response::ENDING,
+        unprompted: wire::play_tic_tac_toe_response::UNPROMPTED,
+    };
+    type Played<'a> = Played<'a>;
 
-    fn open(first: PlayTicTacToeRequest) -> Opened<Self> {
+    fn open(first: PlayTicTacToeRequest, now: Instant) -> Opened<Self> {
         let Some(setup) = &first.setup else {
-            return play::first_move(Game::new(), first);
+            return play::first_move(Game::new(), first, now);
         };
-        let game = set_up(setup)?;
-        let reply = Reply::setup(State::of(&game).into_play_response(String::new()));
-        Ok((game, reply))
+        let (game, clock) = set_up(setup)?;
+        let keeper = Timekeeper::open(clock, now, side_to_move(&game));
+        let answer = Played {
+            game: &game,
+            rejected: String::new(),
+            timing: keeper.current(),
+        };
+        let reply = Reply::setup(answer.into_response());
+        Ok((game, keeper, reply))
+    }
+
+    fn side_to_move(&self) -> Option<Side> {
+        side_to_move(self)
+    }
+
+    fn forfeit(&mut self, loser: Side) {
+        Game::forfeit(
+            self,
+            match loser {
+                Side::A => Player::A,
+                Side::B => Player::B,
+            },
+        );
+    }
+
+    fn standing(&self, timing: Timing) -> Played<'_> {
+        Played {
+            game: self,
+            rejected: String::new(),
+            timing,
+        }
     }
 
     fn answer(
         &mut self,
         request: PlayTicTacToeRequest,
-    ) -> (Handled, impl Answer<Response = Self::Response> + '_) {
+        keeper: &mut Timekeeper,
+    ) -> (Handled, Played<'_>) {
         let played = if request.setup.is_some() {
             Err(play::SETUP_NOT_FIRST.to_owned())
         } else {
@@ -112,11 +164,13 @@ impl play::sealed::Play for Game {
             Ok(_) => (Handled::Applied, String::new()),
             Err(rejected) => (Handled::Rejected, rejected),
         };
+        let timing = keeper.after(handled == Handled::Applied, side_to_move(self));
         (
             handled,
             Played {
                 game: self,
                 rejected,
+                timing,
             },
         )
     }
@@ -125,16 +179,18 @@ impl play::sealed::Play for Game {
 /// The answer to a PlayTicTacToe message, before it is a reply: the game after the
 /// message, and why it was not applied (empty when it was). It becomes a
 /// `PlayTicTacToeResponse`, or is written straight into a PlayMany reply as one.
-pub(crate) struct Played<'a> {
+pub struct Played<'a> {
     game: &'a Game,
     rejected: String,
+    /// The clock and the end, as of the message.
+    timing: Timing,
 }
 
 impl Answer for Played<'_> {
     type Response = PlayTicTacToeResponse;
 
     fn into_response(self) -> PlayTicTacToeResponse {
-        State::of(self.game).into_play_response(self.rejected)
+        State::of(self.game).into_play_response(self.rejected, &self.timing)
     }
 
     /// Writes the reply [`Played::into_response`] builds, without building it: the
@@ -142,6 +198,7 @@ impl Answer for Played<'_> {
     fn write(&self, w: &mut Writer) {
         write_state(self.game, PLAYED, w);
         w.string(wire::play_tic_tac_toe_response::REJECTED, &self.rejected);
+        self.timing.write(<Game as play::sealed::Play>::TIMING, w);
     }
 }
 
@@ -191,6 +248,7 @@ fn verdict_and_line(game: &Game) -> (i32, Option<[Cell; 3]>) {
         Outcome::Pending => (proto::Verdict::Pending, None),
         Outcome::Draw => (proto::Verdict::Draw, None),
         Outcome::Won { player, line } => (convert::won(player == Player::A), Some(line)),
+        Outcome::Forfeited { player } => (convert::won(player == Player::A), None),
     };
     (i32::from(verdict), line)
 }
@@ -202,12 +260,22 @@ fn moves_played(game: &Game) -> i32 {
 
 /// The game a PlayTicTacToe setup starts: its history replayed from the empty board,
 /// A first. Fields are named under `setup.`.
-fn set_up(setup: &TicTacToeSetup) -> Result<Game, ServiceError> {
+fn set_up(setup: &TicTacToeSetup) -> Result<(Game, Option<Clock>), ServiceError> {
+    const MESSAGE: &str = "PlayTicTacToeRequest";
+    let mut violations = Violations::new();
+    let clock = clock::set_up(
+        setup.time_control.as_ref(),
+        setup.clock.as_ref(),
+        &mut violations,
+    );
+    if !violations.is_empty() {
+        return Err(fields::invalid(MESSAGE, violations));
+    }
     let mut game = Game::new();
-    fields::replay_history("PlayTicTacToeRequest", &setup.history, MAX_MOVES, |step| {
+    fields::replay_history(MESSAGE, &setup.history, MAX_MOVES, |step| {
         game.play(i64::from(step.row), i64::from(step.col))
     })?;
-    Ok(game)
+    Ok((game, clock))
 }
 
 /// A Tic-Tac-Toe game's verdict, winning line and board, as wire fields: what the
@@ -233,13 +301,16 @@ impl State {
     }
 
     /// The reply to one message of a live game; `rejected` is empty when it was applied.
-    fn into_play_response(self, rejected: String) -> PlayTicTacToeResponse {
+    fn into_play_response(self, rejected: String, timing: &Timing) -> PlayTicTacToeResponse {
         PlayTicTacToeResponse {
             verdict: self.verdict,
             line: self.line,
             board: Some(self.board),
             moves_played: self.moves_played,
             rejected,
+            clock: timing.clock(),
+            ending: timing.ending.into(),
+            unprompted: timing.unprompted,
         }
     }
 }

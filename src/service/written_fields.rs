@@ -21,7 +21,7 @@ use crate::proto::{
     CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, ConnectFourSetup,
     GameAction, JudgeTicTacToeRequest, ListOthelloMovesRequest, OthelloSetup,
     PlayConnectFourRequest, PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest,
-    TicTacToeMove,
+    TicTacToeMove, TicTacToeSetup, TimeControl,
 };
 use crate::service::{batch, Arbiter};
 
@@ -150,6 +150,18 @@ fn batch_request() -> CheckBatchRequest {
     }
 }
 
+/// A time control of 1.5 s a side.
+fn one_and_a_half_seconds() -> TimeControl {
+    TimeControl {
+        initial: Some(prost_types::Duration {
+            seconds: 1,
+            nanos: 500_000_000,
+        }),
+        increment: None,
+        move_limit: None,
+    }
+}
+
 /// A PlayMany message of one action.
 fn many(game: u64, action: game_action::Action) -> PlayManyRequest {
     PlayManyRequest {
@@ -190,6 +202,7 @@ fn many_requests() -> Vec<PlayManyRequest> {
             board: board(&["BW.W.", "....."]),
             to_move: "B".into(),
             history: Vec::new(),
+            ..Default::default()
         })),
     )];
     for (row, col) in [(9, 9), (0, 2), (0, 4)] {
@@ -206,6 +219,7 @@ fn many_requests() -> Vec<PlayManyRequest> {
                 cols: 7,
                 run_length: 4,
                 history: Vec::new(),
+                ..Default::default()
             })),
         }),
     ));
@@ -217,10 +231,49 @@ fn many_requests() -> Vec<PlayManyRequest> {
     }
     messages.push(many(3, Action::Close(true)));
     messages.push(many(4, Action::Close(true)));
+    // A game on the clock: 1.5 s each, 0.25 s more a move; two drops, then its time
+    // runs out (the test waits).
+    messages.push(many(
+        5,
+        Action::ConnectFour(PlayConnectFourRequest {
+            action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
+                time_control: Some(TimeControl {
+                    increment: Some(prost_types::Duration {
+                        seconds: 0,
+                        nanos: 250_000_000,
+                    }),
+                    ..one_and_a_half_seconds()
+                }),
+                ..Default::default()
+            })),
+        }),
+    ));
+    messages.push(many(5, drop(3)));
+    messages.push(many(5, drop(3)));
+    // And one of each other kind, whose times run out together, before game 5's.
+    messages.push(many(
+        6,
+        othello(play_othello_request::Action::Setup(OthelloSetup {
+            board: board(&["BW..", "...."]),
+            to_move: "B".into(),
+            time_control: Some(one_and_a_half_seconds()),
+            ..Default::default()
+        })),
+    ));
+    messages.push(many(
+        7,
+        Action::TicTacToe(PlayTicTacToeRequest {
+            setup: Some(TicTacToeSetup {
+                time_control: Some(one_and_a_half_seconds()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+    ));
     messages
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn every_field_of_every_written_reply_is_written() {
     let messages = messages();
     let mut seen = BTreeSet::new();
@@ -229,17 +282,28 @@ async fn every_field_of_every_written_reply_is_written() {
     let reply = batch::check_batch(&batch).unwrap();
     walk(&messages, "CheckBatchResponse", reply.as_bytes(), &mut seen);
 
+    // The games, then a wait past the clocked game's deadline (the clock of tokio's,
+    // stopped, moves on at once), so that its loss on time is announced.
     let arbiter = Arbiter::default();
-    let requests = tokio_stream::iter(many_requests().into_iter().map(Ok));
-    let mut replies = arbiter.open_many(requests);
-    while let Some(reply) = replies.next().await {
-        walk(
-            &messages,
-            "PlayManyResponse",
-            reply.unwrap().as_bytes(),
-            &mut seen,
-        );
+    let (sender, requests) = tokio::sync::mpsc::channel(64);
+    for request in many_requests() {
+        sender.send(Ok(request)).await.unwrap();
     }
+    let mut replies = arbiter.open_many(tokio_stream::wrappers::ReceiverStream::new(requests));
+    // One reply a message, and the announcements: games 6 and 7 together at 1.5 s,
+    // game 5 alone at 1.75 s.
+    let mut announced = Vec::new();
+    for _ in 0..many_requests().len() + 2 {
+        let reply = replies.next().await.unwrap().unwrap();
+        let response = reply.to_response().unwrap();
+        if response.unprompted {
+            announced.push(response.states.iter().map(|s| s.game).collect::<Vec<_>>());
+        }
+        walk(&messages, "PlayManyResponse", reply.as_bytes(), &mut seen);
+    }
+    assert_eq!(announced, [vec![6, 7], vec![5]]);
+    drop(sender);
+    assert!(replies.next().await.is_none());
 
     let mut all = BTreeSet::new();
     every_field(&messages, "CheckBatchResponse", &mut all);

@@ -12,6 +12,8 @@ pub(crate) const CALLS_IN_FLIGHT: &str = "arbiter_calls_in_flight";
 pub(crate) const LIVE_GAMES: &str = "arbiter_live_games";
 /// Live-game messages answered with `rejected` set, by `game`.
 pub(crate) const REJECTED_MOVES_TOTAL: &str = "arbiter_rejected_moves_total";
+/// Live games that ended, by `game` and `ending` (`board` or `time`).
+pub(crate) const GAMES_ENDED_TOTAL: &str = "arbiter_games_ended_total";
 
 /// Describes every metric and registers those without per-call labels at zero, so that
 /// dashboards and alerts see them from the first scrape, before any game is played.
@@ -34,9 +36,17 @@ pub(super) fn register_metrics() {
         REJECTED_MOVES_TOTAL,
         "Live-game messages answered with `rejected` set, by game."
     );
+    metrics::describe_counter!(
+        GAMES_ENDED_TOTAL,
+        "Live games that ended, by game and by ending (board: the rules decided; time: a side ran out)."
+    );
     metrics::gauge!(CALLS_IN_FLIGHT).increment(0.0);
     for game in GameKind::ALL {
         metrics::gauge!(LIVE_GAMES, "game" => game.label()).increment(0.0);
         metrics::counter!(REJECTED_MOVES_TOTAL, "game" => game.label()).increment(0);
+        for ending in ["board", "time"] {
+            metrics::counter!(GAMES_ENDED_TOTAL, "game" => game.label(), "ending" => ending)
+                .increment(0);
+        }
     }
 }

@@ -28,6 +28,7 @@ pub fn connect_four_setup(
             cols,
             run_length,
             history: history.to_vec(),
+            ..Default::default()
         })),
     }
 }
@@ -46,6 +47,7 @@ pub fn othello_setup(
                 .iter()
                 .map(|&(row, col)| Cell { row, col })
                 .collect(),
+            ..Default::default()
         })),
     }
 }
@@ -58,6 +60,7 @@ pub fn tic_tac_toe_setup(history: &[(i32, i32)], (row, col): (i32, i32)) -> Play
         col,
         setup: Some(TicTacToeSetup {
             history: moves(history),
+            ..Default::default()
         }),
     }
 }
@@ -71,6 +74,7 @@ pub fn pending_tic_tac_toe(rows: [&str; 3], moves_played: i32) -> PlayTicTacToeR
         board: Some(Board::from_rows(rows)),
         moves_played,
         rejected: String::new(),
+        ..Default::default()
     }
 }
 

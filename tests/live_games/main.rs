@@ -8,7 +8,7 @@ mod tic_tac_toe;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Board, ConnectFourSetup, OthelloSetup,
+    play_connect_four_request, play_othello_request, Board, ConnectFourSetup, Ending, OthelloSetup,
     PlayConnectFourRequest, PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse,
     Verdict,
 };
@@ -89,6 +89,7 @@ fn setup(board: &[&str], to_move: &str) -> PlayOthelloRequest {
             board: rows(board),
             to_move: to_move.into(),
             history: Vec::new(),
+            ..Default::default()
         })),
     }
 }
@@ -106,6 +107,7 @@ fn shape(rows: i32, cols: i32, run_length: i32) -> PlayConnectFourRequest {
             cols,
             run_length,
             history: Vec::new(),
+            ..Default::default()
         })),
     }
 }
@@ -191,6 +193,7 @@ async fn othello_starts_from_the_standard_position_without_a_setup() {
             white_discs: 1,
             moves_played: 1,
             rejected: String::new(),
+            ..Default::default()
         }
     );
 }
@@ -306,6 +309,7 @@ async fn othello_setup_errors_end_the_stream_with_each_field_named() {
                     board: Some(Board::from_rows(vec![".".repeat(10); 101])),
                     to_move: "W".into(),
                     history: Vec::new(),
+                    ..Default::default()
                 })),
             },
             vec!["setup.board"],
@@ -343,12 +347,15 @@ async fn connect_four_pieces_fall_and_a_diagonal_wins() {
             to_move: 0,
             moves_played: 11,
             rejected: String::new(),
+            ending: Ending::Board.into(),
+            ..Default::default()
         }
     );
     let after = game.send(drop_in(4)).await.unwrap();
     assert!(after.rejected.contains("over"), "{after:?}");
     assert_eq!((after.placed, after.run.len()), (None, 0));
     assert_eq!(after.verdict, Verdict::AWins as i32);
+    assert_eq!(after.ending(), Ending::Board);
 }
 
 #[tokio::test]

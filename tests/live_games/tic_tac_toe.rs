@@ -242,7 +242,8 @@ async fn play_scripted_game(mut client: ArbiterServiceClient<Channel>, seed: u64
         let verdict = match expected.outcome() {
             tic_tac_toe::Outcome::Pending => Verdict::Pending,
             tic_tac_toe::Outcome::Draw => Verdict::Draw,
-            tic_tac_toe::Outcome::Won { player, .. } => match player {
+            tic_tac_toe::Outcome::Won { player, .. }
+            | tic_tac_toe::Outcome::Forfeited { player } => match player {
                 tic_tac_toe::Player::A => Verdict::AWins,
                 tic_tac_toe::Player::B => Verdict::BWins,
             },

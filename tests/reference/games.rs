@@ -2,7 +2,7 @@
 //! every message, written as wire replies so that they can be compared field by field.
 
 use arbiter::proto::{
-    Board, Cell as WireCell, PlayConnectFourResponse, PlayOthelloResponse, Verdict,
+    Board, Cell as WireCell, Ending, PlayConnectFourResponse, PlayOthelloResponse, Verdict,
 };
 use arbiter::rules::grid::Cell;
 use arbiter::rules::othello::Color;
@@ -102,6 +102,8 @@ impl NaiveOthello {
             white_discs: white,
             moves_played: self.moves as i32,
             rejected: String::new(),
+            ending: ending(verdict),
+            ..Default::default()
         }
     }
 
@@ -184,6 +186,7 @@ impl NaiveConnectFour {
     /// The reply after a message; `placed` and `run` only for an applied drop.
     pub fn reply(&self, placed: Option<Cell>, run: Vec<Cell>) -> PlayConnectFourResponse {
         PlayConnectFourResponse {
+            ending: ending(self.over.unwrap_or(Verdict::Pending)),
             verdict: self.over.unwrap_or(Verdict::Pending).into(),
             board: Some(Board::from_rows(self.text())),
             placed: placed.map(wire),
@@ -195,6 +198,7 @@ impl NaiveConnectFour {
             },
             moves_played: self.moves as i32,
             rejected: String::new(),
+            ..Default::default()
         }
     }
 
@@ -254,4 +258,14 @@ impl NaiveConnectFour {
             rejected: None,
         }
     }
+}
+
+/// The `ending` of a reply whose verdict is `verdict`, in a game without a clock: the
+/// board decided it once it is not pending.
+pub fn ending(verdict: Verdict) -> i32 {
+    match verdict {
+        Verdict::Pending | Verdict::Unspecified => Ending::Unspecified,
+        _ => Ending::Board,
+    }
+    .into()
 }

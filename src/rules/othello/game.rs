@@ -64,6 +64,8 @@ pub struct Game {
     black: usize,
     white: usize,
     moves_played: usize,
+    /// The side that lost without the board deciding (its time ran out).
+    forfeited: Option<Color>,
 }
 
 impl Game {
@@ -89,6 +91,7 @@ impl Game {
             black,
             white,
             moves_played: 0,
+            forfeited: None,
         };
         let passed = game.hand_turn_to(to_move);
         (game, passed)
@@ -174,8 +177,20 @@ impl Game {
         self.moves_played
     }
 
-    /// How the game stands: decided by disc count once neither side can move.
+    /// Ends the game with a loss for `loser` (its time ran out), whatever the board
+    /// says: no side moves any more.
+    pub fn forfeit(&mut self, loser: Color) {
+        self.to_move = None;
+        self.legal_cells.clear();
+        self.forfeited = Some(loser);
+    }
+
+    /// How the game stands: decided by disc count once neither side can move, or won by
+    /// the other side of one that forfeited.
     pub fn outcome(&self) -> Outcome {
+        if let Some(loser) = self.forfeited {
+            return Outcome::Won(loser.opponent());
+        }
         match (self.to_move, self.black.cmp(&self.white)) {
             (Some(_), _) => Outcome::Pending,
             (None, std::cmp::Ordering::Greater) => Outcome::Won(Color::Black),

@@ -4,7 +4,8 @@
 //! replies are field for field the ones that stream would send; what would end a
 //! single-game stream ends only that game, answered in place with `invalid`.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::time::Instant;
 
 use foldhash::fast::RandomState;
 
@@ -39,6 +40,9 @@ pub(crate) struct ManyGames {
     /// The bytes of the last reply per action it answered, to size the next reply's
     /// buffer at once: a stream's messages tend to carry games of the same kinds.
     bytes_per_action: usize,
+    /// When each game on a running clock runs out, soonest first: the stream's one
+    /// timer waits for the first.
+    deadlines: BTreeSet<(Instant, u64)>,
 }
 
 impl ManyGames {
@@ -50,6 +54,7 @@ impl ManyGames {
             limits,
             live_games,
             bytes_per_action: STATE_BYTES,
+            deadlines: BTreeSet::new(),
         }
     }
 }
@@ -57,6 +62,8 @@ impl ManyGames {
 /// One game of a PlayMany stream, and its place in the live-game count.
 struct Entry {
     game: AnyGame,
+    /// When its side to move runs out, as the stream's deadlines hold it.
+    deadline: Option<Instant>,
     _open: OpenGame,
 }
 
@@ -73,6 +80,34 @@ impl AnyGame {
             Self::Othello(_) => GameKind::Othello,
             Self::ConnectFour(_) => GameKind::ConnectFour,
             Self::TicTacToe(_) => GameKind::TicTacToe,
+        }
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        match self {
+            Self::Othello(referee) => referee.deadline(),
+            Self::ConnectFour(referee) => referee.deadline(),
+            Self::TicTacToe(referee) => referee.deadline(),
+        }
+    }
+
+    /// If game number `game`'s side to move has run out by `now`, ends it on time and
+    /// writes its announcement into `out`.
+    fn run_out(&mut self, game: u64, now: Instant, out: &mut PlayManyReply) {
+        fn announce<G: Kind>(
+            referee: &mut Referee<G>,
+            game: u64,
+            now: Instant,
+            out: &mut PlayManyReply,
+        ) {
+            referee.run_out(now, |answer| {
+                out.push_state(game, G::STATE_FIELD, |w| answer.write(w));
+            });
+        }
+        match self {
+            Self::Othello(referee) => announce(referee, game, now, out),
+            Self::ConnectFour(referee) => announce(referee, game, now, out),
+            Self::TicTacToe(referee) => announce(referee, game, now, out),
         }
     }
 }
@@ -129,18 +164,25 @@ impl Games for ManyGames {
     type Request = PlayManyRequest;
     type Response = PlayManyReply;
 
-    /// One state per action, in order, each written into the reply as it is known; a
-    /// message of more than [`MAX_ACTIONS`] actions ends the stream.
-    fn handle(&mut self, request: PlayManyRequest) -> Result<PlayManyReply, ServiceError> {
+    /// The announcements of games whose time ran out by `now`, then one state per
+    /// action, in order, each written into the reply as it is known; a message of more
+    /// than [`MAX_ACTIONS`] actions ends the stream.
+    fn handle(
+        &mut self,
+        request: PlayManyRequest,
+        now: Instant,
+        out: &mut VecDeque<PlayManyReply>,
+    ) -> Result<(), ServiceError> {
         let count = request.actions.len();
         fields::at_most("PlayManyRequest", "actions", count, MAX_ACTIONS, "message")?;
+        self.expire(now, out);
         let room = count.saturating_mul(self.bytes_per_action);
         let mut reply = PlayManyReply::with_capacity(room.min(MAX_REPLY_BYTES));
         let mut bytes = 0;
         for action in request.actions {
             // Past the reply budget, an action is answered without being applied.
             bytes += 4 + if bytes < MAX_REPLY_BYTES {
-                self.act(action, &mut reply)
+                self.act(action, now, &mut reply)
             } else {
                 reply.push(&invalid(action.game, "action", over_budget()))
             };
@@ -148,31 +190,60 @@ impl Games for ManyGames {
         if count > 0 {
             self.bytes_per_action = reply.as_bytes().len().div_ceil(count);
         }
-        Ok(reply)
+        out.push_back(reply);
+        Ok(())
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.deadlines.first().map(|&(deadline, _)| deadline)
+    }
+
+    /// One reply, `unprompted`, of every game whose time ran out by `now`.
+    fn expire(&mut self, now: Instant, out: &mut VecDeque<PlayManyReply>) {
+        let mut reply = PlayManyReply::default();
+        while let Some(&(deadline, game)) = self.deadlines.first() {
+            if deadline > now {
+                break;
+            }
+            self.deadlines.pop_first();
+            if let Some(entry) = self.games.get_mut(&game) {
+                entry.deadline = None;
+                entry.game.run_out(game, now, &mut reply);
+            }
+        }
+        if reply.len() > 0 {
+            reply.set_unprompted();
+            out.push_back(reply);
+        }
     }
 }
 
 impl ManyGames {
     /// Applies one action to its game, and writes the game's state into `out`; returns
     /// the state's length, as [`PlayManyReply::push`] does.
-    fn act(&mut self, action: GameAction, out: &mut PlayManyReply) -> usize {
+    fn act(&mut self, action: GameAction, now: Instant, out: &mut PlayManyReply) -> usize {
         let game = action.game;
         let state = match action.action {
             Some(Action::Othello(request)) => {
-                return self.play::<othello::Game>(game, request, out)
+                return self.play::<othello::Game>(game, request, now, out)
             }
             Some(Action::ConnectFour(request)) => {
-                return self.play::<connect_four::Game>(game, request, out)
+                return self.play::<connect_four::Game>(game, request, now, out)
             }
             Some(Action::TicTacToe(request)) => {
-                return self.play::<tic_tac_toe::Game>(game, request, out)
+                return self.play::<tic_tac_toe::Game>(game, request, now, out)
             }
             Some(Action::Close(true)) => match self.games.remove(&game) {
-                Some(_) => GameState {
-                    game,
-                    invalid: Vec::new(),
-                    state: None,
-                },
+                Some(entry) => {
+                    if let Some(deadline) = entry.deadline {
+                        self.deadlines.remove(&(deadline, game));
+                    }
+                    GameState {
+                        game,
+                        invalid: Vec::new(),
+                        state: None,
+                    }
+                }
                 None => invalid(game, "game", format!("game {game} holds no game to close")),
             },
             Some(Action::Close(false)) => invalid(
@@ -191,10 +262,18 @@ impl ManyGames {
 
     /// Plays `request` in game number `game`, of kind `G`, starting that game if the
     /// number holds none, and writes the game's state into `out`; returns its length.
-    fn play<G: Kind>(&mut self, game: u64, request: G::Request, out: &mut PlayManyReply) -> usize {
+    fn play<G: Kind>(
+        &mut self,
+        game: u64,
+        request: G::Request,
+        now: Instant,
+        out: &mut PlayManyReply,
+    ) -> usize {
         let max_unapplied = self.limits.max_unapplied;
         let Some(entry) = self.games.get_mut(&game) else {
-            return self.start::<G>(game, request, out);
+            let len = self.start::<G>(game, request, now, out);
+            self.refresh(game);
+            return len;
         };
         let Some(referee) = G::referee(&mut entry.game) else {
             let kind = entry.game.kind().label();
@@ -211,16 +290,25 @@ impl ManyGames {
         // The state is written straight from the game; taken back if the message turns
         // out to be one unapplied message too many, which ends the game instead.
         let mark = out.len();
-        let written = referee.play(max_unapplied, |played| {
-            let (handled, answer) = played.answer(request);
+        let written = referee.play(max_unapplied, now, |played, keeper| {
+            let (handled, answer) = played.answer(request, keeper);
             let len = out.push_state(game, G::STATE_FIELD, |w| answer.write(w));
             (handled, len)
         });
         match written {
-            Ok(len) => len,
+            Ok(len) => {
+                self.refresh(game);
+                len
+            }
             Err(_) => {
                 out.truncate(mark);
-                self.games.remove(&game);
+                if let Some(Entry {
+                    deadline: Some(deadline),
+                    ..
+                }) = self.games.remove(&game)
+                {
+                    self.deadlines.remove(&(deadline, game));
+                }
                 out.push(&invalid(
                     game,
                     "game",
@@ -233,8 +321,14 @@ impl ManyGames {
     /// Starts game number `game` of kind `G` with `first` as its first message, unless
     /// a limit or a malformed setup stops it, and writes its state into `out`; returns
     /// the state's length.
-    fn start<G: Kind>(&mut self, game: u64, first: G::Request, out: &mut PlayManyReply) -> usize {
-        let state = match self.open::<G>(game, first) {
+    fn start<G: Kind>(
+        &mut self,
+        game: u64,
+        first: G::Request,
+        now: Instant,
+        out: &mut PlayManyReply,
+    ) -> usize {
+        let state = match self.open::<G>(game, first, now) {
             Ok(response) => {
                 return out.push_state(game, G::STATE_FIELD, |w| w.fields_of(&response));
             }
@@ -249,6 +343,7 @@ impl ManyGames {
         &mut self,
         game: u64,
         first: G::Request,
+        now: Instant,
     ) -> Result<G::Response, Box<GameState>> {
         let limit = self.limits.max_games_per_stream;
         if self.games.len() >= limit {
@@ -266,12 +361,13 @@ impl ManyGames {
             let error = ServiceError::TooManyGames { limit: live_limit };
             return Err(Box::new(invalid(game, "game", error.to_string())));
         };
-        match Referee::<G>::open(first, self.limits.max_unapplied) {
+        match Referee::<G>::open(first, self.limits.max_unapplied, now) {
             Ok((referee, response)) => {
                 self.games.insert(
                     game,
                     Entry {
                         game: G::hold(referee),
+                        deadline: None,
                         _open: open,
                     },
                 );
@@ -288,6 +384,26 @@ impl ManyGames {
                 too_many_unapplied(game, self.limits.max_unapplied),
             ))),
         }
+    }
+}
+
+impl ManyGames {
+    /// Brings game number `game`'s place among the deadlines up to date with its clock.
+    fn refresh(&mut self, game: u64) {
+        let Some(entry) = self.games.get_mut(&game) else {
+            return;
+        };
+        let deadline = entry.game.deadline();
+        if deadline == entry.deadline {
+            return;
+        }
+        if let Some(old) = entry.deadline {
+            self.deadlines.remove(&(old, game));
+        }
+        if let Some(new) = deadline {
+            self.deadlines.insert((new, game));
+        }
+        entry.deadline = deadline;
     }
 }
 
@@ -327,20 +443,25 @@ mod tests {
         play_connect_four_request, play_othello_request, Cell, ConnectFourSetup, OthelloSetup,
         PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeSetup,
     };
+    use std::time::Duration;
+
+    use crate::rules::clock::{Clock, TimeControl};
+    use crate::service::clock::{Timekeeper, Timing};
     use crate::service::connect_four::{DEFAULT_COLS, DEFAULT_ROWS};
 
     /// Plays on `game` the request that `request` makes of each step and the game so
     /// far, and fails unless every answer written straight into a PlayMany reply is, byte
     /// for byte, the `GameState` holding the reply the game's own stream builds from the
     /// same answer.
+    /// Also on the clock (`clocked`): each message 137 ms after the one before, and,
+    /// once the messages are played, a loss on time announced.
     fn written_as_built<G: Kind, S>(
         mut game: G,
         steps: Vec<S>,
+        clocked: bool,
         request: impl Fn(&G, S) -> G::Request,
     ) -> Result<(), TestCaseError> {
-        for (index, step) in steps.into_iter().enumerate() {
-            let request = request(&game, step);
-            let (_, answer) = game.answer(request);
+        fn same<G: Kind>(answer: G::Played<'_>, index: usize) -> Result<(), TestCaseError> {
             let mut written = PlayManyReply::default();
             written.push_state(7, G::STATE_FIELD, |w| answer.write(w));
             let built = GameState {
@@ -354,10 +475,41 @@ mod tests {
             prop_assert_eq!(
                 written.as_bytes(),
                 &crate::proto::PlayManyResponse {
-                    states: vec![built]
+                    states: vec![built],
+                    unprompted: false,
                 }
                 .encode_to_vec()[..]
             );
+            Ok(())
+        }
+        let start = Instant::now();
+        let clock = clocked.then(|| {
+            let control = TimeControl {
+                initial: Duration::from_secs(60),
+                increment: Duration::from_millis(1500),
+                move_limit: None,
+            };
+            Clock::new(
+                control,
+                [Duration::from_secs(60), Duration::from_millis(61_001)],
+            )
+        });
+        let mut keeper = Timekeeper::open(clock, start, game.side_to_move());
+        let count = steps.len();
+        for (index, step) in steps.into_iter().enumerate() {
+            let request = request(&game, step);
+            keeper.received(start + Duration::from_millis(137) * (index as u32 + 1));
+            let (_, answer) = game.answer(request, &mut keeper);
+            same::<G>(answer, index)?;
+        }
+        if let Some(loser) = game.side_to_move() {
+            game.forfeit(loser);
+            let timing = Timing {
+                left: clocked.then(|| [Duration::ZERO, Duration::from_millis(2500)]),
+                ending: crate::proto::Ending::Time,
+                unprompted: true,
+            };
+            same::<G>(game.standing(timing), count)?;
         }
         Ok(())
     }
@@ -372,6 +524,7 @@ mod tests {
         fn othello_states_are_written_as_built(
             moves in prop::collection::vec((0..12usize, -1..9i32, -1..9i32), 0..100),
             small in any::<bool>(),
+            clocked in any::<bool>(),
         ) {
             // A small board passes often; the standard one, near its end.
             let game = if small {
@@ -380,7 +533,7 @@ mod tests {
             } else {
                 othello::Game::standard()
             };
-            written_as_built(game, moves, |game, (kind, row, col)| {
+            written_as_built(game, moves, clocked, |game, (kind, row, col)| {
                 let legal = game.legal_cells();
                 let cell = match legal.len() {
                     0 => Cell { row, col },
@@ -403,9 +556,10 @@ mod tests {
         fn connect_four_states_are_written_as_built(
             drops in prop::collection::vec((0..10usize, -1..8i32), 0..60),
             run_length in 1..6usize,
+            clocked in any::<bool>(),
         ) {
             let game = connect_four::Game::new(DEFAULT_ROWS, DEFAULT_COLS, run_length);
-            written_as_built(game, drops, |_, (kind, col)| PlayConnectFourRequest {
+            written_as_built(game, drops, clocked, |_, (kind, col)| PlayConnectFourRequest {
                 action: match kind {
                     0 => None,
                     1 => Some(play_connect_four_request::Action::Setup(ConnectFourSetup::default())),
@@ -416,9 +570,10 @@ mod tests {
 
         #[test]
         fn tic_tac_toe_states_are_written_as_built(
-            moves in prop::collection::vec((0..10usize, -1..4i32, -1..4i32), 0..15)
+            moves in prop::collection::vec((0..10usize, -1..4i32, -1..4i32), 0..15),
+            clocked in any::<bool>(),
         ) {
-            written_as_built(tic_tac_toe::Game::new(), moves, |_, (kind, row, col)| {
+            written_as_built(tic_tac_toe::Game::new(), moves, clocked, |_, (kind, row, col)| {
                 let setup = (kind == 0).then(TicTacToeSetup::default);
                 PlayTicTacToeRequest { row, col, setup }
             })?;

@@ -16,21 +16,25 @@
 pub(crate) mod many;
 mod reaper;
 
+use std::collections::VecDeque;
+use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
 use tonic::Status;
 
-use self::reaper::{Ending, Reaper, Watch};
+use self::reaper::{Reaper, Watch};
 use super::answer::Answer;
+use super::clock::Timekeeper;
 use super::error::ServiceError;
 use crate::proto::replies::{WrittenAs, WrittenReply};
+use crate::proto::Ending;
 use crate::rules::GameKind;
 use crate::telemetry::{names, otel};
 
@@ -106,9 +110,13 @@ pub(crate) use self::sealed::{Handled, Opened, Reply};
 
 /// The part of [`LiveGame`] that only this crate implements.
 pub(crate) mod sealed {
+    use std::time::Instant;
+
     use super::{GameKind, ServiceError};
     use crate::proto::replies::WrittenAs;
+    use crate::rules::clock::Side;
     use crate::service::answer::Answer;
+    use crate::service::clock::{Timekeeper, Timing, TimingFields};
 
     /// What became of one message of a live game.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,8 +137,9 @@ pub(crate) mod sealed {
         pub handled: Handled,
     }
 
-    /// A game just opened and its reply to the first message, or why it was not.
-    pub(crate) type Opened<G> = Result<(G, Reply<<G as Play>::Response>), ServiceError>;
+    /// A game just opened, with its clock and its reply to the first message, or why
+    /// it was not.
+    pub(crate) type Opened<G> = Result<(G, Timekeeper, Reply<<G as Play>::Response>), ServiceError>;
 
     /// How a game is played on a stream: its messages, and how it answers them.
     pub trait Play: Sized + Send + 'static {
@@ -140,20 +149,42 @@ pub(crate) mod sealed {
         type Response: WrittenAs + Send + 'static;
         /// Which game this is.
         const KIND: GameKind;
+        /// The fields of its reply that say the clock and the end.
+        const TIMING: TimingFields;
+        /// Its answer to a message, before it is a reply.
+        type Played<'a>: Answer<Response = Self::Response>
+        where
+            Self: 'a;
 
-        /// The game a stream's first message opens, and the reply to that message; an
-        /// error (a malformed setup) ends the stream.
-        fn open(first: Self::Request) -> Opened<Self>;
+        /// The game a stream's first message, received at `now`, opens, with its clock,
+        /// and the reply to that message; an error (a malformed setup) ends the stream.
+        fn open(first: Self::Request, now: Instant) -> Opened<Self>;
 
-        /// Plays a later message: what became of it, and its answer.
+        /// Plays a later message: what became of it, and its answer, whose clock
+        /// `keeper` keeps.
         fn answer(
             &mut self,
             request: Self::Request,
-        ) -> (Handled, impl Answer<Response = Self::Response> + '_);
+            keeper: &mut Timekeeper,
+        ) -> (Handled, Self::Played<'_>);
+
+        /// The side to move; `None` once the game is over.
+        fn side_to_move(&self) -> Option<Side>;
+
+        /// Ends the game with a loss for `loser`, whose time ran out.
+        fn forfeit(&mut self, loser: Side);
+
+        /// The game as it stands, as the answer to no message: the announcement of a
+        /// loss on time.
+        fn standing(&self, timing: Timing) -> Self::Played<'_>;
 
         /// The reply to a later message, built.
-        fn reply(&mut self, request: Self::Request) -> Reply<Self::Response> {
-            let (handled, answer) = self.answer(request);
+        fn reply(
+            &mut self,
+            request: Self::Request,
+            keeper: &mut Timekeeper,
+        ) -> Reply<Self::Response> {
+            let (handled, answer) = self.answer(request, keeper);
             Reply {
                 response: answer.into_response(),
                 handled,
@@ -162,42 +193,54 @@ pub(crate) mod sealed {
     }
 }
 
-/// Opens `game` as it stands with `first` as its first move: for streams that start
-/// without a setup.
-pub(crate) fn first_move<G: LiveGame>(mut game: G, first: G::Request) -> Opened<G> {
-    let reply = game.reply(first);
-    Ok((game, reply))
+/// Opens `game` as it stands, with no clock, with `first`, received at `now`, as its
+/// first move: for streams that start without a setup.
+pub(crate) fn first_move<G: LiveGame>(mut game: G, first: G::Request, now: Instant) -> Opened<G> {
+    let mut keeper = Timekeeper::open(None, now, game.side_to_move());
+    let reply = game.reply(first, &mut keeper);
+    Ok((game, keeper, reply))
 }
 
-/// One game as its messages reach it, with the count of its messages that were not
-/// applied moves: what a single-game stream and each game of a PlayMany stream share,
-/// so that both answer the same messages alike.
+/// One game as its messages reach it, with its clock and the count of its messages that
+/// were not applied moves: what a single-game stream and each game of a PlayMany stream
+/// share, so that both answer the same messages alike.
 pub(crate) struct Referee<G> {
     game: G,
+    keeper: Timekeeper,
     unapplied: usize,
+    /// The game's end has been counted in the metrics.
+    end_counted: bool,
 }
 
 impl<G: LiveGame> Referee<G> {
-    /// Opens a game with its first message; an error (a malformed setup, or a setup
-    /// past `max_unapplied`) opens none.
+    /// Opens a game with its first message, received at `now`; an error (a malformed
+    /// setup, or a setup past `max_unapplied`) opens none.
     pub(crate) fn open(
         first: G::Request,
         max_unapplied: usize,
+        now: Instant,
     ) -> Result<(Self, G::Response), ServiceError> {
-        let (game, reply) = G::open(first)?;
-        let mut referee = Self { game, unapplied: 0 };
+        let (game, keeper, reply) = G::open(first, now)?;
+        let mut referee = Self {
+            game,
+            keeper,
+            unapplied: 0,
+            end_counted: false,
+        };
         let response = referee.count(reply, max_unapplied)?;
         Ok((referee, response))
     }
 
-    /// The reply to a later message; an error when it is one unapplied message more
-    /// than `max_unapplied`, which ends the game.
+    /// The reply to a later message, received at `now`; an error when it is one
+    /// unapplied message more than `max_unapplied`, which ends the game.
     pub(crate) fn reply(
         &mut self,
         request: G::Request,
         max_unapplied: usize,
+        now: Instant,
     ) -> Result<G::Response, ServiceError> {
-        let reply = self.game.reply(request);
+        self.keeper.received(now);
+        let reply = self.game.reply(request, &mut self.keeper);
         self.count(reply, max_unapplied)
     }
 
@@ -207,21 +250,47 @@ impl<G: LiveGame> Referee<G> {
     pub(crate) fn play<T>(
         &mut self,
         max_unapplied: usize,
-        play: impl FnOnce(&mut G) -> (Handled, T),
+        now: Instant,
+        play: impl FnOnce(&mut G, &mut Timekeeper) -> (Handled, T),
     ) -> Result<T, ServiceError> {
-        let (handled, done) = play(&mut self.game);
+        self.keeper.received(now);
+        let (handled, done) = play(&mut self.game, &mut self.keeper);
         self.count(Reply::new(done, handled), max_unapplied)
+    }
+
+    /// When the side to move runs out, if the game is on the clock and goes on.
+    pub(crate) fn deadline(&self) -> Option<Instant> {
+        self.keeper.deadline()
+    }
+
+    /// If the side to move has run out by `now`, ends the game on time and makes the
+    /// announcement of it with `announce`, from the game's answer to no message.
+    pub(crate) fn run_out<T>(
+        &mut self,
+        now: Instant,
+        announce: impl FnOnce(G::Played<'_>) -> T,
+    ) -> Option<T> {
+        if !self.keeper.is_out(now) {
+            return None;
+        }
+        let (loser, timing) = self.keeper.run_out()?;
+        self.game.forfeit(loser);
+        self.count_end();
+        Some(announce(self.game.standing(timing)))
     }
 
     fn count<R>(&mut self, reply: Reply<R>, max_unapplied: usize) -> Result<R, ServiceError> {
         match reply.handled {
-            Handled::Applied => {}
+            Handled::Applied => self.count_end(),
             Handled::Rejected => {
                 metrics::counter!(names::REJECTED_MOVES_TOTAL, "game" => G::KIND.label())
                     .increment(1);
                 self.unapplied += 1;
             }
-            Handled::Setup => self.unapplied += 1,
+            Handled::Setup => {
+                self.count_end();
+                self.unapplied += 1;
+            }
         }
         if self.unapplied > max_unapplied {
             return Err(ServiceError::TooManyMessages {
@@ -230,6 +299,21 @@ impl<G: LiveGame> Referee<G> {
             });
         }
         Ok(reply.response)
+    }
+
+    /// Counts the game's end in the metrics, once, when it has ended.
+    fn count_end(&mut self) {
+        if self.end_counted {
+            return;
+        }
+        let ending = match self.keeper.ending() {
+            Some(Ending::Board) => "board",
+            Some(Ending::Time) => "time",
+            _ => return,
+        };
+        self.end_counted = true;
+        metrics::counter!(names::GAMES_ENDED_TOTAL, "game" => G::KIND.label(), "ending" => ending)
+            .increment(1);
     }
 }
 
@@ -277,15 +361,29 @@ impl Drop for OpenGame {
 }
 
 /// What one stream plays: a single game, or the many games of a PlayMany stream. The
-/// stream machinery ([`Session`]) feeds it the stream's messages, one at a time.
+/// stream machinery ([`Session`]) feeds it the stream's messages, one at a time, and
+/// asks it for the games whose time ran out.
 pub(crate) trait Games: Send + 'static {
     /// A message from the client.
     type Request: Send + 'static;
     /// A reply to the client.
     type Response: Send + 'static;
 
-    /// The reply to one message; an error ends the stream.
-    fn handle(&mut self, request: Self::Request) -> Result<Self::Response, ServiceError>;
+    /// The replies to one message, received at `now`, into `out`: first the
+    /// announcements of games whose time ran out by then, then the answer. An error
+    /// ends the stream.
+    fn handle(
+        &mut self,
+        request: Self::Request,
+        now: Instant,
+        out: &mut VecDeque<Self::Response>,
+    ) -> Result<(), ServiceError>;
+
+    /// When the next clock runs out, if a clock runs.
+    fn deadline(&self) -> Option<Instant>;
+
+    /// The announcements of the games whose time ran out by `now`, into `out`.
+    fn expire(&mut self, now: Instant, out: &mut VecDeque<Self::Response>);
 }
 
 /// The one game of a Play* stream, and its place in the live-game count; its replies
@@ -303,12 +401,15 @@ pub(crate) trait Form<G: LiveGame>: 'static {
     type Reply: Send + 'static;
     /// The reply to the first message, from the game's built reply.
     fn first(response: G::Response) -> Self::Reply;
-    /// The reply to a later message.
+    /// The reply to a later message, received at `now`.
     fn later(
         referee: &mut Referee<G>,
         request: G::Request,
         max_unapplied: usize,
+        now: Instant,
     ) -> Result<Self::Reply, ServiceError>;
+    /// The announcement that the side to move ran out by `now`, if it has.
+    fn run_out(referee: &mut Referee<G>, now: Instant) -> Option<Self::Reply>;
 }
 
 /// Replies built as prost's messages: for clients in process.
@@ -326,8 +427,12 @@ impl<G: LiveGame> Form<G> for Built {
         referee: &mut Referee<G>,
         request: G::Request,
         max_unapplied: usize,
+        now: Instant,
     ) -> Result<G::Response, ServiceError> {
-        referee.reply(request, max_unapplied)
+        referee.reply(request, max_unapplied, now)
+    }
+    fn run_out(referee: &mut Referee<G>, now: Instant) -> Option<G::Response> {
+        referee.run_out(now, |answer| answer.into_response())
     }
 }
 
@@ -343,10 +448,16 @@ impl<G: LiveGame> Form<G> for Written {
         referee: &mut Referee<G>,
         request: G::Request,
         max_unapplied: usize,
+        now: Instant,
     ) -> Result<WrittenReplyOf<G>, ServiceError> {
-        referee.play(max_unapplied, |game| {
-            let (handled, answer) = game.answer(request);
+        referee.play(max_unapplied, now, |game, keeper| {
+            let (handled, answer) = game.answer(request, keeper);
             (handled, WrittenReplyOf::<G>::written(|w| answer.write(w)))
+        })
+    }
+    fn run_out(referee: &mut Referee<G>, now: Instant) -> Option<WrittenReplyOf<G>> {
+        referee.run_out(now, |answer| {
+            WrittenReplyOf::<G>::written(|w| answer.write(w))
         })
     }
 }
@@ -355,14 +466,35 @@ impl<G: LiveGame, F: Form<G>> Games for OneGame<G, F> {
     type Request = G::Request;
     type Response = F::Reply;
 
-    fn handle(&mut self, request: G::Request) -> Result<F::Reply, ServiceError> {
+    fn handle(
+        &mut self,
+        request: G::Request,
+        now: Instant,
+        out: &mut VecDeque<F::Reply>,
+    ) -> Result<(), ServiceError> {
         match &mut self.referee {
-            Some(referee) => F::later(referee, request, self.max_unapplied),
-            None => {
-                let (referee, response) = Referee::open(request, self.max_unapplied)?;
-                self.referee = Some(referee);
-                Ok(F::first(response))
+            Some(referee) => {
+                // A move that arrives after the deadline is never applied: the
+                // announcement goes first, and the move is answered as after the end.
+                out.extend(F::run_out(referee, now));
+                out.push_back(F::later(referee, request, self.max_unapplied, now)?);
             }
+            None => {
+                let (referee, response) = Referee::open(request, self.max_unapplied, now)?;
+                self.referee = Some(referee);
+                out.push_back(F::first(response));
+            }
+        }
+        Ok(())
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.referee.as_ref().and_then(Referee::deadline)
+    }
+
+    fn expire(&mut self, now: Instant, out: &mut VecDeque<F::Reply>) {
+        if let Some(referee) = &mut self.referee {
+            out.extend(F::run_out(referee, now));
         }
     }
 }
@@ -391,7 +523,7 @@ impl<T: Send> reaper::Expire for Slot<T> {
 }
 
 /// One stream and the games it feeds: the stream of their replies.
-struct Session<T, S> {
+struct Session<T: Games, S> {
     messages: S,
     slot: Arc<Slot<T>>,
     watch: Watch,
@@ -401,9 +533,24 @@ struct Session<T, S> {
     received: u64,
     /// The call's span, when calls are traced: it is told the message count at the end.
     span: Option<tracing::Span>,
+    /// Replies made and not yet sent: the announcements of games whose time ran out,
+    /// before the reply to a message that came after their deadline.
+    pending: VecDeque<T::Response>,
+    /// The error that ends the stream, sent once the replies before it are.
+    failed: Option<Status>,
+    /// The timer of the next deadline, while a clock runs.
+    timer: Option<(Instant, Pin<Box<tokio::time::Sleep>>)>,
 }
 
-impl<T, S> Drop for Session<T, S> {
+/// Now, by the clock the games' deadlines are kept on (tokio's, which tests can stop).
+fn now() -> Instant {
+    tokio::time::Instant::now().into_std()
+}
+
+// Nothing of a session is pinned: its fields are moved freely, the timer boxed.
+impl<T: Games, S: Unpin> Unpin for Session<T, S> {}
+
+impl<T: Games, S> Drop for Session<T, S> {
     fn drop(&mut self) {
         if let Some(span) = &self.span {
             otel::record_messages(span, self.received);
@@ -471,6 +618,9 @@ where
         done: false,
         received: 0,
         span: otel::current_call(),
+        pending: VecDeque::new(),
+        failed: None,
+        timer: None,
     })
 }
 
@@ -481,24 +631,33 @@ where
 {
     type Item = Result<T::Response, Status>;
 
-    /// The reply to the next message; `None` once the client has half-closed or after
-    /// an error, which ends the stream.
+    /// The next reply: an announcement of a game whose time ran out, or the reply to
+    /// the next message; `None` once the client has half-closed, or after an error,
+    /// which ends the stream.
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
-        if this.done {
-            return Poll::Ready(None);
-        }
-        // The watch first: a game it ended answers no more messages.
-        let reply = if this.watch.poll_ended(cx).is_ready() {
-            Some(Err(this.ending_error().into()))
-        } else {
-            match this.messages.poll_next_unpin(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(next) => this.reply_to(next),
+        loop {
+            if let Some(reply) = this.pending.pop_front() {
+                return Poll::Ready(Some(Ok(reply)));
             }
-        };
-        this.done = !matches!(reply, Some(Ok(_)));
-        Poll::Ready(reply)
+            if let Some(status) = this.failed.take() {
+                this.done = true;
+                return Poll::Ready(Some(Err(status)));
+            }
+            if this.done {
+                return Poll::Ready(None);
+            }
+            // The watch first: a game it ended answers no more messages.
+            if this.watch.poll_ended(cx).is_ready() {
+                this.failed = Some(this.ending_error().into());
+                continue;
+            }
+            match this.messages.poll_next_unpin(cx) {
+                Poll::Ready(next) => this.reply_to(next),
+                Poll::Pending if this.poll_timer(cx) => {}
+                Poll::Pending => return Poll::Pending,
+            }
+        }
     }
 }
 
@@ -507,36 +666,72 @@ where
     T: Games,
     S: Stream<Item = Result<T::Request, Status>> + Unpin,
 {
-    /// The reply to `next`, what the client sent; `None` when it has half-closed.
-    fn reply_to(
-        &mut self,
-        next: Option<Result<T::Request, Status>>,
-    ) -> Option<Result<T::Response, Status>> {
-        let request = match next? {
-            Ok(request) => {
+    /// Answers `next`, what the client sent (`None`: it has half-closed), into the
+    /// pending replies, or fails the stream.
+    fn reply_to(&mut self, next: Option<Result<T::Request, Status>>) {
+        let request = match next {
+            None => {
+                self.done = true;
+                return;
+            }
+            Some(Ok(request)) => {
                 self.received += 1;
                 request
             }
-            Err(status) => {
-                return Some(Err(
-                    ServiceError::from_transport(&status).map_or(status, Status::from)
-                ));
+            Some(Err(status)) => {
+                self.failed =
+                    Some(ServiceError::from_transport(&status).map_or(status, Status::from));
+                return;
             }
         };
+        let now = now();
         self.watch.touch();
         let mut held = self.slot.lock();
         let Some(games) = held.as_mut() else {
             drop(held);
-            return Some(Err(self.ending_error().into()));
+            self.failed = Some(self.ending_error().into());
+            return;
         };
-        Some(games.handle(request).map_err(Status::from))
+        if let Err(error) = games.handle(request, now, &mut self.pending) {
+            self.failed = Some(error.into());
+        }
+    }
+
+    /// Polls the timer of the next deadline, arming it for the games' next deadline
+    /// first; true when it fired and the announcements it brought are pending.
+    fn poll_timer(&mut self, cx: &mut Context<'_>) -> bool {
+        let deadline = self.slot.lock().as_ref().and_then(Games::deadline);
+        // While a clock runs, the clock and not the idle timeout bounds the game.
+        self.watch.set_clock_deadline(deadline);
+        let Some(deadline) = deadline else {
+            self.timer = None;
+            return false;
+        };
+        let sleep = match &mut self.timer {
+            Some((at, sleep)) if *at == deadline => sleep,
+            timer => {
+                let until = tokio::time::Instant::from_std(deadline);
+                &mut timer
+                    .insert((deadline, Box::pin(tokio::time::sleep_until(until))))
+                    .1
+            }
+        };
+        if sleep.as_mut().poll(cx).is_pending() {
+            return false;
+        }
+        self.timer = None;
+        let before = self.pending.len();
+        if let Some(games) = self.slot.lock().as_mut() {
+            games.expire(now(), &mut self.pending);
+        }
+        self.pending.len() > before
     }
 
     /// Why the watch ended the game.
     fn ending_error(&self) -> ServiceError {
         match self.watch.ending() {
-            Some(Ending::Idle(idle)) => ServiceError::StreamIdle { idle },
-            Some(Ending::Lifetime(limit)) => ServiceError::GameTooLong { limit },
+            Some(reaper::Ending::Idle(idle)) => ServiceError::StreamIdle { idle },
+            Some(reaper::Ending::Lifetime(limit)) => ServiceError::GameTooLong { limit },
             None => ServiceError::ShuttingDown,
         }
     }

@@ -38,6 +38,9 @@ struct Watched {
     ending: OnceLock<Ending>,
     /// Set when the watch ends the game, or when the server's grace period is over.
     ended: AtomicBool,
+    /// While a game's clock runs, when it runs out, in nanoseconds after `opened` (0:
+    /// no clock runs): until then the clock, not the idle timeout, bounds the game.
+    clock_deadline: AtomicU64,
     /// The stream's task, woken when `ended` is set.
     waker: AtomicWaker,
     game: Arc<dyn Expire>,
@@ -50,7 +53,10 @@ impl Watched {
         let last = Duration::from_nanos(self.last_message.load(Ordering::Relaxed));
         if !self.lifetime.is_zero() && open >= self.lifetime {
             Some(Ending::Lifetime(self.lifetime))
-        } else if !self.idle_timeout.is_zero() && open.saturating_sub(last) >= self.idle_timeout {
+        } else if !self.idle_timeout.is_zero()
+            && open.saturating_sub(last) >= self.idle_timeout
+            && open.as_nanos() >= u128::from(self.clock_deadline.load(Ordering::Relaxed))
+        {
             Some(Ending::Idle(self.idle_timeout))
         } else {
             None
@@ -77,6 +83,17 @@ impl Watch {
         let since = Instant::now().saturating_duration_since(self.0.opened);
         let nanos = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX);
         self.0.last_message.store(nanos, Ordering::Relaxed);
+    }
+
+    /// Notes when the next clock of the stream's games runs out, if one runs: the idle
+    /// timeout waits until then.
+    pub(super) fn set_clock_deadline(&self, deadline: Option<std::time::Instant>) {
+        let nanos = deadline.map_or(0, |deadline| {
+            let since =
+                tokio::time::Instant::from_std(deadline).saturating_duration_since(self.0.opened);
+            u64::try_from(since.as_nanos()).unwrap_or(u64::MAX).max(1)
+        });
+        self.0.clock_deadline.store(nanos, Ordering::Relaxed);
     }
 
     /// Ready once the watch has ended the game or the server's grace period is over;
@@ -138,6 +155,7 @@ impl Reaper {
             lifetime: limits.max_game_duration,
             ending: OnceLock::new(),
             ended: AtomicBool::new(false),
+            clock_deadline: AtomicU64::new(0),
             waker: AtomicWaker::new(),
             game,
         });
@@ -234,6 +252,7 @@ mod tests {
         Watched {
             opened: Instant::now(),
             last_message: AtomicU64::new(0),
+            clock_deadline: AtomicU64::new(0),
             idle_timeout,
             lifetime,
             ending: OnceLock::new(),
