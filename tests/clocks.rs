@@ -1,0 +1,928 @@
+//! Live games on the clock, on tokio's stopped clock (`start_paused`): random games of
+//! all three kinds, with random time controls and random think times, every reply's
+//! clock, verdict, ending and order held against a naive model of the clock; games cut
+//! and resumed with the clock of their last reply; PlayMany against the same games on
+//! their own streams, every field. The games are played in process
+//! (`Arbiter::open_game`, `Arbiter::open_many`), so that no network I/O lets the
+//! stopped clock move while a message is on its way.
+
+use std::fmt::Debug;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use arbiter::proto::{
+    game_action, game_state, play_connect_four_request, play_othello_request, Board, Cell, Clock,
+    ConnectFourSetup, Ending, GameAction, OthelloSetup, PlayConnectFourRequest,
+    PlayConnectFourResponse, PlayManyRequest, PlayOthelloRequest, PlayOthelloResponse,
+    PlayTicTacToeRequest, PlayTicTacToeResponse, TicTacToeMove, TicTacToeSetup, TimeControl,
+    Verdict,
+};
+use arbiter::rules::{connect_four, othello, tic_tac_toe};
+use arbiter::{Arbiter, LiveGame, ReplyStream};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::StreamExt;
+
+/// A small generator of random numbers, seeded, so that a failing game can be replayed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    fn percent(&mut self, p: u64) -> bool {
+        self.below(100) < p
+    }
+
+    fn ms(&mut self, lo: u64, hi: u64) -> Duration {
+        Duration::from_millis(lo + self.below(hi - lo + 1))
+    }
+}
+
+/// The sides of a game: A moves first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    A,
+    B,
+}
+
+impl Side {
+    fn index(self) -> usize {
+        match self {
+            Self::A => 0,
+            Self::B => 1,
+        }
+    }
+
+    fn other_wins(self) -> Verdict {
+        match self {
+            Self::A => Verdict::BWins,
+            Self::B => Verdict::AWins,
+        }
+    }
+}
+
+fn proto_duration(d: Duration) -> prost_types::Duration {
+    prost_types::Duration {
+        seconds: d.as_secs() as i64,
+        nanos: d.subsec_nanos() as i32,
+    }
+}
+
+fn std_duration(d: &Option<prost_types::Duration>) -> Duration {
+    let d = d.clone().unwrap_or_default();
+    Duration::new(d.seconds as u64, d.nanos as u32)
+}
+
+/// What the tests read of a live game's reply, whatever its kind.
+trait Timed: Clone + Debug + PartialEq + Send + 'static {
+    fn clock_field(&self) -> Option<&Clock>;
+    fn ending_field(&self) -> Ending;
+    fn unprompted_field(&self) -> bool;
+    fn verdict_field(&self) -> Verdict;
+    fn rejected_field(&self) -> &str;
+    fn side_to_move(&self) -> Option<Side>;
+
+    fn left(&self) -> Option<[Duration; 2]> {
+        self.clock_field()
+            .map(|clock| [std_duration(&clock.a_left), std_duration(&clock.b_left)])
+    }
+}
+
+macro_rules! timed {
+    ($response:ty, $side:expr) => {
+        impl Timed for $response {
+            fn clock_field(&self) -> Option<&Clock> {
+                self.clock.as_ref()
+            }
+            fn ending_field(&self) -> Ending {
+                self.ending()
+            }
+            fn unprompted_field(&self) -> bool {
+                self.unprompted
+            }
+            fn verdict_field(&self) -> Verdict {
+                self.verdict()
+            }
+            fn rejected_field(&self) -> &str {
+                &self.rejected
+            }
+            fn side_to_move(&self) -> Option<Side> {
+                $side(self)
+            }
+        }
+    };
+}
+
+timed!(
+    PlayOthelloResponse,
+    |r: &PlayOthelloResponse| match r.to_move.as_str() {
+        "B" => Some(Side::A),
+        "W" => Some(Side::B),
+        _ => None,
+    }
+);
+timed!(
+    PlayConnectFourResponse,
+    |r: &PlayConnectFourResponse| match r.to_move {
+        1 => Some(Side::A),
+        2 => Some(Side::B),
+        _ => None,
+    }
+);
+timed!(PlayTicTacToeResponse, |r: &PlayTicTacToeResponse| (r
+    .verdict()
+    == Verdict::Pending)
+    .then(|| if r.moves_played % 2 == 0 {
+        Side::A
+    } else {
+        Side::B
+    }));
+
+/// A kind of live game as these tests play it.
+trait Kind {
+    type Game: LiveGame<Request = Self::Request, Response = Self::Response>;
+    type Request: Clone + Debug + Send + 'static;
+    type Response: Timed;
+    /// A setup on the clock, replaying `history` (the moves' requests, as sent).
+    fn setup(
+        control: TimeControl,
+        clock: Option<Clock>,
+        history: &[Self::Request],
+    ) -> Self::Request;
+    /// A random next message, most often a legal move.
+    fn next(rng: &mut Rng, last: &Self::Response) -> Self::Request;
+    /// The action of this kind in a PlayMany message.
+    fn action(request: Self::Request) -> game_action::Action;
+}
+
+struct OthelloKind;
+struct ConnectFourKind;
+struct TicTacToeKind;
+
+impl Kind for OthelloKind {
+    type Game = othello::Game;
+    type Request = PlayOthelloRequest;
+    type Response = PlayOthelloResponse;
+
+    fn setup(
+        control: TimeControl,
+        clock: Option<Clock>,
+        history: &[PlayOthelloRequest],
+    ) -> PlayOthelloRequest {
+        let history = history
+            .iter()
+            .filter_map(|request| match &request.action {
+                Some(play_othello_request::Action::Move(cell)) => Some(*cell),
+                _ => None,
+            })
+            .collect();
+        PlayOthelloRequest {
+            action: Some(play_othello_request::Action::Setup(OthelloSetup {
+                // Small: games pass and end within a few dozen moves.
+                board: Some(Board::from_rows(["....", ".WB.", ".BW.", "...."])),
+                to_move: "B".into(),
+                history,
+                time_control: Some(control),
+                clock,
+            })),
+        }
+    }
+
+    fn next(rng: &mut Rng, last: &PlayOthelloResponse) -> PlayOthelloRequest {
+        let cell = if !last.legal_moves.is_empty() && rng.percent(85) {
+            last.legal_moves[rng.below(last.legal_moves.len() as u64) as usize]
+        } else {
+            Cell {
+                row: rng.below(5) as i32,
+                col: rng.below(5) as i32,
+            }
+        };
+        PlayOthelloRequest {
+            action: Some(play_othello_request::Action::Move(cell)),
+        }
+    }
+
+    fn action(request: PlayOthelloRequest) -> game_action::Action {
+        game_action::Action::Othello(request)
+    }
+}
+
+impl Kind for ConnectFourKind {
+    type Game = connect_four::Game;
+    type Request = PlayConnectFourRequest;
+    type Response = PlayConnectFourResponse;
+
+    fn setup(
+        control: TimeControl,
+        clock: Option<Clock>,
+        history: &[PlayConnectFourRequest],
+    ) -> PlayConnectFourRequest {
+        let history = history
+            .iter()
+            .filter_map(|request| match request.action {
+                Some(play_connect_four_request::Action::Drop(col)) => Some(col),
+                _ => None,
+            })
+            .collect();
+        PlayConnectFourRequest {
+            action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
+                rows: 4,
+                cols: 4,
+                run_length: 3,
+                history,
+                time_control: Some(control),
+                clock,
+            })),
+        }
+    }
+
+    fn next(rng: &mut Rng, _last: &PlayConnectFourResponse) -> PlayConnectFourRequest {
+        // Mostly on the board; a full column or one off it now and then.
+        let col = rng.below(5) as i32 - i32::from(rng.percent(5));
+        PlayConnectFourRequest {
+            action: Some(play_connect_four_request::Action::Drop(col)),
+        }
+    }
+
+    fn action(request: PlayConnectFourRequest) -> game_action::Action {
+        game_action::Action::ConnectFour(request)
+    }
+}
+
+impl Kind for TicTacToeKind {
+    type Game = tic_tac_toe::Game;
+    type Request = PlayTicTacToeRequest;
+    type Response = PlayTicTacToeResponse;
+
+    fn setup(
+        control: TimeControl,
+        clock: Option<Clock>,
+        history: &[PlayTicTacToeRequest],
+    ) -> PlayTicTacToeRequest {
+        let history = history
+            .iter()
+            .map(|request| TicTacToeMove {
+                row: request.row,
+                col: request.col,
+            })
+            .collect();
+        PlayTicTacToeRequest {
+            row: 0,
+            col: 0,
+            setup: Some(TicTacToeSetup {
+                history,
+                time_control: Some(control),
+                clock,
+            }),
+        }
+    }
+
+    fn next(rng: &mut Rng, _last: &PlayTicTacToeResponse) -> PlayTicTacToeRequest {
+        PlayTicTacToeRequest {
+            row: rng.below(4) as i32,
+            col: rng.below(3) as i32,
+            setup: None,
+        }
+    }
+
+    fn action(request: PlayTicTacToeRequest) -> game_action::Action {
+        game_action::Action::TicTacToe(request)
+    }
+}
+
+/// What the random games went through, to hold that they went through it all.
+struct Counts {
+    unprompted: AtomicUsize,
+    before_a_move: AtomicUsize,
+    resumes: AtomicUsize,
+    applied: AtomicUsize,
+    board_ends: AtomicUsize,
+}
+
+thread_local! {
+    // Per test: each runs on a thread of its own.
+    static COUNTS: Counts = const {
+        Counts {
+            unprompted: AtomicUsize::new(0),
+            before_a_move: AtomicUsize::new(0),
+            resumes: AtomicUsize::new(0),
+            applied: AtomicUsize::new(0),
+            board_ends: AtomicUsize::new(0),
+        }
+    };
+}
+
+/// Fails unless the random games so far met every case: losses announced on their own
+/// and before a move, resumes, moves applied, games ended on the board.
+fn assert_every_case_met(what: &str) {
+    COUNTS.with(|c| every_case_met(c, what));
+}
+
+fn every_case_met(c: &Counts, what: &str) {
+    let counts = [
+        ("announced on its own", c.unprompted.load(Ordering::Relaxed)),
+        (
+            "announced before a move",
+            c.before_a_move.load(Ordering::Relaxed),
+        ),
+        ("resumed", c.resumes.load(Ordering::Relaxed)),
+        ("applied", c.applied.load(Ordering::Relaxed)),
+        ("ended on the board", c.board_ends.load(Ordering::Relaxed)),
+    ];
+    println!("{what}: {counts:?}");
+    for (case, count) in counts {
+        assert!(count > 0, "{what}: no game was {case}: {counts:?}");
+    }
+}
+
+/// The naive model of a game's clock: each side's time at the start of the running
+/// turn, whose turn runs and since when (as time since the game's start), and who lost
+/// on time.
+#[derive(Debug, Clone)]
+struct Model {
+    left: [Duration; 2],
+    increment: Duration,
+    move_limit: Option<Duration>,
+    running: Option<(Side, Duration)>,
+    lost: Option<Side>,
+}
+
+impl Model {
+    fn deadline(&self) -> Option<Duration> {
+        let (side, since) = self.running?;
+        let mut allowed = self.left[side.index()];
+        if let Some(limit) = self.move_limit {
+            allowed = allowed.min(limit);
+        }
+        Some(since + allowed)
+    }
+
+    fn left_at(&self, t: Duration) -> [Duration; 2] {
+        let mut left = self.left;
+        if let Some((side, since)) = self.running {
+            left[side.index()] = left[side.index()].saturating_sub(t - since);
+        }
+        left
+    }
+
+    /// If the side to move has run out by `t`: its loss, and the clock as of the
+    /// deadline.
+    fn flag_by(&mut self, t: Duration) -> Option<(Side, [Duration; 2])> {
+        let deadline = self.deadline()?;
+        if t < deadline {
+            return None;
+        }
+        let (side, since) = self.running.take()?;
+        self.left[side.index()] -= deadline - since;
+        self.lost = Some(side);
+        Some((side, self.left))
+    }
+
+    /// A message at `t`, `applied` or not, after which `next` is to move.
+    fn message(&mut self, t: Duration, applied: bool, next: Option<Side>) -> [Duration; 2] {
+        if applied {
+            if let Some((side, since)) = self.running {
+                self.left[side.index()] = self.left[side.index()] - (t - since) + self.increment;
+            }
+            self.running = next.map(|next| (next, t));
+        }
+        self.left_at(t)
+    }
+}
+
+/// A random time control, in whole milliseconds (as tokio's timer counts), and perhaps
+/// a clock to start from (as a resumed game does).
+fn random_control(
+    rng: &mut Rng,
+) -> (
+    TimeControl,
+    Option<Clock>,
+    [Duration; 2],
+    Duration,
+    Option<Duration>,
+) {
+    let initial = rng.ms(50, 1500);
+    let increment = if rng.percent(50) {
+        Duration::ZERO
+    } else {
+        rng.ms(1, 300)
+    };
+    let move_limit = rng.percent(30).then(|| rng.ms(20, 600));
+    let control = TimeControl {
+        initial: Some(proto_duration(initial)),
+        increment: rng.percent(70).then(|| proto_duration(increment)),
+        move_limit: move_limit.map(proto_duration),
+    };
+    let (clock, left) = if rng.percent(30) {
+        let (a, b) = (rng.ms(0, 1000), rng.ms(1, 1000));
+        let clock = Clock {
+            a_left: Some(proto_duration(a)),
+            b_left: rng.percent(80).then(|| proto_duration(b)),
+        };
+        let b = if clock.b_left.is_some() { b } else { initial };
+        (Some(clock), [a, b])
+    } else {
+        (None, [initial, initial])
+    };
+    let increment = if control.increment.is_some() {
+        increment
+    } else {
+        Duration::ZERO
+    };
+    (control, clock, left, increment, move_limit)
+}
+
+/// Fails unless `reply` is what the model says of an announcement of `loser`'s loss
+/// with the clock at `left`.
+fn assert_announcement<R: Timed>(reply: &R, loser: Side, left: [Duration; 2], what: &str) {
+    assert!(
+        reply.unprompted_field(),
+        "{what}: not unprompted: {reply:?}"
+    );
+    assert_eq!(reply.left(), Some(left), "{what}: clock of {reply:?}");
+    assert_eq!(reply.ending_field(), Ending::Time, "{what}: {reply:?}");
+    assert_eq!(
+        reply.verdict_field(),
+        loser.other_wins(),
+        "{what}: {reply:?}"
+    );
+    assert_eq!(reply.rejected_field(), "", "{what}: {reply:?}");
+    assert_eq!(reply.side_to_move(), None, "{what}: {reply:?}");
+}
+
+/// Fails unless `reply`, to a message at `t`, is what the model says; applies it to the
+/// model.
+fn assert_reply<R: Timed>(model: &mut Model, reply: &R, t: Duration, what: &str) {
+    assert!(!reply.unprompted_field(), "{what}: unprompted: {reply:?}");
+    let applied = reply.rejected_field().is_empty();
+    if model.lost.is_some() {
+        assert!(
+            !applied,
+            "{what}: a move applied after a loss on time: {reply:?}"
+        );
+    }
+    let left = model.message(t, applied, reply.side_to_move());
+    assert_eq!(reply.left(), Some(left), "{what}: clock of {reply:?}");
+    let ending = match (model.lost, reply.side_to_move()) {
+        (Some(loser), _) => {
+            assert_eq!(
+                reply.verdict_field(),
+                loser.other_wins(),
+                "{what}: {reply:?}"
+            );
+            Ending::Time
+        }
+        (None, None) => Ending::Board,
+        (None, Some(_)) => Ending::Unspecified,
+    };
+    assert_eq!(reply.ending_field(), ending, "{what}: {reply:?}");
+}
+
+/// One game's stream, in process.
+struct Stream<K: Kind> {
+    sender: mpsc::Sender<Result<K::Request, tonic::Status>>,
+    replies: ReplyStream<K::Response>,
+}
+
+impl<K: Kind> Stream<K> {
+    fn open(arbiter: &Arbiter) -> Self {
+        let (sender, requests) = mpsc::channel(4);
+        let replies = arbiter
+            .open_game::<K::Game, _>(ReceiverStream::new(requests))
+            .unwrap();
+        Self { sender, replies }
+    }
+
+    async fn send(&mut self, request: K::Request) {
+        self.sender.send(Ok(request)).await.unwrap();
+    }
+
+    async fn reply(&mut self) -> K::Response {
+        self.replies.next().await.unwrap().unwrap()
+    }
+}
+
+/// Plays one random game of kind `K` on the clock, from `seed`, against the model;
+/// returns the messages sent, each with the time it was sent at, and every reply.
+async fn random_game<K: Kind>(seed: u64) -> (Vec<(Duration, K::Request)>, Vec<K::Response>) {
+    let count = |field: fn(&Counts) -> &AtomicUsize| {
+        COUNTS.with(|c| field(c).fetch_add(1, Ordering::Relaxed));
+    };
+    let mut rng = Rng(seed | 1);
+    let arbiter = Arbiter::default();
+    let start = Instant::now();
+    let (control, clock, left, increment, move_limit) = random_control(&mut rng);
+    let mut model = Model {
+        left,
+        increment,
+        move_limit,
+        running: None,
+        lost: None,
+    };
+    let mut stream = Stream::<K>::open(&arbiter);
+    let setup = K::setup(control.clone(), clock, &[]);
+    let mut sent = vec![(Duration::ZERO, setup.clone())];
+    let mut replies = Vec::new();
+    stream.send(setup).await;
+    let first = stream.reply().await;
+    model.running = first.side_to_move().map(|side| (side, Duration::ZERO));
+    assert_eq!(first.left(), Some(model.left), "seed {seed}: setup");
+    replies.push(first.clone());
+    let mut last = first;
+    let mut applied: Vec<K::Request> = Vec::new();
+    for step in 0..40 {
+        let what = format!("seed {seed}, step {step}");
+        // Think: mostly within the time left, now and then past it.
+        let allowed = model.deadline().map_or(Duration::from_millis(200), |d| {
+            d.saturating_sub(start.elapsed())
+        });
+        // Think: mostly well within the time left; now and then up to a quarter past it.
+        let most = if rng.percent(75) { 3 } else { 12 };
+        let think = rng.ms(0, (allowed.as_millis() as u64 * most / 10).max(1));
+        if rng.percent(4) && model.lost.is_none() {
+            if let Some(deadline) = model.deadline() {
+                // No message: the server announces the loss at the deadline, itself.
+                let announcement = stream.reply().await;
+                assert_eq!(start.elapsed(), deadline, "{what}: announced late or early");
+                let (loser, left) = model.flag_by(deadline).unwrap();
+                assert_announcement(&announcement, loser, left, &what);
+                count(|c| &c.unprompted);
+                replies.push(announcement);
+                continue;
+            }
+        }
+        tokio::time::sleep(think).await;
+        let t = start.elapsed();
+        if rng.percent(10) && model.lost.is_none() {
+            // The stream is lost; the game resumes on a new one from its history, with
+            // the clock of its last reply. The time in between is not charged.
+            drop(stream);
+            tokio::time::sleep(rng.ms(0, 3000)).await;
+            let resumed_at = start.elapsed();
+            stream = Stream::<K>::open(&arbiter);
+            let setup = K::setup(control.clone(), last.clock_field().cloned(), &applied);
+            sent.push((resumed_at, setup.clone()));
+            stream.send(setup).await;
+            let reply = stream.reply().await;
+            model.left = last.left().unwrap();
+            model.running = reply.side_to_move().map(|side| (side, resumed_at));
+            assert_eq!(reply.left(), Some(model.left), "{what}: resumed");
+            count(|c| &c.resumes);
+            replies.push(reply.clone());
+            last = reply;
+            continue;
+        }
+        let request = K::next(&mut rng, &last);
+        sent.push((t, request.clone()));
+        stream.send(request.clone()).await;
+        if let Some((loser, left)) = model.flag_by(t) {
+            // The deadline passed before the move: the announcement goes first.
+            let announcement = stream.reply().await;
+            assert_announcement(&announcement, loser, left, &what);
+            count(|c| &c.before_a_move);
+            replies.push(announcement);
+        }
+        let reply = stream.reply().await;
+        assert_reply(&mut model, &reply, t, &what);
+        if reply.rejected_field().is_empty() {
+            applied.push(request);
+            count(|c| &c.applied);
+        }
+        if reply.ending_field() == Ending::Board && last.ending_field() != Ending::Board {
+            count(|c| &c.board_ends);
+        }
+        replies.push(reply.clone());
+        last = reply;
+        if last.side_to_move().is_none() && rng.percent(30) {
+            break;
+        }
+    }
+    (sent, replies)
+}
+
+#[tokio::test(start_paused = true)]
+async fn random_othello_games_keep_time_as_the_model_does() {
+    for seed in 0..60 {
+        random_game::<OthelloKind>(seed * 7919 + 1).await;
+    }
+    assert_every_case_met("othello");
+}
+
+#[tokio::test(start_paused = true)]
+async fn random_connect_four_games_keep_time_as_the_model_does() {
+    for seed in 0..60 {
+        random_game::<ConnectFourKind>(seed * 104_729 + 3).await;
+    }
+    assert_every_case_met("connect_four");
+}
+
+#[tokio::test(start_paused = true)]
+async fn random_tic_tac_toe_games_keep_time_as_the_model_does() {
+    for seed in 0..60 {
+        random_game::<TicTacToeKind>(seed * 1_299_709 + 5).await;
+    }
+    assert_every_case_met("tic_tac_toe");
+}
+
+/// The move limit ends a turn that has time left; the increment is added after each
+/// applied move and not after a rejected one.
+#[tokio::test(start_paused = true)]
+async fn the_move_limit_and_the_increment() {
+    let arbiter = Arbiter::default();
+    let mut stream = Stream::<ConnectFourKind>::open(&arbiter);
+    let control = TimeControl {
+        initial: Some(proto_duration(Duration::from_secs(10))),
+        increment: Some(proto_duration(Duration::from_secs(1))),
+        move_limit: Some(proto_duration(Duration::from_secs(2))),
+    };
+    let start = Instant::now();
+    stream
+        .send(ConnectFourKind::setup(control, None, &[]))
+        .await;
+    stream.reply().await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    stream.send(drop_in(9)).await; // off the board: no increment, the time runs on
+    let rejected = stream.reply().await;
+    assert!(!rejected.rejected.is_empty());
+    assert_eq!(
+        rejected.left(),
+        Some([Duration::from_millis(8500), Duration::from_secs(10)])
+    );
+    stream.send(drop_in(0)).await;
+    let applied = stream.reply().await;
+    assert_eq!(
+        applied.left(),
+        Some([Duration::from_millis(9500), Duration::from_secs(10)])
+    );
+    // B thinks past the move limit, with 10 s left: it loses at 2 s, keeping 8 s.
+    let announcement = stream.reply().await;
+    assert_eq!(start.elapsed(), Duration::from_millis(3500));
+    assert_announcement(
+        &announcement,
+        Side::B,
+        [Duration::from_millis(9500), Duration::from_secs(8)],
+        "move limit",
+    );
+    // Any message after the end is rejected, the clock stopped.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    stream.send(drop_in(1)).await;
+    let after = stream.reply().await;
+    assert!(after.rejected.contains("over"), "{after:?}");
+    assert_eq!(after.left(), announcement.left());
+    assert_eq!(after.ending(), Ending::Time);
+    assert!(!after.unprompted);
+}
+
+fn drop_in(col: i32) -> PlayConnectFourRequest {
+    PlayConnectFourRequest {
+        action: Some(play_connect_four_request::Action::Drop(col)),
+    }
+}
+
+/// Othello's passes: the side that moves again keeps its own time running, from the
+/// move that made the other pass.
+#[tokio::test(start_paused = true)]
+async fn a_pass_keeps_the_movers_time_running() {
+    let arbiter = Arbiter::default();
+    let mut stream = Stream::<OthelloKind>::open(&arbiter);
+    let control = TimeControl {
+        initial: Some(proto_duration(Duration::from_secs(5))),
+        increment: None,
+        move_limit: None,
+    };
+    // Black at (0, 2) turns over (0, 1); White then has no move and passes.
+    let setup = PlayOthelloRequest {
+        action: Some(play_othello_request::Action::Setup(OthelloSetup {
+            board: Some(Board::from_rows([".W.WB"])),
+            to_move: "B".into(),
+            time_control: Some(control),
+            ..Default::default()
+        })),
+    };
+    let start = Instant::now();
+    stream.send(setup).await;
+    stream.reply().await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    stream
+        .send(PlayOthelloRequest {
+            action: Some(play_othello_request::Action::Move(Cell { row: 0, col: 2 })),
+        })
+        .await;
+    let reply = stream.reply().await;
+    assert!(reply.passed, "{reply:?}");
+    assert_eq!(reply.to_move, "B");
+    assert_eq!(
+        reply.left(),
+        Some([Duration::from_secs(4), Duration::from_secs(5)])
+    );
+    // Black's time runs again at once: it runs out 4 s later.
+    let announcement = stream.reply().await;
+    assert_eq!(start.elapsed(), Duration::from_secs(5));
+    assert_announcement(
+        &announcement,
+        Side::A,
+        [Duration::ZERO, Duration::from_secs(5)],
+        "pass",
+    );
+}
+
+/// PlayMany on the clock: random games of all three kinds interleaved on one stream
+/// give, game by game, the replies the same games give on their own streams, the
+/// announcements of losses on time included, every field.
+#[tokio::test(start_paused = true)]
+async fn play_many_on_the_clock_is_each_game_on_its_own_stream() {
+    for seed in 0..20 {
+        let mut rng = Rng(seed * 31 + 7);
+        // Each game's messages and the times they are sent at, from a random game.
+        let othello = random_game::<OthelloKind>(rng.next()).await.0;
+        let connect_four = random_game::<ConnectFourKind>(rng.next()).await.0;
+        let tic_tac_toe = random_game::<TicTacToeKind>(rng.next()).await.0;
+        // Those whose stream was never cut, played again together.
+        let mut schedule: Vec<(Duration, u64, game_action::Action)> = Vec::new();
+        let games: [(u64, Vec<(Duration, game_action::Action)>); 3] = [
+            (1, actions::<OthelloKind>(&othello)),
+            (2, actions::<ConnectFourKind>(&connect_four)),
+            (3, actions::<TicTacToeKind>(&tic_tac_toe)),
+        ];
+        for (game, actions) in &games {
+            for (t, action) in actions {
+                schedule.push((*t, *game, action.clone()));
+            }
+        }
+        schedule.sort_by_key(|(t, game, _)| (*t, *game));
+        let many = play_many_at(&schedule).await;
+        for (game, actions) in games {
+            let alone = alone_at(game, &actions).await;
+            assert_eq!(many[game as usize - 1], alone, "seed {seed}, game {game}");
+        }
+    }
+}
+
+/// A game's messages as PlayMany actions, up to the first resume (a second setup).
+fn actions<K: Kind>(sent: &[(Duration, K::Request)]) -> Vec<(Duration, game_action::Action)> {
+    let setups = sent
+        .iter()
+        .enumerate()
+        .filter(|(i, (_, request))| *i > 0 && format!("{request:?}").contains("Setup"))
+        .map(|(i, _)| i)
+        .next()
+        .unwrap_or(sent.len());
+    sent[..setups]
+        .iter()
+        .map(|(t, request)| (*t, K::action(request.clone())))
+        .collect()
+}
+
+/// Every state of each of games 1 to 3 that a PlayMany stream sends when the actions of
+/// `schedule` are sent at their times, then the stream waits 5 s.
+async fn play_many_at(
+    schedule: &[(Duration, u64, game_action::Action)],
+) -> Vec<Vec<game_state::State>> {
+    let arbiter = Arbiter::default();
+    let (sender, requests) = mpsc::channel(4);
+    let mut replies = arbiter.open_many(ReceiverStream::new(requests));
+    let start = Instant::now();
+    let mut states = vec![Vec::new(), Vec::new(), Vec::new()];
+    let mut collect = |reply: arbiter::proto::PlayManyResponse| {
+        for state in reply.states {
+            if let Some(s) = state.state {
+                states[state.game as usize - 1].push(s);
+            }
+        }
+    };
+    for (index, (t, game, action)) in schedule.iter().enumerate() {
+        // Announcements due before this action's time come on their own while the
+        // stream is read; one action in two, it is not read in between, so they come
+        // with the reply to the next action, before it.
+        if index % 2 == 0 {
+            while let Ok(reply) = tokio::time::timeout_at(start + *t, replies.next()).await {
+                collect(reply.unwrap().unwrap().to_response().unwrap());
+            }
+        }
+        tokio::time::sleep_until(start + *t).await;
+        sender
+            .send(Ok(PlayManyRequest {
+                actions: vec![GameAction {
+                    game: *game,
+                    action: Some(action.clone()),
+                }],
+            }))
+            .await
+            .unwrap();
+        // The reply to the action, after any announcement due by then.
+        loop {
+            let reply = replies
+                .next()
+                .await
+                .unwrap()
+                .unwrap()
+                .to_response()
+                .unwrap();
+            let unprompted = reply.unprompted;
+            collect(reply);
+            if !unprompted {
+                break;
+            }
+        }
+    }
+    while let Ok(Some(reply)) = tokio::time::timeout(Duration::from_secs(5), replies.next()).await {
+        collect(reply.unwrap().to_response().unwrap());
+    }
+    states
+}
+
+/// Every reply game `game`'s actions get on a stream of their own, as PlayMany states.
+async fn alone_at(
+    game: u64,
+    actions: &[(Duration, game_action::Action)],
+) -> Vec<game_state::State> {
+    let mut many = play_many_at(
+        &actions
+            .iter()
+            .map(|(t, action)| (*t, game, action.clone()))
+            .collect::<Vec<_>>(),
+    )
+    .await;
+    let on_its_own = std::mem::take(&mut many[game as usize - 1]);
+    // The same on the game's own stream.
+    let single = match game {
+        1 => single::<OthelloKind>(actions, game_state::State::Othello).await,
+        2 => single::<ConnectFourKind>(actions, game_state::State::ConnectFour).await,
+        _ => single::<TicTacToeKind>(actions, game_state::State::TicTacToe).await,
+    };
+    assert_eq!(
+        on_its_own, single,
+        "game {game} alone in PlayMany and on its own stream"
+    );
+    single
+}
+
+/// The replies of a single-game stream of kind `K` sent `actions` at their times, then
+/// waiting 5 s.
+async fn single<K: Kind>(
+    actions: &[(Duration, game_action::Action)],
+    wrap: fn(K::Response) -> game_state::State,
+) -> Vec<game_state::State> {
+    let arbiter = Arbiter::default();
+    let mut stream = Stream::<K>::open(&arbiter);
+    let start = Instant::now();
+    let mut out = Vec::new();
+    for (t, action) in actions {
+        while let Ok(reply) = tokio::time::timeout_at(start + *t, stream.replies.next()).await {
+            out.push(wrap(reply.unwrap().unwrap()));
+        }
+        tokio::time::sleep_until(start + *t).await;
+        let request = match K::state_request(action.clone()) {
+            Some(request) => request,
+            None => continue,
+        };
+        stream.send(request).await;
+        loop {
+            let reply = stream.reply().await;
+            let unprompted = reply.unprompted_field();
+            out.push(wrap(reply));
+            if !unprompted {
+                break;
+            }
+        }
+    }
+    while let Ok(Some(reply)) =
+        tokio::time::timeout(Duration::from_secs(5), stream.replies.next()).await
+    {
+        out.push(wrap(reply.unwrap()));
+    }
+    out
+}
+
+/// A kind's request back out of a PlayMany action.
+trait FromAction: Kind {
+    fn state_request(action: game_action::Action) -> Option<Self::Request>;
+}
+
+impl<K: Kind> FromAction for K {
+    fn state_request(action: game_action::Action) -> Option<K::Request> {
+        match action {
+            game_action::Action::Othello(request) => cast::<K, _>(request),
+            game_action::Action::ConnectFour(request) => cast::<K, _>(request),
+            game_action::Action::TicTacToe(request) => cast::<K, _>(request),
+            game_action::Action::Close(_) => None,
+        }
+    }
+}
+
+/// `request` as `K`'s request, if it is one.
+fn cast<K: Kind, R: 'static>(request: R) -> Option<K::Request> {
+    let boxed: Box<dyn std::any::Any> = Box::new(request);
+    boxed.downcast::<K::Request>().ok().map(|request| *request)
+}
