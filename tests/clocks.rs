@@ -6,10 +6,13 @@
 //! (`Arbiter::open_game`, `Arbiter::open_many`), so that no network I/O lets the
 //! stopped clock move while a message is on its way.
 
+mod common;
+
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
     game_action, game_state, play_connect_four_request, play_othello_request, Board, Cell, Clock,
     ConnectFourSetup, Ending, GameAction, OthelloSetup, PlayConnectFourRequest,
@@ -23,6 +26,9 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+use tonic::Code;
+use tonic_types::StatusExt;
 
 /// A small generator of random numbers, seeded, so that a failing game can be replayed.
 struct Rng(u64);
@@ -80,7 +86,7 @@ fn proto_duration(d: Duration) -> prost_types::Duration {
 }
 
 fn std_duration(d: &Option<prost_types::Duration>) -> Duration {
-    let d = d.clone().unwrap_or_default();
+    let d = (*d).unwrap_or_default();
     Duration::new(d.seconds as u64, d.nanos as u32)
 }
 
@@ -143,7 +149,7 @@ timed!(
 timed!(PlayTicTacToeResponse, |r: &PlayTicTacToeResponse| (r
     .verdict()
     == Verdict::Pending)
-    .then(|| if r.moves_played % 2 == 0 {
+    .then_some(if r.moves_played % 2 == 0 {
         Side::A
     } else {
         Side::B
@@ -531,7 +537,7 @@ async fn random_game<K: Kind>(seed: u64) -> (Vec<(Duration, K::Request)>, Vec<K:
         lost: None,
     };
     let mut stream = Stream::<K>::open(&arbiter);
-    let setup = K::setup(control.clone(), clock, &[]);
+    let setup = K::setup(control, clock, &[]);
     let mut sent = vec![(Duration::ZERO, setup.clone())];
     let mut replies = Vec::new();
     stream.send(setup).await;
@@ -571,7 +577,7 @@ async fn random_game<K: Kind>(seed: u64) -> (Vec<(Duration, K::Request)>, Vec<K:
             tokio::time::sleep(rng.ms(0, 3000)).await;
             let resumed_at = start.elapsed();
             stream = Stream::<K>::open(&arbiter);
-            let setup = K::setup(control.clone(), last.clock_field().cloned(), &applied);
+            let setup = K::setup(control, last.clock_field().cloned(), &applied);
             sent.push((resumed_at, setup.clone()));
             stream.send(setup).await;
             let reply = stream.reply().await;
@@ -925,4 +931,413 @@ impl<K: Kind> FromAction for K {
 fn cast<K: Kind, R: 'static>(request: R) -> Option<K::Request> {
     let boxed: Box<dyn std::any::Any> = Box::new(request);
     boxed.downcast::<K::Request>().ok().map(|request| *request)
+}
+
+// Over the wire, with real short clocks: tolerances a loaded machine cannot break.
+
+fn control_of(initial: Duration) -> TimeControl {
+    TimeControl {
+        initial: Some(proto_duration(initial)),
+        increment: None,
+        move_limit: None,
+    }
+}
+
+/// Opens a stream of `K` on `client` with `first` sent, and returns its reply stream
+/// (the first message's reply unread) and the sender of later messages.
+async fn open_on_the_wire<K: OnTheWire>(
+    client: &mut ArbiterServiceClient<Channel>,
+    first: K::Request,
+) -> (mpsc::Sender<K::Request>, tonic::Streaming<K::Response>) {
+    let (sender, requests) = mpsc::channel(8);
+    sender.send(first).await.unwrap();
+    let replies = K::call(client, ReceiverStream::new(requests)).await;
+    (sender, replies)
+}
+
+/// A kind's own RPC.
+trait OnTheWire: Kind {
+    async fn call(
+        client: &mut ArbiterServiceClient<Channel>,
+        requests: ReceiverStream<Self::Request>,
+    ) -> tonic::Streaming<Self::Response>;
+}
+
+impl OnTheWire for OthelloKind {
+    async fn call(
+        client: &mut ArbiterServiceClient<Channel>,
+        requests: ReceiverStream<PlayOthelloRequest>,
+    ) -> tonic::Streaming<PlayOthelloResponse> {
+        client.play_othello(requests).await.unwrap().into_inner()
+    }
+}
+
+impl OnTheWire for ConnectFourKind {
+    async fn call(
+        client: &mut ArbiterServiceClient<Channel>,
+        requests: ReceiverStream<PlayConnectFourRequest>,
+    ) -> tonic::Streaming<PlayConnectFourResponse> {
+        client
+            .play_connect_four(requests)
+            .await
+            .unwrap()
+            .into_inner()
+    }
+}
+
+impl OnTheWire for TicTacToeKind {
+    async fn call(
+        client: &mut ArbiterServiceClient<Channel>,
+        requests: ReceiverStream<PlayTicTacToeRequest>,
+    ) -> tonic::Streaming<PlayTicTacToeResponse> {
+        client
+            .play_tic_tac_toe(requests)
+            .await
+            .unwrap()
+            .into_inner()
+    }
+}
+
+/// On each kind of stream, a side that does not move in its 200 ms loses: the server
+/// announces it unprompted, no sooner than the deadline, and no message is needed.
+async fn a_flag_falls_unprompted<K: OnTheWire>() {
+    let server = common::TestServer::start().await;
+    let mut client = server.client().await;
+    let initial = Duration::from_millis(200);
+    let setup = K::setup(control_of(initial), None, &[]);
+    let started = std::time::Instant::now();
+    let (_sender, mut replies) = open_on_the_wire::<K>(&mut client, setup).await;
+    let first = replies.message().await.unwrap().unwrap();
+    assert_eq!(first.left(), Some([initial, initial]));
+    let announcement = tokio::time::timeout(Duration::from_secs(60), replies.message())
+        .await
+        .expect("announced within a minute")
+        .unwrap()
+        .unwrap();
+    assert!(
+        started.elapsed() >= initial,
+        "announced before the deadline"
+    );
+    assert_announcement(
+        &announcement,
+        Side::A,
+        [Duration::ZERO, initial],
+        "on the wire",
+    );
+}
+
+#[tokio::test]
+async fn a_flag_falls_unprompted_on_each_kind_of_stream() {
+    a_flag_falls_unprompted::<OthelloKind>().await;
+    a_flag_falls_unprompted::<ConnectFourKind>().await;
+    a_flag_falls_unprompted::<TicTacToeKind>().await;
+}
+
+/// A thousand games on the clock in one PlayMany stream, with deadlines spread over
+/// 100 to 500 ms: each is announced exactly once, in a reply marked unprompted, each
+/// as its own stream would announce it.
+#[tokio::test]
+async fn a_thousand_games_on_the_clock_in_one_play_many_stream() {
+    let server = common::TestServer::start().await;
+    let mut client = server.client().await;
+    let (sender, requests) = mpsc::channel(4);
+    let actions = (0..1000u64)
+        .map(|game| GameAction {
+            game,
+            action: Some(game_action::Action::ConnectFour(ConnectFourKind::setup(
+                control_of(Duration::from_millis(100 + game % 401)),
+                None,
+                &[],
+            ))),
+        })
+        .collect();
+    sender.send(PlayManyRequest { actions }).await.unwrap();
+    let started = std::time::Instant::now();
+    let mut replies = client
+        .play_many(ReceiverStream::new(requests))
+        .await
+        .unwrap()
+        .into_inner();
+    let opened = replies.message().await.unwrap().unwrap();
+    assert!(!opened.unprompted);
+    assert_eq!(opened.states.len(), 1000);
+    let mut announced = vec![0; 1000];
+    while announced.contains(&0) {
+        let reply = tokio::time::timeout(Duration::from_secs(60), replies.message())
+            .await
+            .expect("every game announced within a minute")
+            .unwrap()
+            .unwrap();
+        assert!(reply.unprompted, "a reply to no message: {reply:?}");
+        for state in reply.states {
+            let game = state.game as usize;
+            announced[game] += 1;
+            let Some(game_state::State::ConnectFour(reply)) = state.state else {
+                panic!("game {game}: {state:?}");
+            };
+            let initial = Duration::from_millis(100 + game as u64 % 401);
+            assert_announcement(&reply, Side::A, [Duration::ZERO, initial], "PlayMany");
+        }
+    }
+    assert!(started.elapsed() >= Duration::from_millis(100));
+    drop(sender);
+    // No announcement twice: the stream ends with nothing more.
+    assert!(replies.message().await.unwrap().is_none());
+    assert!(announced.iter().all(|&n| n == 1));
+}
+
+/// Each malformed clock field, by name: a setup on each kind of stream ends the stream
+/// with INVALID_ARGUMENT naming it; the same setup in PlayMany is answered in place.
+#[tokio::test]
+async fn malformed_clocks_are_named() {
+    let d = |seconds: i64, nanos: i32| Some(prost_types::Duration { seconds, nanos });
+    let hour = 3600;
+    let ok = d(60, 0);
+    let cases: Vec<(&str, TimeControl, Option<Clock>)> = vec![
+        (
+            "setup.time_control.initial",
+            TimeControl {
+                initial: None,
+                ..control_of(Duration::ZERO)
+            },
+            None,
+        ),
+        (
+            "setup.time_control.initial",
+            TimeControl {
+                initial: d(0, 0),
+                ..Default::default()
+            },
+            None,
+        ),
+        (
+            "setup.time_control.initial",
+            TimeControl {
+                initial: d(24 * hour, 1),
+                ..Default::default()
+            },
+            None,
+        ),
+        (
+            "setup.time_control.initial",
+            TimeControl {
+                initial: d(-1, 0),
+                ..Default::default()
+            },
+            None,
+        ),
+        (
+            "setup.time_control.initial",
+            TimeControl {
+                initial: d(1, 1_000_000_000),
+                ..Default::default()
+            },
+            None,
+        ),
+        (
+            "setup.time_control.initial",
+            TimeControl {
+                initial: d(1, -5),
+                ..Default::default()
+            },
+            None,
+        ),
+        (
+            "setup.time_control.increment",
+            TimeControl {
+                initial: ok,
+                increment: d(-1, 0),
+                ..Default::default()
+            },
+            None,
+        ),
+        (
+            "setup.time_control.increment",
+            TimeControl {
+                initial: ok,
+                increment: d(hour, 1),
+                ..Default::default()
+            },
+            None,
+        ),
+        (
+            "setup.time_control.move_limit",
+            TimeControl {
+                initial: ok,
+                move_limit: d(0, -1),
+                ..Default::default()
+            },
+            None,
+        ),
+        (
+            "setup.time_control.move_limit",
+            TimeControl {
+                initial: ok,
+                move_limit: d(24 * hour + 1, 0),
+                ..Default::default()
+            },
+            None,
+        ),
+        (
+            "setup.clock.a_left",
+            TimeControl {
+                initial: ok,
+                ..Default::default()
+            },
+            Some(Clock {
+                a_left: d(-3, 0),
+                b_left: None,
+            }),
+        ),
+        (
+            "setup.clock.b_left",
+            TimeControl {
+                initial: ok,
+                ..Default::default()
+            },
+            Some(Clock {
+                a_left: None,
+                b_left: d(48 * hour, 1),
+            }),
+        ),
+    ];
+    let server = common::TestServer::start().await;
+    let mut client = server.client().await;
+    for (field, control, clock) in cases {
+        let what = format!("{field}: {control:?} {clock:?}");
+        malformed_on_the_wire::<OthelloKind>(&mut client, control, clock, field, &what).await;
+        malformed_on_the_wire::<ConnectFourKind>(&mut client, control, clock, field, &what).await;
+        malformed_on_the_wire::<TicTacToeKind>(&mut client, control, clock, field, &what).await;
+        let action = game_action::Action::Othello(OthelloKind::setup(control, clock, &[]));
+        let reply = client
+            .play_many(tokio_stream::iter([PlayManyRequest {
+                actions: vec![GameAction {
+                    game: 1,
+                    action: Some(action),
+                }],
+            }]))
+            .await
+            .unwrap()
+            .into_inner()
+            .message()
+            .await
+            .unwrap()
+            .unwrap();
+        let invalid: Vec<&str> = reply.states[0]
+            .invalid
+            .iter()
+            .map(|v| v.field.as_str())
+            .collect();
+        assert_eq!(invalid, [field], "PlayMany, {what}");
+    }
+    // A clock without a time control.
+    let setup = PlayConnectFourRequest {
+        action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
+            clock: Some(Clock {
+                a_left: d(1, 0),
+                b_left: None,
+            }),
+            ..Default::default()
+        })),
+    };
+    let status = client
+        .play_connect_four(tokio_stream::iter([setup]))
+        .await
+        .unwrap()
+        .into_inner()
+        .message()
+        .await
+        .unwrap_err();
+    let fields: Vec<String> = status
+        .get_details_bad_request()
+        .unwrap()
+        .field_violations
+        .into_iter()
+        .map(|v| v.field)
+        .collect();
+    assert_eq!(fields, ["setup.clock"]);
+}
+
+async fn malformed_on_the_wire<K: OnTheWire>(
+    client: &mut ArbiterServiceClient<Channel>,
+    control: TimeControl,
+    clock: Option<Clock>,
+    field: &str,
+    what: &str,
+) {
+    let (_sender, mut replies) = open_on_the_wire::<K>(client, K::setup(control, clock, &[])).await;
+    let status = replies.message().await.unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument, "{what}");
+    let fields: Vec<String> = status
+        .get_details_bad_request()
+        .unwrap()
+        .field_violations
+        .into_iter()
+        .map(|v| v.field)
+        .collect();
+    assert_eq!(fields, [field], "{what}: {status:?}");
+}
+
+/// The idle timeout does not end a game whose clock runs: a game on a 1.5 s clock
+/// outlives a 300 ms idle timeout, and is announced lost on time; a game without a
+/// clock on the same server is closed idle.
+#[tokio::test]
+async fn a_running_clock_holds_off_the_idle_timeout() {
+    let server = common::TestServer::start_with_flags("--stream-idle-timeout 300ms").await;
+    let mut client = server.client().await;
+    let initial = Duration::from_millis(1500);
+    let setup = TicTacToeKind::setup(control_of(initial), None, &[]);
+    let (_sender, mut replies) = open_on_the_wire::<TicTacToeKind>(&mut client, setup).await;
+    replies.message().await.unwrap().unwrap();
+    let announcement = replies.message().await.unwrap().unwrap();
+    assert_announcement(&announcement, Side::A, [Duration::ZERO, initial], "idle");
+    // Without a clock, the same silence ends the stream.
+    let setup = PlayTicTacToeRequest {
+        setup: Some(TicTacToeSetup::default()),
+        ..Default::default()
+    };
+    let (_sender, mut replies) = open_on_the_wire::<TicTacToeKind>(&mut client, setup).await;
+    replies.message().await.unwrap().unwrap();
+    let status = replies.message().await.unwrap_err();
+    assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+}
+
+/// Games that end are counted by game and by ending.
+#[tokio::test]
+async fn games_ended_are_counted_by_ending() {
+    let (server, metrics) = common::metrics::start_with_metrics(&[]).await;
+    let mut client = server.client().await;
+    // One on time.
+    a_flag_falls_on(&mut client).await;
+    // One on the board: A wins along the top row.
+    let moves = [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)];
+    let requests = moves.map(|(row, col)| PlayTicTacToeRequest {
+        row,
+        col,
+        setup: None,
+    });
+    let mut replies = client
+        .play_tic_tac_toe(tokio_stream::iter(requests))
+        .await
+        .unwrap()
+        .into_inner();
+    while replies.message().await.unwrap().is_some() {}
+    let text = common::metrics::scrape(&metrics).await;
+    let count = |ending| {
+        common::metrics::sample(
+            &text,
+            "arbiter_games_ended_total",
+            &["game=\"tic_tac_toe\"", ending],
+        )
+    };
+    assert_eq!(count("ending=\"time\""), Some(1.0), "{text}");
+    assert_eq!(count("ending=\"board\""), Some(1.0), "{text}");
+}
+
+async fn a_flag_falls_on(client: &mut ArbiterServiceClient<Channel>) {
+    let setup = TicTacToeKind::setup(control_of(Duration::from_millis(100)), None, &[]);
+    let (_sender, mut replies) = open_on_the_wire::<TicTacToeKind>(client, setup).await;
+    replies.message().await.unwrap().unwrap();
+    let announcement = replies.message().await.unwrap().unwrap();
+    assert!(announcement.unprompted);
 }
