@@ -1341,3 +1341,54 @@ async fn a_flag_falls_on(client: &mut ArbiterServiceClient<Channel>) {
     let announcement = replies.message().await.unwrap().unwrap();
     assert!(announcement.unprompted);
 }
+
+/// A client that half-closes a game on the clock (as grpcurl does once its messages are
+/// sent) still hears the side to move lose on time; then the stream ends. Without a
+/// clock, the stream ends at once.
+#[tokio::test(start_paused = true)]
+async fn a_half_closed_game_on_the_clock_ends_on_time() {
+    let arbiter = Arbiter::default();
+    let mut stream = Stream::<TicTacToeKind>::open(&arbiter);
+    let start = Instant::now();
+    let initial = Duration::from_millis(500);
+    stream
+        .send(TicTacToeKind::setup(control_of(initial), None, &[]))
+        .await;
+    stream
+        .send(PlayTicTacToeRequest {
+            row: 1,
+            col: 1,
+            setup: None,
+        })
+        .await;
+    drop(stream.sender);
+    let setup = stream.replies.next().await.unwrap().unwrap();
+    assert_eq!(setup.left(), Some([initial, initial]));
+    let moved = stream.replies.next().await.unwrap().unwrap();
+    assert_eq!(moved.moves_played, 1);
+    let announcement = stream.replies.next().await.unwrap().unwrap();
+    assert_eq!(start.elapsed(), initial);
+    assert_announcement(
+        &announcement,
+        Side::B,
+        [initial, Duration::ZERO],
+        "half-closed",
+    );
+    assert!(stream.replies.next().await.is_none());
+    let mut stream = Stream::<TicTacToeKind>::open(&arbiter);
+    stream
+        .send(PlayTicTacToeRequest {
+            row: 1,
+            col: 1,
+            setup: None,
+        })
+        .await;
+    drop(stream.sender);
+    stream.replies.next().await.unwrap().unwrap();
+    assert!(stream.replies.next().await.is_none());
+    assert_eq!(
+        start.elapsed(),
+        initial,
+        "no time passed waiting for a game without a clock"
+    );
+}

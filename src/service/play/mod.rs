@@ -527,8 +527,12 @@ struct Session<T: Games, S> {
     messages: S,
     slot: Arc<Slot<T>>,
     watch: Watch,
-    /// The stream has ended (the client half-closed, or an error was sent).
+    /// The stream has ended (the client half-closed and no clock runs, or an error
+    /// was sent).
     done: bool,
+    /// The client has half-closed: no message comes, but a running clock still ends
+    /// its game on time, announced before the stream ends.
+    closed: bool,
     /// The messages received so far.
     received: u64,
     /// The call's span, when calls are traced: it is told the message count at the end.
@@ -616,6 +620,7 @@ where
         slot,
         watch,
         done: false,
+        closed: false,
         received: 0,
         span: otel::current_call(),
         pending: VecDeque::new(),
@@ -647,6 +652,18 @@ where
             if this.done {
                 return Poll::Ready(None);
             }
+            if this.closed {
+                // No message comes: wait for the running clocks, then end.
+                if this.watch.poll_ended(cx).is_ready() {
+                    this.failed = Some(this.ending_error().into());
+                } else if !this.poll_timer(cx) {
+                    if this.timer.is_some() {
+                        return Poll::Pending;
+                    }
+                    this.done = true;
+                }
+                continue;
+            }
             // The watch first: a game it ended answers no more messages.
             if this.watch.poll_ended(cx).is_ready() {
                 this.failed = Some(this.ending_error().into());
@@ -671,7 +688,7 @@ where
     fn reply_to(&mut self, next: Option<Result<T::Request, Status>>) {
         let request = match next {
             None => {
-                self.done = true;
+                self.closed = true;
                 return;
             }
             Some(Ok(request)) => {
