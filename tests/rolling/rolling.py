@@ -1,16 +1,22 @@
-"""The rolling-restart test (run by tests/rolling/run.sh): no live game is lost when every
-replica of three is restarted in turn, behind two balancers of the ecosystem's kind.
+"""The rolling-restart test (run by tests/rolling/run.sh): no live game and no unary call
+is lost when every replica of three is restarted in turn (`--stop term`, a graceful
+restart) or killed in turn (`--stop kill`, SIGKILL: a crash, an OOM kill, a node lost),
+behind two balancers of the ecosystem's kind.
 
-Two phases, one per balancer, each restarting all three replicas one after the other:
+Two phases, one per balancer, each stopping all three replicas one after the other, a
+new replica (on a new port) taking each one's place:
 
 - `round-robin`: grpcio's own client-side balancing over the three addresses
   (`ipv4:A,B,C` with `grpc.lb_policy_name=round_robin`, and `grpc.default_authority`,
   since grpcio would otherwise send the whole address list as `:authority`, which the
   server's HTTP/2 stack refuses). A replica leaves the list (a new channel) once its
-  health says NOT_SERVING after SIGTERM, and its replacement joins once SERVING.
+  health stops saying SERVING (NOT_SERVING after SIGTERM; no answer after SIGKILL),
+  and its replacement joins once SERVING.
 - `nginx`: Debian's nginx as an L7 gRPC proxy (`grpc_pass` to an upstream of the three).
-  A replica leaves the upstream (the config rewritten, then SIGHUP) once NOT_SERVING,
-  and its replacement joins the same way.
+  A replica leaves the upstream (the config rewritten, then SIGHUP) the same way, and
+  its replacement joins the same way. nginx answers its own failures (502, 503, 504: a
+  replica that died under a call) with a gRPC UNAVAILABLE, Trailers-Only, rather than
+  an HTML page (see Nginx.write_config).
 
 Throughout each phase, SLOTS single-game streams (Tic-Tac-Toe, Othello, Connect Four,
 a third each) play games back to back, a move every few hundred milliseconds, and
@@ -23,17 +29,22 @@ a write fails because the stream's transport has just ended it (grpcio's asyncio
 then makes up a local INTERNAL "Internal error from Core" instead of the stream's
 status: see LOCAL_WRITE_FAILURE), it opens a new stream through the balancer with a
 setup whose history is those moves, and sends again the move whose reply it had not
-received. Nothing else is resumed: any other status (a server's INTERNAL, say), or a
-reply that takes over READ_TIMEOUT seconds, loses the game.
+received. With `--stop kill` it also resumes a stream that ends INTERNAL with
+"RST_STREAM" in its details: nginx resets the client's stream (RST_STREAM,
+INTERNAL_ERROR) when the replica behind it dies, and a resume replays a history, so it
+is always safe. Nothing else is resumed: any other status (a server's INTERNAL, say),
+or a reply that takes over READ_TIMEOUT seconds, loses the game.
 
 Afterwards every game is played once more, uninterrupted, against one replica, with the
 same moves, and every reply is compared, field for field (protobuf equality): the reply
 to each move, the reply to the first setup, and the reply to each resuming setup (which
 must be the state after the history: the uninterrupted game's reply to its last applied
-move). The unary calls are made once each, with a deadline of UNARY_DEADLINE seconds and
-no retry of our own (grpcio's transparent retry of a call that never left the client,
-gRFC A6, is the only retry): a unary call is lost if it ends in any error, or with a
-wrong answer.
+move). The unary calls are made once each, with a deadline of UNARY_DEADLINE seconds.
+With `--stop term` nothing retries them but grpcio's transparent retry of a call that
+never left the client (gRFC A6). With `--stop kill` the channel also carries the
+service config's retry policy (RETRY_POLICY: up to 4 attempts on UNAVAILABLE, for the
+unary RPCs, which are all pure), as gRPC's guidance says a client should; nothing else
+retries. A unary call is lost if it ends in any error, or with a wrong answer.
 
 Exit status 0 only when no game is lost, no reply differs, no unary call is lost and no
 replica panicked. The last line is "N passed, M failed".
@@ -42,6 +53,7 @@ replica panicked. The last line is "N passed, M failed".
 import argparse
 import asyncio
 import collections
+import json
 import os
 import pathlib
 import random
@@ -121,8 +133,19 @@ class Replica:
             await asyncio.sleep(0.05)
         raise RuntimeError(f"{self.name} never answered {wanted!r}")
 
+    async def wait_unanswered(self):
+        """Returns once the replica's health no longer answers (it was killed)."""
+        for _ in range(200):
+            if await self.health() is None:
+                return
+            await asyncio.sleep(0.05)
+        raise RuntimeError(f"{self.name} still answers its health check")
+
     def terminate(self):
         self.process.send_signal(signal.SIGTERM)
+
+    def sigkill(self):
+        self.process.send_signal(signal.SIGKILL)
 
     async def exited(self):
         while self.process.poll() is None:
@@ -146,8 +169,9 @@ class Nginx:
     environment variable, the mechanism of its binary upgrade), whose port the config's
     `listen` names. No port is freed and bound again."""
 
-    def __init__(self, binary, workdir):
+    def __init__(self, binary, workdir, grpc_error_page=True):
         self.binary = binary
+        self.grpc_error_page = grpc_error_page
         self.dir = pathlib.Path(workdir) / "nginx"
         self.dir.mkdir()
         os.chmod(self.dir, 0o755)
@@ -165,6 +189,19 @@ class Nginx:
     def write_config(self, upstreams):
         servers = "\n".join(f"    server {address};" for address in upstreams)
         d = self.dir
+        # nginx's own failures (a replica that died under a call: 502) answered as gRPC
+        # UNAVAILABLE in a Trailers-Only response, as nginx's gRPC gateway guide does,
+        # instead of an HTML 502 page. A client's retry policy may retry only a call whose
+        # response headers have not come (gRFC A6): grpcio retries the Trailers-Only
+        # answer every time, the HTML 502 (headers, then a body) only sometimes.
+        error_page = """
+      error_page 502 503 504 = @unavailable;
+    }
+    location @unavailable {
+      default_type application/grpc;
+      add_header grpc-status 14 always;
+      add_header grpc-message "upstream unavailable" always;
+      return 204;""" if self.grpc_error_page else ""
         self.conf.write_text(f"""\
 daemon off;
 worker_processes 1;
@@ -188,7 +225,7 @@ http {{
     location / {{
       grpc_pass grpc://arbiter;
       grpc_read_timeout 1h;
-      grpc_send_timeout 1h;
+      grpc_send_timeout 1h;{error_page}
     }}
   }}
 }}
@@ -237,6 +274,34 @@ http {{
 
 CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 64 << 20)]
 
+# The service config's retry policy for the unary RPCs (all pure: the same request always
+# gets the same answer, so a call sent twice changes nothing), as the examples' channels
+# carry it. Live-game streams are not in it: a lost game is resumed from its history.
+SERVICE = "arbiter.v1.ArbiterService"
+RETRY_POLICY = {
+    "methodConfig": [{
+        "name": [{"service": SERVICE, "method": method}
+                 for method in ["CheckOthelloMove", "ListOthelloMoves", "CheckConnectFour",
+                                "JudgeTicTacToe", "CheckBatch"]],
+        "retryPolicy": {
+            "maxAttempts": 4,
+            "initialBackoff": "0.1s",
+            "maxBackoff": "1s",
+            "backoffMultiplier": 2,
+            "retryableStatusCodes": ["UNAVAILABLE"],
+        },
+    }],
+}
+
+
+def channel_options(retry):
+    """The game clients' and unary callers' channel options; `retry` adds the retry
+    policy (and `grpc.enable_retries`, on by default in grpcio but said here)."""
+    if not retry:
+        return list(CHANNEL_OPTIONS)
+    return CHANNEL_OPTIONS + [("grpc.enable_retries", 1),
+                              ("grpc.service_config", json.dumps(RETRY_POLICY))]
+
 
 class RoundRobin:
     """grpcio client-side round robin over the replicas' addresses; a change of the
@@ -244,14 +309,15 @@ class RoundRobin:
 
     name = "round-robin"
 
-    def __init__(self):
+    def __init__(self, options):
+        self.options = options
         self.channel = None
         self.old = []
 
     async def set(self, addresses):
         target = "ipv4:" + ",".join(addresses)
-        options = CHANNEL_OPTIONS + [("grpc.lb_policy_name", "round_robin"),
-                                     ("grpc.default_authority", "arbiter")]
+        options = self.options + [("grpc.lb_policy_name", "round_robin"),
+                                  ("grpc.default_authority", "arbiter")]
         if self.channel is not None:
             self.old.append(self.channel)
         self.channel = grpc.aio.insecure_channel(target, options=options)
@@ -266,14 +332,15 @@ class Proxied:
 
     name = "nginx"
 
-    def __init__(self, nginx):
+    def __init__(self, nginx, options):
         self.nginx = nginx
+        self.options = options
         self.channel = None
 
     async def set(self, addresses):
         if self.channel is None:
             await self.nginx.start(addresses)
-            self.channel = grpc.aio.insecure_channel(self.nginx.address, options=CHANNEL_OPTIONS)
+            self.channel = grpc.aio.insecure_channel(self.nginx.address, options=self.options)
         else:
             await self.nginx.reload(addresses)
 
@@ -424,18 +491,29 @@ async def ending(call, error):
         return None, f"{type(error).__name__}: {error}"
     if written and code == grpc.StatusCode.INTERNAL and details == LOCAL_WRITE_FAILURE:
         return "stream lost", "a write failed on a stream its transport had ended (grpcio: local INTERNAL)"
-    if code != grpc.StatusCode.UNAVAILABLE:
+    if code != grpc.StatusCode.UNAVAILABLE and not stream_reset(code, details):
         debug = error.debug_error_string() if isinstance(error, grpc.aio.AioRpcError) else repr(error)
         details += f" at {time.strftime('%H:%M:%S')} ({debug})"
     return code, details
 
 
+def stream_reset(code, details):
+    """Whether a stream ended INTERNAL because it was reset (HTTP/2 RST_STREAM), as
+    nginx resets the client's stream when the replica behind it dies: grpcio says
+    "Received RST_STREAM with error code 2" or "Stream removed (RST_STREAM ...)". A
+    server's own INTERNAL carries its own words."""
+    return code == grpc.StatusCode.INTERNAL and "RST_STREAM" in details
+
+
 def note_ending(stats, code, details):
     """Counts how a stream ended; True when the client resumes from it: UNAVAILABLE
-    (the drain's message, or a transport failure), or a stream lost under a write."""
+    (the drain's message, or a transport failure), a stream lost under a write, and
+    with `--stop kill` a stream reset (stream_reset). A resume replays the moves the
+    server applied on a new stream, so it is always safe."""
     name = code if isinstance(code, str) else code.name if code else "no status"
     stats.statuses[(name, details)] += 1
-    return code in (grpc.StatusCode.UNAVAILABLE, "stream lost")
+    return (code in (grpc.StatusCode.UNAVAILABLE, "stream lost")
+            or (stats.resume_resets and stream_reset(code, details)))
 
 
 async def finish(call, stats):
@@ -464,7 +542,8 @@ async def pause(stop, seconds, rng):
 
 
 class Stats:
-    def __init__(self):
+    def __init__(self, resume_resets):
+        self.resume_resets = resume_resets  # resume a stream reset too (--stop kill)
         self.resume_seconds = []        # single-game streams
         self.many_resume_seconds = []   # PlayMany streams (every game of the stream at once)
         self.statuses = collections.Counter()  # (code, details) of the streams that ended
@@ -713,13 +792,20 @@ class Fleet:
             replica.kill()
 
 
-async def rolling_restart(fleet, balancer, report):
-    """Restarts each replica in turn, as a Deployment would."""
+async def rolling_restart(fleet, balancer, report, stop_mode):
+    """Replaces each replica in turn, as a Deployment would: `term`, a graceful restart
+    (SIGTERM, the replica leaves the balancer once its health says NOT_SERVING); `kill`,
+    a crash (SIGKILL, the replica leaves the balancer once its health no longer
+    answers). Either way a new replica starts in its place and joins once SERVING."""
     for i in range(len(fleet.replicas)):
         old = fleet.replicas[i]
         t0 = time.monotonic()
-        old.terminate()
-        await old.wait_health(NOT_SERVING)
+        if stop_mode == "kill":
+            old.sigkill()
+            await old.wait_unanswered()
+        else:
+            old.terminate()
+            await old.wait_health(NOT_SERVING)
         fleet.replicas = [r for r in fleet.replicas if r is not old]
         await balancer.set(fleet.addresses())
         code = await old.exited()
@@ -727,14 +813,16 @@ async def rolling_restart(fleet, balancer, report):
         new = await fleet.start_one()
         fleet.replicas.insert(i, new)
         await balancer.set(fleet.addresses())
+        signal_name = "SIGKILL" if stop_mode == "kill" else "SIGTERM"
         log(f"  {balancer.name}: {old.name} ({old.address}) exited {code} {stopped:.1f} s after "
-            f"SIGTERM; {new.name} serving on {new.address}")
+            f"{signal_name}; {new.name} serving on {new.address}, "
+            f"{time.monotonic() - t0:.1f} s after {signal_name}")
         report.append((old.name, code))
         await asyncio.sleep(1.5)
 
 
 async def phase(fleet, balancer, args, seed):
-    stats = Stats()
+    stats = Stats(resume_resets=args.resume_resets)
     stop = asyncio.Event()
     await balancer.set(fleet.addresses())
     # A new grpcio round-robin channel sends every call to the first subchannel that
@@ -764,11 +852,12 @@ async def phase(fleet, balancer, args, seed):
         await asyncio.sleep(0.1)
     await asyncio.sleep(args.warmup)
     live = live()
-    log(f"{balancer.name}: {live} games live, {stats.messages} replies so far; restarting")
+    verb = "killing" if args.stop == "kill" else "restarting"
+    log(f"{balancer.name}: {live} games live, {stats.messages} replies so far; {verb}")
     exits = []
-    await rolling_restart(fleet, balancer, exits)
+    await rolling_restart(fleet, balancer, exits, args.stop)
     stop.set()
-    log(f"{balancer.name}: restarts done; letting the games finish")
+    log(f"{balancer.name}: {verb} done; letting the games finish")
     await asyncio.wait_for(asyncio.gather(*tasks, *unary, lag), 120)
     return stats, exits
 
@@ -837,12 +926,32 @@ async def main():
     parser.add_argument("--drain", default="1s")
     parser.add_argument("--grace", default="1s")
     parser.add_argument("--seed", type=int, default=22)
+    parser.add_argument("--stop", choices=["term", "kill"], default="term",
+                        help="how each replica is stopped: term, a graceful restart (SIGTERM "
+                             "and the drain); kill, a crash (SIGKILL). With kill the client "
+                             "also retries unary calls by the service config's retry policy and "
+                             "resumes games whose stream was reset (RST_STREAM)")
+    parser.add_argument("--no-retry-policy", action="store_true",
+                        help="with --stop kill, leave the retry policy out, to see which unary "
+                             "calls it saves (the test then fails if any is lost)")
+    parser.add_argument("--no-resume-on-reset", action="store_true",
+                        help="with --stop kill, do not resume a stream reset (RST_STREAM), to "
+                             "see which games that saves (the test then fails if any is lost)")
+    parser.add_argument("--no-grpc-error-page", action="store_true",
+                        help="let nginx answer a dead upstream with its HTML 502 instead of a "
+                             "gRPC UNAVAILABLE (to see which unary calls grpcio's retry policy "
+                             "then fails to retry)")
     args = parser.parse_args()
+    args.retry = args.stop == "kill" and not args.no_retry_policy
+    args.resume_resets = args.stop == "kill" and not args.no_resume_on_reset
 
+    # A timeout's SIGTERM cancels the run, so that the finally below still stops the
+    # replicas and nginx.
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
     workdir = tempfile.mkdtemp(prefix="arbiter-rolling-")
     fleet = Fleet(args.binary, workdir, ["--shutdown-drain", args.drain,
                                           "--shutdown-grace", args.grace])
-    nginx = Nginx(args.nginx, workdir)
+    nginx = Nginx(args.nginx, workdir, grpc_error_page=not args.no_grpc_error_page)
     checks = []
 
     def check(name, ok, detail=""):
@@ -854,7 +963,14 @@ async def main():
         fleet.replicas = [await fleet.start_one() for _ in range(3)]
         log("replicas: " + ", ".join(fleet.addresses()))
         results = []
-        for number, balancer in enumerate([RoundRobin(), Proxied(nginx)], 1):
+        options = channel_options(retry=args.retry)
+        log(f"--stop {args.stop}: "
+            + ("SIGKILL" if args.stop == "kill" else "SIGTERM and the drain")
+            + "; unary calls " + ("retried by the service config's retry policy" if args.retry
+                                  else "not retried (no retry policy)")
+            + "; games resumed on UNAVAILABLE"
+            + (" and on a stream reset (RST_STREAM)" if args.resume_resets else ""))
+        for number, balancer in enumerate([RoundRobin(options), Proxied(nginx, options)], 1):
             t0 = time.monotonic()
             stats, exits = await phase(fleet, balancer, args, args.seed + number)
             results.append((balancer.name, stats, exits, time.monotonic() - t0))
@@ -894,8 +1010,12 @@ async def main():
             for (code, details), count in stats.ended_after_last_reply.most_common():
                 log(f"{name}: streams ended {code} after their last reply (nothing to resume) "
                     f"x{count}: {details!r}")
-            check(f"{name}: replicas exited 0 after SIGTERM",
-                  all(code == 0 for _, code in exits), str(exits))
+            if args.stop == "kill":
+                check(f"{name}: replicas killed by SIGKILL",
+                      all(code == -signal.SIGKILL for _, code in exits), str(exits))
+            else:
+                check(f"{name}: replicas exited 0 after SIGTERM",
+                      all(code == 0 for _, code in exits), str(exits))
             check(f"{name}: games lost: {len(lost)}", not lost)
             check(f"{name}: replies that differ: {sum(differ.values())}",
                   not differ, str(dict(differ)) if differ else "")
@@ -911,8 +1031,9 @@ async def main():
             totals["differ"] += sum(differ.values())
             totals["unary"] += stats.unary_calls
             totals["unary lost"] += lost_unary
-        log(f"all balancers: {totals['games']} games, games lost: {totals['lost']}, replies that "
-            f"differ: {totals['differ']}; unary calls lost: {totals['unary lost']} of {totals['unary']}")
+        log(f"all balancers (--stop {args.stop}): {totals['games']} games, games lost: "
+            f"{totals['lost']}, replies that differ: {totals['differ']}; unary calls lost: "
+            f"{totals['unary lost']} of {totals['unary']}")
         panics = [r.name for r in fleet.all if r.panicked()]
         check(f"replicas that panicked: {len(panics)}", not panics, ", ".join(panics))
     finally:
