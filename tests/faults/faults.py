@@ -44,11 +44,8 @@ The last line is "N passed, M failed"; the exit status is non-zero on any failur
 import argparse
 import asyncio
 import collections
-import os
 import pathlib
 import random
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -59,14 +56,12 @@ import grpc
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "lib"))
 sys.path.insert(0, str(HERE))
-from stubs import load_stubs  # noqa: E402
+from game_clients import (  # noqa: E402
+    LOCAL_WRITE_FAILURE, Checks, Client, Deadline, ServerProcess, log, log_trouble, read,
+    replay, start_games, timed)
 from proxy import FaultProxy  # noqa: E402
 
-pb, pb_grpc = load_stubs()
-
-PENDING = pb.Verdict.Value("VERDICT_PENDING")
 RESUME_ATTEMPTS = 20
-LOCAL_WRITE_FAILURE = "Internal error from Core"
 TOLERANCE = 3.0
 IDLE_TIMEOUT = "10m"
 CHANNEL_OPTIONS = [
@@ -75,10 +70,6 @@ CHANNEL_OPTIONS = [
     # not the (possibly silent) one another channel to the same address has.
     ("grpc.use_local_subchannel_pool", 1),
 ]
-
-
-def log(*parts):
-    print(f"[{time.strftime('%H:%M:%S')}]", *parts, flush=True)
 
 
 def seconds(duration):
@@ -93,28 +84,10 @@ def seconds(duration):
 # The server, started and stopped by its own pid.
 
 
-class Server:
+class Server(ServerProcess):
     def __init__(self, binary, workdir, extra):
-        self.log_path = pathlib.Path(workdir) / "server.log"
-        self.log_file = open(self.log_path, "w")
-        self.process = subprocess.Popen(
-            [binary, "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", *extra],
-            stdout=self.log_file, stderr=subprocess.STDOUT,
-            env={**os.environ, "RUST_LOG": "warn,arbiter=info"})
-        self.address = None
-        self.metrics = None
-
-    async def started(self):
-        for _ in range(600):
-            text = self.log_path.read_text()
-            if "arbiter listening on " in text and "metrics on http://" in text:
-                self.address = text.split("arbiter listening on ", 1)[1].split()[0]
-                self.metrics = text.split("metrics on http://", 1)[1].split("/")[0]
-                return self
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited before listening:\n{text}")
-            await asyncio.sleep(0.05)
-        raise RuntimeError("the server logged no addresses in 30 s")
+        super().__init__(binary, pathlib.Path(workdir) / "server.log", "the server",
+                         ["--metrics-listen", "127.0.0.1:0", *extra])
 
     def gauges_now(self):
         """(arbiter_live_games, arbiter_calls_in_flight), each summed over its labels."""
@@ -131,17 +104,6 @@ class Server:
 
     async def live_games(self):
         return (await self.gauges())[0]
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-    def alive(self):
-        return self.process.poll() is None
-
-    def panicked(self):
-        return "panicked" in self.log_path.read_text()
 
 
 class Connection:
@@ -171,109 +133,8 @@ class Connection:
 
 
 # ---------------------------------------------------------------------------------------
-# Games (after tests/rolling/rolling.py): what a client keeps, and how it picks moves.
-
-
-OTHELLO_8 = ["........", "........", "........", "...WB...", "...BW...",
-             "........", "........", "........"]
-OTHELLO_6 = ["......", "......", "..WB..", "..BW..", "......", "......"]
-
-
-class Game:
-    def __init__(self, kind, rng, number):
-        self.kind = kind
-        self.number = number
-        self.rng = random.Random(rng.getrandbits(64))
-        if kind == "c4":
-            self.rows, self.cols, self.run = self.rng.choice([(6, 7, 4), (6, 7, 4), (9, 11, 5)])
-        elif kind == "othello":
-            self.board, self.first = self.rng.choice([(OTHELLO_8, "B"), (OTHELLO_8, "B"),
-                                                      (OTHELLO_6, "W")])
-        self.applied = []        # the moves the server applied, in order
-        self.moves = []          # every move answered, once each
-        self.replies = []        # the reply to each of them
-        self.setup_reply = None  # the reply to the first setup
-        self.resumes = []        # (moves answered before it, the resuming setup's reply)
-        self.pending = None      # the move sent whose reply has not come
-        self.last = None
-        self.finished = False
-        self.lost = None
-        self.extra = 1           # moves sent after the game is over (each must be rejected)
-
-    def setup(self, history):
-        if self.kind == "ttt":
-            return pb.PlayTicTacToeRequest(setup=pb.TicTacToeSetup(
-                history=[pb.TicTacToeMove(row=r, col=c) for r, c in history]))
-        if self.kind == "c4":
-            return pb.PlayConnectFourRequest(setup=pb.ConnectFourSetup(
-                rows=self.rows, cols=self.cols, run_length=self.run, history=history))
-        return pb.PlayOthelloRequest(setup=pb.OthelloSetup(
-            board=pb.Board(rows=self.board), to_move=self.first,
-            history=[pb.Cell(row=r, col=c) for r, c in history]))
-
-    def request(self, move):
-        if self.kind == "ttt":
-            return pb.PlayTicTacToeRequest(row=move[0], col=move[1])
-        if self.kind == "c4":
-            return pb.PlayConnectFourRequest(drop=move)
-        return pb.PlayOthelloRequest(move=pb.Cell(row=move[0], col=move[1]))
-
-    def next_move(self):
-        """The move to send now (the unanswered one again after a resume), or None when
-        the game is done: mostly good moves, some the server must reject, one more after
-        the end."""
-        if self.pending is not None:
-            return self.pending
-        if self.finished:
-            return None
-        over = self.last.verdict != PENDING
-        if over:
-            if self.extra == 0:
-                self.finished = True
-                return None
-            self.extra -= 1
-        rng = self.rng
-        rows = list(self.last.board.rows)
-        if self.kind == "ttt":
-            empty = [(r, c) for r in range(3) for c in range(3) if rows[r][c] == "."]
-            if empty and not over and rng.random() < 0.85:
-                move = rng.choice(empty)
-            else:
-                move = (rng.randint(-1, 3), rng.randint(-1, 3))
-        elif self.kind == "c4":
-            open_cols = [c for c in range(self.cols) if rows[0][c] == "0"]
-            if open_cols and not over and rng.random() < 0.9:
-                move = rng.choice(open_cols)
-            else:
-                move = rng.randint(-1, self.cols)
-        else:
-            legal = [(cell.row, cell.col) for cell in self.last.legal_moves]
-            size = len(self.board)
-            if legal and rng.random() < 0.9:
-                move = rng.choice(legal)
-            else:
-                move = (rng.randint(-1, size), rng.randint(-1, size))
-        self.pending = move
-        return move
-
-    def answered(self, reply):
-        move, self.pending = self.pending, None
-        self.moves.append(move)
-        self.replies.append(reply)
-        if not reply.rejected:
-            self.applied.append(move)
-        self.last = reply
-
-    def set_up(self, reply):
-        if self.setup_reply is None:
-            self.setup_reply = reply
-        else:
-            self.resumes.append((len(self.replies), reply))
-        self.last = reply
-
-
-# ---------------------------------------------------------------------------------------
-# Streams: how a failure is told apart, and resumed.
+# Streams (the game clients: tests/lib/game_clients.py): how a failure is told apart, and
+# resumed.
 
 
 class Phase:
@@ -291,209 +152,80 @@ class Phase:
         self.statuses = collections.Counter()  # (code, details) of the streams resumed
 
 
-class Deadline(Exception):
-    """A read or write on a stream took longer than the phase's deadline."""
-
-
-async def timed(awaitable, deadline):
-    try:
-        return await asyncio.wait_for(awaitable, deadline)
-    except asyncio.TimeoutError:
-        raise Deadline() from None
-
-
-async def read(call, deadline):
-    reply = await timed(call.read(), deadline)
-    if reply is grpc.aio.EOF:
-        raise EOFError("the stream ended without a reply")
-    return reply
-
-
 async def failure(call, error, phase):
-    """Cancels a stream that raised `error`; returns (why, resumable, new connection)."""
+    """Cancels a stream that raised `error`; returns (resumable, why, new connection)."""
     if isinstance(error, Deadline):
         call.cancel()
-        return "read or write deadline", True, True
+        return True, "read or write deadline", True
     try:
         code = await asyncio.wait_for(call.code(), 5)
         details = await call.details()
     except asyncio.TimeoutError:
         call.cancel()
-        return f"no status 5 s after {type(error).__name__}: {error}", True, True
+        return True, f"no status 5 s after {type(error).__name__}: {error}", True
     call.cancel()
     phase.statuses[(code.name, details)] += 1
     if code == grpc.StatusCode.UNAVAILABLE:
-        return "UNAVAILABLE", True, False
+        return True, "UNAVAILABLE", False
     if code == grpc.StatusCode.INTERNAL and (
             details == LOCAL_WRITE_FAILURE or "RST_STREAM" in details
             or "Stream removed" in details):
-        return "INTERNAL (transport)", True, False
-    return f"{code.name}: {details} ({type(error).__name__}: {error})", False, False
+        return True, "INTERNAL (transport)", False
+    return False, f"{code.name}: {details} ({type(error).__name__}: {error})", False
 
 
-async def finish(call, phase):
-    """Half-closes a stream whose every message was answered and waits for its status; a
-    transport failure then loses nothing (counted, not resumed)."""
-    try:
-        await timed(call.done_writing(), phase.deadline)
-        code = await timed(call.code(), phase.deadline)
-    except Exception:  # noqa: BLE001 - nothing left to lose
-        call.cancel()
-        phase.ended_after_last_reply["no status"] += 1
-        return
-    if code != grpc.StatusCode.OK:
-        phase.ended_after_last_reply[code.name] += 1
+class Games(Client):
+    """The game clients of a phase: their streams go through `conn`; a read or write
+    must be done within the phase's deadline; a failed stream is resumed as failure()
+    says, on a new connection when it asks for one."""
 
+    resume_attempts = RESUME_ATTEMPTS
+    retry_pause = 0.02
+    paces = {"ttt": 0.3, "c4": 0.15, "othello": 0.12}
+    stagger = 0.01
+    many_pace = 0.15
 
-async def pause(stop, seconds_, rng):
-    if not stop.is_set():
-        await asyncio.sleep(seconds_ * rng.uniform(0.5, 1.5))
+    def __init__(self, conn, phase):
+        super().__init__(phase)
+        self.conn = conn
 
+    def channel(self):
+        return self.conn.channel
 
-def stream_method(stub, kind):
-    return {"ttt": stub.PlayTicTacToe, "c4": stub.PlayConnectFour,
-            "othello": stub.PlayOthello}[kind]
+    async def write(self, call, request):
+        await timed(call.write(request), self.stats.deadline)
 
+    async def read(self, call):
+        return await read(call, self.stats.deadline)
 
-async def play_single(game, conn, phase, stop, pace):
-    channel = conn.channel
-    for _ in range(RESUME_ATTEMPTS):
-        call = stream_method(pb_grpc.ArbiterServiceStub(channel), game.kind)()
+    async def finish(self, call):
+        """A transport failure once every message was answered loses nothing (counted,
+        not resumed)."""
+        phase = self.stats
         try:
-            await timed(call.write(game.setup(game.applied)), phase.deadline)
-            game.set_up(await read(call, phase.deadline))
-            while (move := game.next_move()) is not None:
-                await timed(call.write(game.request(move)), phase.deadline)
-                game.answered(await read(call, phase.deadline))
-                phase.messages += 1
-                await pause(stop, pace, game.rng)
-            await finish(call, phase)
+            await timed(call.done_writing(), phase.deadline)
+            code = await timed(call.code(), phase.deadline)
+        except Exception:  # noqa: BLE001 - nothing left to lose
+            call.cancel()
+            phase.ended_after_last_reply["no status"] += 1
             return
-        except Exception as error:  # noqa: BLE001 - every failure is resumed or counted
-            why, resumable, reconnect = await failure(call, error, phase)
-            if not resumable:
-                game.lost = why
-                return
-            phase.resumes[why] += 1
-            phase.first_resume_at = phase.first_resume_at or time.monotonic()
-            channel = conn.fresh(channel) if reconnect else conn.channel
-            await asyncio.sleep(0.02)
-    game.lost = f"not resumed in {RESUME_ATTEMPTS} attempts"
+        if code != grpc.StatusCode.OK:
+            phase.ended_after_last_reply[code.name] += 1
 
+    async def failed(self, call, error, many=None):
+        if isinstance(error, AssertionError):
+            # A PlayMany reply out of shape: its games are lost, not resumed.
+            call.cancel()
+            many.problems.append(str(error))
+            return False, str(error), False
+        return await failure(call, error, self.stats)
 
-async def slot(index, kind, conn, phase, stop, seed):
-    rng = random.Random(seed)
-    number = 0
-    pace = {"ttt": 0.3, "c4": 0.15, "othello": 0.12}[kind]
-    await asyncio.sleep(index * 0.01)
-    while not stop.is_set():
-        game = Game(kind, rng, (index, number))
-        number += 1
-        phase.games.append(game)
-        await play_single(game, conn, phase, stop, pace)
+    def resuming(self, how, many):
+        (self.stats.many_resumes if many else self.stats.resumes)[how] += 1
+        self.stats.first_resume_at = self.stats.first_resume_at or time.monotonic()
 
-
-KIND_OF_STATE = {"ttt": "tic_tac_toe", "c4": "connect_four", "othello": "othello"}
-
-
-def action(game, request):
-    return pb.GameAction(game=game.number, **{KIND_OF_STATE[game.kind]: request})
-
-
-def state_reply(game, state, problems):
-    field = KIND_OF_STATE[game.kind]
-    if state.game != game.number or state.invalid or state.WhichOneof("state") != field:
-        problems.append(f"game {game.number}: unexpected state {state}")
-        return None
-    return getattr(state, field)
-
-
-class Many:
-    """A PlayMany stream holding `size` games; a finished game is closed and a new one
-    takes its place until `stop`. A failed stream is resumed with one message that sets
-    up every live game from its history."""
-
-    def __init__(self, index, size, seed):
-        self.index = index
-        self.size = size
-        self.rng = random.Random(seed)
-        self.next_number = (index << 32) | 1
-        self.live = []
-        self.problems = []
-
-    def new_game(self, phase):
-        game = Game(self.rng.choice(["ttt", "c4", "othello"]), self.rng, self.next_number)
-        self.next_number += 1
-        phase.games.append(game)
-        return game
-
-    async def run(self, conn, phase, stop):
-        fresh = [self.new_game(phase) for _ in range(self.size)]
-        channel = conn.channel
-        attempts = 0
-        while True:
-            call = pb_grpc.ArbiterServiceStub(channel).PlayMany()
-            try:
-                games = self.live + fresh
-                await timed(call.write(pb.PlayManyRequest(
-                    actions=[action(g, g.setup(g.applied)) for g in games])), phase.deadline)
-                reply = await read(call, phase.deadline)
-                if len(reply.states) != len(games):
-                    raise AssertionError(f"{len(reply.states)} states for {len(games)} setups")
-                for g, state in zip(games, reply.states):
-                    got = state_reply(g, state, self.problems)
-                    if got is not None:
-                        g.set_up(got)
-                self.live, fresh, attempts = games, [], 0
-                while self.live:
-                    playing, closing = [], []
-                    for g in self.live:
-                        (closing if g.next_move() is None else playing).append(g)
-                    starting = [] if stop.is_set() else [self.new_game(phase) for _ in closing]
-                    actions = ([action(g, g.request(g.next_move())) for g in playing]
-                               + [pb.GameAction(game=g.number, close=True) for g in closing]
-                               + [action(g, g.setup([])) for g in starting])
-                    # A finished game is closed once, never resumed.
-                    self.live, fresh = playing, starting
-                    await timed(call.write(pb.PlayManyRequest(actions=actions)), phase.deadline)
-                    reply = await read(call, phase.deadline)
-                    phase.messages += 1
-                    if len(reply.states) != len(actions):
-                        raise AssertionError(f"{len(reply.states)} states for {len(actions)} actions")
-                    states = iter(reply.states)
-                    for g in playing:
-                        got = state_reply(g, next(states), self.problems)
-                        if got is not None:
-                            g.answered(got)
-                    for g in closing:
-                        state = next(states)
-                        if state.invalid or state.WhichOneof("state") is not None:
-                            self.problems.append(f"close of game {g.number}: {state}")
-                    for g in starting:
-                        got = state_reply(g, next(states), self.problems)
-                        if got is not None:
-                            g.set_up(got)
-                    self.live, fresh = playing + starting, []
-                    await pause(stop, 0.15, self.rng)
-                await finish(call, phase)
-                return
-            except AssertionError as error:
-                call.cancel()
-                self.problems.append(str(error))
-                for g in self.live + fresh:
-                    g.lost = f"PlayMany {self.index}: {error}"
-                return
-            except Exception as error:  # noqa: BLE001 - every failure is resumed or counted
-                why, resumable, reconnect = await failure(call, error, phase)
-                attempts += 1
-                if not resumable or attempts >= RESUME_ATTEMPTS:
-                    for g in self.live + fresh:
-                        g.lost = f"PlayMany {self.index}: {why} (attempt {attempts})"
-                    return
-                phase.many_resumes[why] += 1
-                phase.first_resume_at = phase.first_resume_at or time.monotonic()
-                channel = conn.fresh(channel) if reconnect else conn.channel
-                await asyncio.sleep(0.02)
+    def reconnect(self, channel):
+        self.conn.fresh(channel)
 
 
 # ---------------------------------------------------------------------------------------
@@ -504,12 +236,7 @@ async def play(phase, conn, args, seed, fault):
     """Starts the clients, runs `fault(stop)` (which returns when the phase should
     stop), then lets every game finish."""
     stop = asyncio.Event()
-    kinds = ["ttt", "c4", "othello"]
-    tasks = [asyncio.create_task(slot(i, kinds[i % 3], conn, phase, stop, seed * 100_000 + i))
-             for i in range(args.slots)]
-    manys = [Many(j + 1, args.games_per_many, seed * 1000 + j) for j in range(args.many)]
-    phase.manys = manys
-    tasks += [asyncio.create_task(m.run(conn, phase, stop)) for m in manys]
+    tasks = start_games(Games(conn, phase), args, seed, stop)
     lag = asyncio.create_task(loop_lag(phase, stop))
     try:
         result = await fault()
@@ -539,51 +266,6 @@ async def wait_for_gauges(server, wanted, limit):
     return time.monotonic() - t0, value
 
 
-async def reference(games, address, problems):
-    """Plays every game again, cleanly and directly against the server, and compares
-    each reply: (replies compared, Counter of those that differ)."""
-    channel = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
-    stub = pb_grpc.ArbiterServiceStub(channel)
-    differ = collections.Counter()
-    compared = 0
-    semaphore = asyncio.Semaphore(32)
-
-    async def again(game):
-        nonlocal compared
-        async with semaphore:
-            call = stream_method(stub, game.kind)()
-            await call.write(game.setup([]))
-            first = await read(call, 10)
-            compared += 1
-            if first != game.setup_reply:
-                differ["first setup"] += 1
-                problems.append(f"{game.kind} {game.number}: setup {game.setup_reply} != {first}")
-            replies = []
-            for move, got in zip(game.moves, game.replies):
-                await call.write(game.request(move))
-                want = await read(call, 10)
-                replies.append(want)
-                compared += 1
-                if want != got:
-                    differ["move"] += 1
-                    problems.append(f"{game.kind} {game.number} move {move}: {got} != {want}")
-            await call.done_writing()
-            if await call.code() != grpc.StatusCode.OK:
-                differ["reference stream"] += 1
-            for answered, got in game.resumes:
-                applied = [r for r in replies[:answered] if not r.rejected]
-                want = applied[-1] if applied else first
-                compared += 1
-                if want != got:
-                    differ["resume"] += 1
-                    problems.append(f"{game.kind} {game.number} resume after {answered}: "
-                                    f"{got} != {want}")
-
-    await asyncio.wait_for(asyncio.gather(*(again(g) for g in games if g.lost is None)), 90)
-    await channel.close()
-    return compared, differ
-
-
 async def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", required=True)
@@ -605,11 +287,7 @@ async def main():
         "--http2-keepalive-interval", args.interval, "--http2-keepalive-timeout", args.timeout,
         "--stream-idle-timeout", IDLE_TIMEOUT])
     proxy = None
-    checks = []
-
-    def check(name, ok, detail=""):
-        checks.append((name, ok))
-        log(("PASS " if ok else "FAIL ") + name + (f": {detail}" if detail else ""))
+    check = Checks()
 
     rng = random.Random(args.seed)
     phases = []
@@ -635,26 +313,30 @@ async def main():
             check(f"{phase.name}: live games and calls in flight back to 0 after play",
                   value == (0, 0), f"{value} after {took:.1f} s")
 
+        async def run(phase, seed, fault, clear):
+            """Plays `phase` under `fault` on a new connection through the proxy, then
+            `clear`s the fault; returns the connection, for settle()."""
+            phases.append(phase)
+            conn = Connection(proxy.address)
+            t0 = time.monotonic()
+            await play(phase, conn, args, seed, fault)
+            clear()
+            phase.seconds = time.monotonic() - t0
+            return conn
+
         # 1. Latency and jitter.
         phase = Phase("latency", deadline=10.0)
-        phases.append(phase)
-        conn = Connection(proxy.address)
 
         async def latency():
             proxy.set_latency(0.040, 0.030)
             await asyncio.sleep(args.phase_seconds)
 
-        t0 = time.monotonic()
-        await play(phase, conn, args, args.seed + 1, latency)
-        proxy.set_latency(0, 0)
-        phase.seconds = time.monotonic() - t0
+        conn = await run(phase, args.seed + 1, latency, lambda: proxy.set_latency(0, 0))
         log(f"latency: {phase.seconds:.1f} s, {proxy.connections} connection(s) so far")
         await settle(phase, conn)
 
         # 2. Connections reset mid-stream.
         phase = Phase("reset", deadline=10.0)
-        phases.append(phase)
-        conn = Connection(proxy.address)
         phase.reset_count = 0
 
         async def resets():
@@ -665,17 +347,12 @@ async def main():
                 phase.reset_count += proxy.reset_all()
                 await asyncio.sleep(rng.uniform(0.8, 1.6))
 
-        t0 = time.monotonic()
-        await play(phase, conn, args, args.seed + 2, resets)
-        proxy.set_latency(0, 0)
-        phase.seconds = time.monotonic() - t0
+        conn = await run(phase, args.seed + 2, resets, lambda: proxy.set_latency(0, 0))
         log(f"reset: {phase.seconds:.1f} s, {phase.reset_count} connections reset mid-stream")
         await settle(phase, conn)
 
         # 3. A silent connection.
         phase = Phase("silent", deadline=bound + TOLERANCE + 1.0)
-        phases.append(phase)
-        conn = Connection(proxy.address)
         before = await server.gauges()
         phase.silence = {}
 
@@ -692,10 +369,7 @@ async def main():
             # Play on, resumed on a new connection, for a few seconds.
             await asyncio.sleep(max(0.0, phase.deadline - took) + 3.0)
 
-        t0 = time.monotonic()
-        await play(phase, conn, args, args.seed + 3, silence)
-        proxy.release_silent()
-        phase.seconds = time.monotonic() - t0
+        conn = await run(phase, args.seed + 3, silence, proxy.release_silent)
         s = phase.silence
         log(f"silent: {s['connections']} connection(s) black-holed holding {s['held'][0]} live "
             f"games in {s['held'][1]} calls (before the phase: {before[0]} and {before[1]}); "
@@ -717,15 +391,10 @@ async def main():
         for phase in phases:
             problems = []
             t0 = time.monotonic()
-            compared, differ = await reference(phase.games, server.address, problems)
+            compared, differ = await replay(phase.games, server.address, CHANNEL_OPTIONS,
+                                            problems, concurrency=32, deadline=10, limit=90)
             lost = [g for g in phase.games if g.lost is not None]
-            for g in lost[:10]:
-                log(f"  lost {g.kind} {g.number}: {g.lost}")
-            for p in problems[:10]:
-                log("  " + p)
-            for m in phase.manys:
-                for p in m.problems[:5]:
-                    log(f"  PlayMany {m.index}: {p}")
+            log_trouble(lost, problems, phase.manys)
             singles = sum(1 for g in phase.games if isinstance(g.number, tuple))
             resumed_games = sum(1 for g in phase.games if g.resumes)
             log(f"{phase.name}: {phase.seconds:.1f} s, {singles} single-stream games and "
@@ -762,15 +431,8 @@ async def main():
     finally:
         if proxy is not None:
             await proxy.close()
-        server.stop()
-    failed = sum(1 for _, ok in checks if not ok)
-    if failed or not checks:
-        log(f"done in {time.monotonic() - started:.0f} s; the server's log is kept in {workdir}")
-    else:
-        shutil.rmtree(workdir, ignore_errors=True)
-        log(f"done in {time.monotonic() - started:.0f} s")
-    print(f"{len(checks) - failed} passed, {failed} failed", flush=True)
-    return 1 if failed or not checks else 0
+        server.kill()
+    return check.report(started, workdir, "the server's log is")
 
 
 if __name__ == "__main__":

@@ -56,8 +56,6 @@ import collections
 import json
 import os
 import pathlib
-import random
-import shutil
 import signal
 import socket
 import statistics
@@ -69,11 +67,10 @@ import time
 import grpc
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
-from stubs import load_stubs  # noqa: E402
+from game_clients import (  # noqa: E402
+    LOCAL_WRITE_FAILURE, Checks, Client, ServerProcess, log, log_trouble, pb, pb_grpc, read,
+    replay, start_games)
 
-pb, pb_grpc = load_stubs()
-
-PENDING = pb.Verdict.Value("VERDICT_PENDING")
 READ_TIMEOUT = 15.0
 UNARY_DEADLINE = 5.0
 RESUME_ATTEMPTS = 10
@@ -82,38 +79,15 @@ HEALTH_CHECK = "/grpc.health.v1.Health/Check"
 SERVING, NOT_SERVING = b"\x08\x01", b"\x08\x02"
 
 
-def log(*parts):
-    print(f"[{time.strftime('%H:%M:%S')}]", *parts, flush=True)
-
-
 # ---------------------------------------------------------------------------------------
 # Processes: replicas and nginx, each started by us and stopped by its own pid.
 
 
-class Replica:
+class Replica(ServerProcess):
     """One arbiter process on 127.0.0.1 port 0; its address is read from its log."""
 
     def __init__(self, binary, workdir, name, extra):
-        self.name = name
-        self.log_path = pathlib.Path(workdir) / f"{name}.log"
-        self.log_file = open(self.log_path, "w")
-        self.process = subprocess.Popen(
-            [binary, "--listen", "127.0.0.1:0", *extra],
-            stdout=self.log_file, stderr=subprocess.STDOUT,
-            env={**os.environ, "RUST_LOG": "warn,arbiter=info"})
-        self.address = None
-
-    async def started(self):
-        for _ in range(600):
-            text = self.log_path.read_text()
-            marker = "arbiter listening on "
-            if marker in text:
-                self.address = text.split(marker, 1)[1].split()[0]
-                return self
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{self.name} exited before listening:\n{text}")
-            await asyncio.sleep(0.05)
-        raise RuntimeError(f"{self.name} logged no address in 30 s")
+        super().__init__(binary, pathlib.Path(workdir) / f"{name}.log", name, extra)
 
     async def health(self):
         """The replica's health over a new connection, or None if it does not answer."""
@@ -151,14 +125,6 @@ class Replica:
         while self.process.poll() is None:
             await asyncio.sleep(0.05)
         return self.process.returncode
-
-    def kill(self):
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-    def panicked(self):
-        return "panicked" in self.log_path.read_text()
 
 
 class Nginx:
@@ -349,115 +315,7 @@ class Proxied:
 
 
 # ---------------------------------------------------------------------------------------
-# Games: what a client keeps, how it picks its moves, and how it resumes.
-
-
-OTHELLO_8 = ["........", "........", "........", "...WB...", "...BW...",
-             "........", "........", "........"]
-OTHELLO_6 = ["......", "......", "..WB..", "..BW..", "......", "......"]
-
-
-class Game:
-    """One game as its client sees it: its setup, the moves the server applied, and
-    every message sent with the reply it got."""
-
-    def __init__(self, kind, rng, number):
-        self.kind = kind
-        self.number = number
-        self.rng = random.Random(rng.getrandbits(64))
-        if kind == "c4":
-            self.rows, self.cols, self.run = self.rng.choice([(6, 7, 4), (6, 7, 4), (9, 11, 5)])
-        elif kind == "othello":
-            self.board, self.first = self.rng.choice([(OTHELLO_8, "B"), (OTHELLO_8, "B"),
-                                                      (OTHELLO_6, "W")])
-        self.applied = []       # the moves the server applied, in order
-        self.moves = []         # every move sent, once each
-        self.replies = []       # the reply to each of them
-        self.setup_reply = None  # the reply to the first setup
-        self.resumes = []       # (moves answered before it, the resuming setup's reply)
-        self.pending = None     # the move sent whose reply has not come
-        self.last = None        # the last reply
-        self.finished = False   # no move left to send
-        self.lost = None        # why the game was lost, if it was
-        self.extra = 1          # moves sent after the game is over (each must be rejected)
-
-    # The setup, from the start (no history) or the history of applied moves.
-    def setup(self, history):
-        if self.kind == "ttt":
-            return pb.PlayTicTacToeRequest(setup=pb.TicTacToeSetup(
-                history=[pb.TicTacToeMove(row=r, col=c) for r, c in history]))
-        if self.kind == "c4":
-            return pb.PlayConnectFourRequest(setup=pb.ConnectFourSetup(
-                rows=self.rows, cols=self.cols, run_length=self.run, history=history))
-        return pb.PlayOthelloRequest(setup=pb.OthelloSetup(
-            board=pb.Board(rows=self.board), to_move=self.first,
-            history=[pb.Cell(row=r, col=c) for r, c in history]))
-
-    def request(self, move):
-        if self.kind == "ttt":
-            return pb.PlayTicTacToeRequest(row=move[0], col=move[1])
-        if self.kind == "c4":
-            return pb.PlayConnectFourRequest(drop=move)
-        return pb.PlayOthelloRequest(move=pb.Cell(row=move[0], col=move[1]))
-
-    def next_move(self):
-        """The move to send now (the unanswered one again after a resume), or None when
-        the game is done: mostly good moves, some the server must reject, and one more
-        after the end."""
-        if self.pending is not None:
-            return self.pending
-        if self.finished:
-            return None
-        over = self.last.verdict != PENDING
-        if over:
-            if self.extra == 0:
-                self.finished = True
-                return None
-            self.extra -= 1
-        rng = self.rng
-        rows = list(self.last.board.rows)
-        if self.kind == "ttt":
-            empty = [(r, c) for r in range(3) for c in range(3) if rows[r][c] == "."]
-            if empty and not over and rng.random() < 0.85:
-                move = rng.choice(empty)
-            else:
-                move = (rng.randint(-1, 3), rng.randint(-1, 3))
-        elif self.kind == "c4":
-            open_cols = [c for c in range(self.cols) if rows[0][c] == "0"]
-            if open_cols and not over and rng.random() < 0.9:
-                move = rng.choice(open_cols)
-            else:
-                move = rng.randint(-1, self.cols)
-        else:
-            legal = [(cell.row, cell.col) for cell in self.last.legal_moves]
-            size = len(self.board)
-            if legal and rng.random() < 0.9:
-                move = rng.choice(legal)
-            else:
-                move = (rng.randint(-1, size), rng.randint(-1, size))
-        self.pending = move
-        return move
-
-    def answered(self, reply):
-        move, self.pending = self.pending, None
-        self.moves.append(move)
-        self.replies.append(reply)
-        if not reply.rejected:
-            self.applied.append(move)
-        self.last = reply
-
-    def set_up(self, reply):
-        if self.setup_reply is None:
-            self.setup_reply = reply
-        else:
-            self.resumes.append((len(self.replies), reply))
-        self.last = reply
-
-
-# What grpcio's asyncio API raises when a write meets a stream whose connection has
-# just been lost: it marks the call INTERNAL itself (set_internal_error) and the
-# transport's own status is never seen. A server's INTERNAL carries other details.
-LOCAL_WRITE_FAILURE = "Internal error from Core"
+# Games (tests/lib/game_clients.py): which stream endings are resumed, and what is counted.
 
 
 class WriteFailed(Exception):
@@ -468,20 +326,13 @@ class WriteFailed(Exception):
         self.error = error
 
 
-async def write(call, request):
-    try:
-        await call.write(request)
-    except Exception as error:  # noqa: BLE001 - classified by ending()
-        raise WriteFailed(error) from error
-
-
 async def ending(call, error):
     """How a stream that raised `error` ended: (status code, details), or (None, what
     was raised) when it did not end within 5 s (a reply that never came). The call's
     own status is what counts: a write on a stream that has just ended raises, in
     grpcio's asyncio API, InvalidStateError (the call's status is then the server's),
-    or the local INTERNAL above when the connection was lost under it, which is
-    reported as ("stream lost", ...)."""
+    or the local INTERNAL of LOCAL_WRITE_FAILURE when the connection was lost under it,
+    which is reported as ("stream lost", ...)."""
     written = isinstance(error, WriteFailed)
     error = error.error if written else error
     try:
@@ -516,31 +367,6 @@ def note_ending(stats, code, details):
             or (stats.resume_resets and stream_reset(code, details)))
 
 
-async def finish(call, stats):
-    """Half-closes a stream whose every message was answered and waits for its status.
-    A drain that ended it before its OK lost nothing: counted in ended_after_last_reply,
-    not resumed."""
-    await call.done_writing()
-    code = await asyncio.wait_for(call.code(), READ_TIMEOUT)
-    if code != grpc.StatusCode.OK:
-        stats.ended_after_last_reply[(code.name, await call.details())] += 1
-
-
-async def lost(call, error, stats):
-    """Cancels a stream that raised `error` and counts how it ended (note_ending):
-    (whether the client resumes from it, the ending as "code: details")."""
-    code, details = await ending(call, error)
-    call.cancel()
-    return note_ending(stats, code, details), f"{code}: {details}"
-
-
-async def pause(stop, seconds, rng):
-    """Waits about `seconds` (0.5 to 1.5 times, drawn from `rng`) before a stream's next
-    message, unless the run is stopping."""
-    if not stop.is_set():
-        await asyncio.sleep(seconds * rng.uniform(0.5, 1.5))
-
-
 class Stats:
     def __init__(self, resume_resets):
         self.resume_resets = resume_resets  # resume a stream reset too (--stop kill)
@@ -558,166 +384,50 @@ class Stats:
         self.unary_seconds = []
 
 
-def stream_method(stub, kind):
-    return {"ttt": stub.PlayTicTacToe, "c4": stub.PlayConnectFour,
-            "othello": stub.PlayOthello}[kind]
+class Games(Client):
+    """The game clients (tests/lib/game_clients.py): their streams go through
+    `balancer`, a reply must come within READ_TIMEOUT seconds, and a failed stream is
+    resumed as note_ending says."""
 
+    resume_attempts = RESUME_ATTEMPTS
+    retry_pause = 0.01
+    paces = {"ttt": 0.9, "c4": 0.3, "othello": 0.25}
+    stagger = 0.005  # the slots start over 1.5 s
+    many_pace = 0.3
 
-async def read(call):
-    reply = await asyncio.wait_for(call.read(), READ_TIMEOUT)
-    if reply is grpc.aio.EOF:
-        raise EOFError("the stream ended without a reply")
-    return reply
+    def __init__(self, balancer, stats):
+        super().__init__(stats)
+        self.balancer = balancer
 
+    def channel(self):
+        return self.balancer.channel
 
-async def play_single(game, balancer, stats, stop, pace):
-    """Plays one game on a single-game stream to its end, resuming on UNAVAILABLE."""
-    failed_at = None
-    for _ in range(RESUME_ATTEMPTS):
-        stub = pb_grpc.ArbiterServiceStub(balancer.channel)
-        call = stream_method(stub, game.kind)()
+    async def write(self, call, request):
         try:
-            await write(call, game.setup(game.applied))
-            game.set_up(await read(call))
-            if failed_at is not None:
-                stats.resume_seconds.append(time.monotonic() - failed_at)
-                failed_at = None
-            while (move := game.next_move()) is not None:
-                await write(call, game.request(move))
-                game.answered(await read(call))
-                stats.messages += 1
-                await pause(stop, pace, game.rng)
-            await finish(call, stats)
-            return
-        except Exception as error:  # noqa: BLE001 - every failure is either resumed or counted
-            resumed, how = await lost(call, error, stats)
-            if not resumed:
-                game.lost = how
-                return
-            failed_at = failed_at or time.monotonic()
-            await asyncio.sleep(0.01)
-    game.lost = f"not resumed in {RESUME_ATTEMPTS} attempts"
+            await call.write(request)
+        except Exception as error:  # noqa: BLE001 - classified by ending()
+            raise WriteFailed(error) from error
 
+    async def read(self, call):
+        return await read(call, READ_TIMEOUT)
 
-async def slot(index, kind, balancer, stats, stop, seed):
-    """One single-game stream after another, until `stop`."""
-    rng = random.Random(seed)
-    number = 0
-    pace = {"ttt": 0.9, "c4": 0.3, "othello": 0.25}[kind]
-    # The slots start over 1.5 s, as a game server's matches would, not all at once.
-    await asyncio.sleep(index * 0.005)
-    while not stop.is_set():
-        game = Game(kind, rng, (index, number))
-        number += 1
-        stats.games.append(game)
-        await play_single(game, balancer, stats, stop, pace)
+    async def finish(self, call):
+        """A drain that ended the stream before its OK lost nothing: counted in
+        ended_after_last_reply, not resumed."""
+        await call.done_writing()
+        code = await asyncio.wait_for(call.code(), READ_TIMEOUT)
+        if code != grpc.StatusCode.OK:
+            self.stats.ended_after_last_reply[(code.name, await call.details())] += 1
 
+    async def failed(self, call, error, many=None):
+        """Resumed as note_ending says; never on a new connection of its own (the
+        balancer's channel is the one to use)."""
+        code, details = await ending(call, error)
+        call.cancel()
+        return note_ending(self.stats, code, details), f"{code}: {details}", False
 
-KIND_OF_STATE = {"ttt": "tic_tac_toe", "c4": "connect_four", "othello": "othello"}
-
-
-def action(game, request):
-    field = KIND_OF_STATE[game.kind]
-    return pb.GameAction(game=game.number, **{field: request})
-
-
-def state_reply(game, state, problems):
-    """The kind's reply in `state`, or None (and a problem noted) if it is not there."""
-    field = KIND_OF_STATE[game.kind]
-    if state.game != game.number or state.invalid or state.WhichOneof("state") != field:
-        problems.append(f"game {game.number}: unexpected state {state}")
-        return None
-    return getattr(state, field)
-
-
-class Many:
-    """A PlayMany stream holding GAMES games at once; a finished game is closed and a new
-    one (a new number) takes its place until `stop`."""
-
-    def __init__(self, index, games, seed):
-        self.index = index
-        self.rng = random.Random(seed)
-        self.size = games
-        self.next_number = (index << 32) | 1
-        self.live = []
-        self.problems = []
-        self.lost = None
-
-    def new_game(self, stats):
-        kind = self.rng.choice(["ttt", "c4", "othello"])
-        game = Game(kind, self.rng, self.next_number)
-        self.next_number += 1
-        stats.games.append(game)
-        return game
-
-    async def run(self, balancer, stats, stop):
-        fresh = [self.new_game(stats) for _ in range(self.size)]
-        failed_at = None
-        attempts = 0
-        while True:
-            stub = pb_grpc.ArbiterServiceStub(balancer.channel)
-            call = stub.PlayMany()
-            try:
-                # The first message sets every game up: new games from the start, the
-                # others (after a lost stream) from their history.
-                games = self.live + fresh
-                await write(call, pb.PlayManyRequest(
-                    actions=[action(g, g.setup(g.applied)) for g in games]))
-                reply = await read(call)
-                if len(reply.states) != len(games):
-                    raise AssertionError(f"{len(reply.states)} states for {len(games)} setups")
-                for g, state in zip(games, reply.states):
-                    got = state_reply(g, state, self.problems)
-                    if got is not None:
-                        g.set_up(got)
-                self.live, fresh = games, []
-                if failed_at is not None:
-                    stats.many_resume_seconds.append(time.monotonic() - failed_at)
-                    failed_at, attempts = None, 0
-                while self.live:
-                    # Moves, then closes of the games that are done, then new games.
-                    playing, closing = [], []
-                    for g in self.live:
-                        (closing if g.next_move() is None else playing).append(g)
-                    starting = [] if stop.is_set() else [self.new_game(stats) for _ in closing]
-                    actions = ([action(g, g.request(g.next_move())) for g in playing]
-                               + [pb.GameAction(game=g.number, close=True) for g in closing]
-                               + [action(g, g.setup([])) for g in starting])
-                    # Closes are sent once: a finished game is not resumed.
-                    self.live = playing
-                    fresh = starting
-                    await write(call, pb.PlayManyRequest(actions=actions))
-                    reply = await read(call)
-                    stats.messages += 1
-                    if len(reply.states) != len(actions):
-                        raise AssertionError(f"{len(reply.states)} states for {len(actions)} actions")
-                    states = iter(reply.states)
-                    for g in playing:
-                        got = state_reply(g, next(states), self.problems)
-                        if got is not None:
-                            g.answered(got)
-                    for g in closing:
-                        state = next(states)
-                        if state.invalid or state.WhichOneof("state") is not None:
-                            self.problems.append(f"close of game {g.number}: {state}")
-                    for g in starting:
-                        got = state_reply(g, next(states), self.problems)
-                        if got is not None:
-                            g.set_up(got)
-                    self.live, fresh = playing + starting, []
-                    await pause(stop, 0.3, self.rng)
-                await finish(call, stats)
-                return
-            except Exception as error:  # noqa: BLE001 - every failure is either resumed or counted
-                resumed, how = await lost(call, error, stats)
-                attempts += 1
-                if not resumed or attempts >= RESUME_ATTEMPTS:
-                    self.lost = how
-                    for g in self.live + fresh:
-                        g.lost = f"its PlayMany stream was lost: {self.lost}"
-                    return
-                failed_at = failed_at or time.monotonic()
-                await asyncio.sleep(0.01)
+    def resumed(self, seconds, many):
+        (self.stats.many_resume_seconds if many else self.stats.resume_seconds).append(seconds)
 
 
 # Unary calls with known answers, made once each.
@@ -832,12 +542,7 @@ async def phase(fleet, balancer, args, seed):
     # the channel has had time to connect to every replica.
     await balancer.channel.channel_ready()
     await asyncio.sleep(0.5)
-    kinds = ["ttt", "c4", "othello"]
-    tasks = [asyncio.create_task(slot(i, kinds[i % 3], balancer, stats, stop, seed * 100_000 + i))
-             for i in range(args.slots)]
-    manys = [Many(j + 1, args.games_per_many, seed * 1000 + j) for j in range(args.many)]
-    stats.manys = manys
-    tasks += [asyncio.create_task(m.run(balancer, stats, stop)) for m in manys]
+    tasks = start_games(Games(balancer, stats), args, seed, stop)
     unary = [asyncio.create_task(unary_caller(balancer, stats, stop)) for _ in range(2)]
     lag = asyncio.create_task(loop_lag(stats, stop))
 
@@ -860,49 +565,6 @@ async def phase(fleet, balancer, args, seed):
     log(f"{balancer.name}: {verb} done; letting the games finish")
     await asyncio.wait_for(asyncio.gather(*tasks, *unary, lag), 120)
     return stats, exits
-
-
-async def reference(games, address, problems):
-    """Plays every game again, uninterrupted, on one replica, and compares each reply."""
-    channel = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
-    stub = pb_grpc.ArbiterServiceStub(channel)
-    differ = collections.Counter()
-    semaphore = asyncio.Semaphore(64)
-
-    async def again(game):
-        async with semaphore:
-            call = stream_method(stub, game.kind)()
-            await write(call, game.setup([]))
-            first = await read(call)
-            if first != game.setup_reply:
-                differ["first setup"] += 1
-                problems.append(f"{game.kind} {game.number}: setup reply {game.setup_reply} != {first}")
-            replies = []
-            for move, got in zip(game.moves, game.replies):
-                await write(call, game.request(move))
-                want = await read(call)
-                replies.append(want)
-                if want != got:
-                    differ["move"] += 1
-                    if len(problems) < 20:
-                        problems.append(f"{game.kind} {game.number} move {move}: {got} != {want}")
-            await call.done_writing()
-            if await call.code() != grpc.StatusCode.OK:
-                differ["reference stream"] += 1
-            # A resuming setup answers the state after its history: the uninterrupted
-            # game's reply to its last applied move (or to the setup, if none was).
-            for answered, got in game.resumes:
-                applied = [r for r in replies[:answered] if not r.rejected]
-                want = applied[-1] if applied else first
-                if want != got:
-                    differ["resume"] += 1
-                    if len(problems) < 20:
-                        problems.append(f"{game.kind} {game.number} resume after {answered}: "
-                                        f"{got} != {want}")
-
-    await asyncio.gather(*(again(g) for g in games if g.lost is None))
-    await channel.close()
-    return differ
 
 
 def summary(label, values):
@@ -952,11 +614,7 @@ async def main():
     fleet = Fleet(args.binary, workdir, ["--shutdown-drain", args.drain,
                                           "--shutdown-grace", args.grace])
     nginx = Nginx(args.nginx, workdir, grpc_error_page=not args.no_grpc_error_page)
-    checks = []
-
-    def check(name, ok, detail=""):
-        checks.append((name, ok))
-        log(("PASS " if ok else "FAIL ") + name + (f": {detail}" if detail else ""))
+    check = Checks()
 
     started = time.monotonic()
     try:
@@ -983,17 +641,13 @@ async def main():
         for name, stats, exits, seconds in results:
             problems = []
             t0 = time.monotonic()
-            differ = await reference(stats.games, judge.address, problems)
+            # Every reply compared; what differs noted up to 20 times.
+            _, differ = await replay(stats.games, judge.address, CHANNEL_OPTIONS, problems,
+                                     concurrency=64, deadline=READ_TIMEOUT, most=20)
             singles = [g for g in stats.games if isinstance(g.number, tuple)]
             many_games = [g for g in stats.games if not isinstance(g.number, tuple)]
             lost = [g for g in stats.games if g.lost is not None]
-            for g in lost[:10]:
-                log(f"  lost {g.kind} {g.number}: {g.lost}")
-            for p in problems[:10]:
-                log("  " + p)
-            for m in stats.manys:
-                for p in m.problems[:5]:
-                    log(f"  PlayMany {m.index}: {p}")
+            log_trouble(lost, problems, stats.manys)
             by_kind = collections.Counter(g.kind for g in stats.games)
             resumed = sum(1 for g in stats.games if g.resumes)
             log(f"{name}: {seconds:.1f} s of play, {len(singles)} single-stream games and "
@@ -1039,14 +693,7 @@ async def main():
     finally:
         fleet.stop_all()
         nginx.stop()
-    failed = sum(1 for _, ok in checks if not ok)
-    if failed or not checks:
-        log(f"done in {time.monotonic() - started:.0f} s; the logs are kept in {workdir}")
-    else:
-        shutil.rmtree(workdir, ignore_errors=True)
-        log(f"done in {time.monotonic() - started:.0f} s")
-    print(f"{len(checks) - failed} passed, {failed} failed", flush=True)
-    return 1 if failed or not checks else 0
+    return check.report(started, workdir, "the logs are")
 
 
 if __name__ == "__main__":
