@@ -211,7 +211,8 @@ func TestReplicas(t *testing.T) {
 
 	t.Run("a game resumes on another replica", func(t *testing.T) {
 		// Two rows of ten columns, no run of four: the game outlives the replica it
-		// starts on, which is stopped (SIGTERM, no drain) after the game's third reply.
+		// starts on, which is killed (SIGKILL, as a crash or a lost node) after the
+		// game's third reply: the stream cannot be served a moment longer.
 		var drops []int32
 		for i := int32(0); i < 20; i++ {
 			drops = append(drops, i%10)
@@ -236,9 +237,10 @@ func TestReplicas(t *testing.T) {
 	})
 }
 
-// stopper stops the replica that serves a PlayConnectFour stream once the stream has
+// stopper kills the replica that serves a PlayConnectFour stream once the stream has
 // received a given number of replies, and waits until the replica refuses connections:
-// the stream then fails, and the game must resume on another replica.
+// the stream then fails, and the game must resume on another replica. (A graceful stop
+// would let the stream run on for a moment, and the game could end on it.)
 var stopper = &replicaStopper{}
 
 type replicaStopper struct {
@@ -304,7 +306,7 @@ func (s *replicaStopper) stop(ctx context.Context) {
 		if r.address != p.Addr.String() {
 			continue
 		}
-		if syscall.Kill(r.pid, syscall.SIGTERM) != nil {
+		if syscall.Kill(r.pid, syscall.SIGKILL) != nil {
 			return
 		}
 		s.stopped = r.address

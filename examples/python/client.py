@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A Python client for Arbiter: every RPC once, live Tic-Tac-Toe, Othello and Connect
 Four games, many checks in one CheckBatch call, many games in one PlayMany stream, and
-a live game that survives the loss of its stream by resuming from its history.
+a live game that survives the loss of its stream by resuming from its history. Its
+channels retry the one-shot RPCs on UNAVAILABLE by the service config's retry policy
+(RETRY_UNARY_CALLS).
 
 Run it against a server on the default address (start one with `cargo run --release`):
 
@@ -55,22 +57,62 @@ def load_stubs():
     return arbiter_pb2, arbiter_pb2_grpc
 
 
+SERVICE = "arbiter.v1.ArbiterService"
+
+# The standard gRPC retry policy, in the service config, for the one-shot RPCs: they are
+# all pure (the same request always gets the same answer, and nothing is kept), so a call
+# that failed UNAVAILABLE (a replica that died or was shutting down under it, a
+# connection refused, a proxy's 502) is safe to send again, here up to 4 attempts in all
+# within the call's deadline. The live-game streams are left out on purpose: a lost game
+# is resumed from its history instead (play_connect_four_resumably).
+RETRY_UNARY_CALLS = {
+    "name": [
+        {"service": SERVICE, "method": method}
+        for method in ["CheckOthelloMove", "ListOthelloMoves", "CheckConnectFour",
+                       "JudgeTicTacToe", "CheckBatch"]
+    ],
+    "retryPolicy": {
+        "maxAttempts": 4,
+        "initialBackoff": "0.1s",
+        "maxBackoff": "1s",
+        "backoffMultiplier": 2,
+        "retryableStatusCodes": ["UNAVAILABLE"],
+    },
+}
+
+
+def server_channel(address):
+    """A channel to one server (or to a proxy in front of replicas), with the retry
+    policy. `grpc.enable_retries` is on by default in recent grpcio; said here anyway."""
+    service_config = {"methodConfig": [RETRY_UNARY_CALLS]}
+    return grpc.insecure_channel(
+        address,
+        options=[
+            ("grpc.service_config", json.dumps(service_config)),
+            ("grpc.enable_retries", 1),
+        ],
+    )
+
+
 def replicas_channel(addresses):
     """A channel that balances calls over several replicas without a proxy: round robin,
     and client-side health checking, so that a replica draining for a deploy (its health
-    says NOT_SERVING) leaves the rotation before it stops.
+    says NOT_SERVING) leaves the rotation before it stops; and the retry policy, so that
+    a call caught by a replica that dies is sent again to another.
 
     `grpc.default_authority` is required: without it grpcio sends the whole address
     list as `:authority`, which the server's HTTP/2 layer refuses as malformed, and every
     call fails (INTERNAL, or UNAVAILABLE "health check call failed")."""
     service_config = {
         "loadBalancingConfig": [{"round_robin": {}}],
-        "healthCheckConfig": {"serviceName": "arbiter.v1.ArbiterService"},
+        "healthCheckConfig": {"serviceName": SERVICE},
+        "methodConfig": [RETRY_UNARY_CALLS],
     }
     return grpc.insecure_channel(
         "ipv4:" + ",".join(addresses),
         options=[
             ("grpc.service_config", json.dumps(service_config)),
+            ("grpc.enable_retries", 1),
             ("grpc.default_authority", "arbiter"),
         ],
     )
@@ -81,7 +123,7 @@ def main(address):
     if "," in address:
         channel = replicas_channel(address.split(","))
     else:
-        channel = grpc.insecure_channel(address)
+        channel = server_channel(address)
     with channel:
         stub = pb_grpc.ArbiterServiceStub(channel)
 
@@ -207,18 +249,39 @@ def main(address):
         print(f"PlayMany: {len(replies)} replies; games 1-3 after 11 drops: {verdicts}")
 
         # A live game that outlives its stream: keep the moves applied so far, and when
-        # the stream ends with UNAVAILABLE (a server draining for a deploy) or the
-        # connection drops, open a new stream, on any replica, whose setup replays them.
+        # the stream is lost (UNAVAILABLE: a server draining for a deploy, a dropped
+        # connection; or reset by a proxy whose replica died), open a new stream, on any
+        # replica, whose setup replays them.
         last = play_connect_four_resumably(pb, stub, drops)
         print(f"Resumable PlayConnectFour: {pb.Verdict.Name(last.verdict)} after "
               f"{last.moves_played} drops")
 
 
+def stream_lost(error):
+    """Whether a live game's stream that failed with `error` is resumed on a new stream:
+
+    - UNAVAILABLE: a server shutting down ends its games so ("server shutting down:
+      resume the game with a setup and its history"), and so does a lost connection
+      (a replica killed, a node lost);
+    - INTERNAL with RST_STREAM in its details: a proxy such as nginx resets the client's
+      stream (RST_STREAM, INTERNAL_ERROR) when the replica behind it dies, and grpcio
+      reports that as INTERNAL "... Received RST_STREAM with error code 2".
+
+    A resume replays the moves the server applied, on a new stream, which applies
+    nothing the game had not already applied: it is always safe, so when in doubt
+    resume. Any other status is the server's answer to the game (INVALID_ARGUMENT,
+    RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED, ...) and resuming would not change it."""
+    code = error.code()
+    return code == grpc.StatusCode.UNAVAILABLE or (
+        code == grpc.StatusCode.INTERNAL and "RST_STREAM" in (error.details() or "")
+    )
+
+
 def play_connect_four_resumably(pb, stub, drops, size=(6, 7), attempts=5):
     """Plays `drops` on a PlayConnectFour stream, resuming from the history whenever the
-    stream is lost: the pattern a game server copies. What it keeps is the list of
-    drops the server applied (for Othello: the starting board and side too, and the
-    moves applied); the reply to the resuming setup is the state after them, so the
+    stream is lost (stream_lost): the pattern a game server copies. What it keeps is the
+    list of drops the server applied (for Othello: the starting board and side too, and
+    the moves applied); the reply to the resuming setup is the state after them, so the
     game goes on as if the stream had never ended. Returns the last reply."""
     applied = []
     pending = list(drops)
@@ -237,9 +300,10 @@ def play_connect_four_resumably(pb, stub, drops, size=(6, 7), attempts=5):
                 last = reply
             return last
         except grpc.RpcError as error:
-            if error.code() != grpc.StatusCode.UNAVAILABLE:
+            if not stream_lost(error):
                 raise
-            print(f"  stream lost ({error.details()}); resuming after {len(applied)} drops")
+            print(f"  stream lost ({error.code().name}: {error.details()}); "
+                  f"resuming after {len(applied)} drops")
     raise RuntimeError("the game could not be resumed")
 
 

@@ -73,6 +73,14 @@ PER_STREAM = 1000
 PER_MESSAGE = 20
 
 
+def binary_argument(doc):
+    """The release server's path, from the command line (`--binary PATH`); the first
+    line of `doc` says what the script does in its --help."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--binary", required=True)
+    return parser.parse_args().binary
+
+
 class Server:
     def __init__(self, binary):
         self.log = tempfile.NamedTemporaryFile("w+", prefix="arbiter-memory-", suffix=".log")
@@ -152,13 +160,11 @@ def measure(binary, games, start):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--binary", required=True)
-    args = parser.parse_args()
+    binary = binary_argument(__doc__)
     print("| game | games | RSS before | with the games open | per game | after the stream ended |")
     print("| --- | --- | --- | --- | --- | --- |")
     for name, games, start in CASES:
-        before, during, after = measure(args.binary, games, start)
+        before, during, after = measure(binary, games, start)
         per_game = (during - before) * 1024 / games
         print(f"| {name} | {games:,} | {before:,} KiB | {during:,} KiB | "
               f"{per_game / 1024:,.1f} KiB | {after:,} KiB |", flush=True)

@@ -12,14 +12,13 @@ The settings are mimalloc's environment variables (the server's allocator reads 
 at start): its defaults, and MIMALLOC_PURGE_DELAY=0 (give freed memory back at once).
 """
 
-import argparse
 import os
 import pathlib
 import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from game_memory import CASES, Server, Stream, pb, warmed_up  # noqa: E402
+from game_memory import CASES, Server, Stream, binary_argument, pb, warmed_up  # noqa: E402
 
 SETTINGS = [
     ("mimalloc defaults", {}),
@@ -59,10 +58,8 @@ def burst(binary, env):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--binary", required=True)
-    args = parser.parse_args()
-    rows = [(name, burst(args.binary, env)) for name, env in SETTINGS]
+    binary = binary_argument(__doc__)
+    rows = [(name, burst(binary, env)) for name, env in SETTINGS]
     columns = list(rows[0][1])
     print("| setting | " + " | ".join(columns) + " |")
     print("| --- |" + " --- |" * len(columns))

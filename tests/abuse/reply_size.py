@@ -10,7 +10,6 @@ and the server's resident memory before and after.
     python3 tests/abuse/reply_size.py --binary target/release/arbiter
 """
 
-import argparse
 import pathlib
 import sys
 import time
@@ -18,14 +17,11 @@ import time
 import grpc
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from game_memory import Server, Stream, pb, pb_grpc  # noqa: E402
+from game_memory import Server, Stream, binary_argument, pb, pb_grpc  # noqa: E402
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--binary", required=True)
-    args = parser.parse_args()
-    server = Server(args.binary)
+    server = Server(binary_argument(__doc__))
     try:
         channel = grpc.insecure_channel(server.address,
                                         options=[("grpc.max_receive_message_length", 1 << 30)])

@@ -8,7 +8,6 @@ the release server, which a test cannot hold without timing it.
     python3 tests/abuse/request_cost.py --binary target/release/arbiter
 """
 
-import argparse
 import os
 import pathlib
 import sys
@@ -16,7 +15,7 @@ import sys
 import grpc
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from game_memory import Server, pb  # noqa: E402
+from game_memory import Server, binary_argument, pb  # noqa: E402
 
 SERVICE = "/arbiter.v1.ArbiterService/"
 CALLS = 50
@@ -61,10 +60,7 @@ def measure(server, name, send, request):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--binary", required=True)
-    args = parser.parse_args()
-    server = Server(args.binary)
+    server = Server(binary_argument(__doc__))
     try:
         channel = grpc.insecure_channel(server.address, options=[
             ("grpc.max_receive_message_length", 64 << 20),

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Rolling-restart test: three release replicas, each restarted in turn (SIGTERM, the
-# drain, a new replica on a new port), behind grpcio's client-side round robin and then
-# behind nginx (grpc_pass), while hundreds of live games and PlayMany streams play and
-# resume from their histories; every game is then replayed without a restart and its
-# replies compared. rolling.py says what it checks. Bounded to a few minutes; loopback
-# only. Installs nginx (Debian's nginx-light) if there is none.
+# Rolling-restart test: three release replicas, each stopped in turn and replaced by a
+# new replica on a new port, behind grpcio's client-side round robin and then behind
+# nginx (grpc_pass), while hundreds of live games and PlayMany streams play and resume
+# from their histories and unary calls go on; every game is then replayed without a
+# restart and its replies compared. Run twice: a graceful restart (--stop term: SIGTERM,
+# the drain), then a crash (--stop kill: SIGKILL, with a client that retries the unary
+# RPCs by the service config's retry policy and also resumes a game whose stream a proxy
+# reset). rolling.py says what it checks. Each run is bounded (timeout), the whole under
+# six minutes after the build; loopback only. Installs nginx (Debian's nginx-light) if
+# there is none.
 #
-# Run by hand with: bash tests/rolling/run.sh [rolling.py options, see --help]
+# Run by hand with: bash tests/rolling/run.sh [rolling.py options for both runs, see
+# --help], or one run alone with rolling.py --stop term|kill.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -27,5 +32,12 @@ if [ -z "$nginx" ]; then
 fi
 
 cargo build --release --bin arbiter
-timeout 300 "$venv/bin/python" tests/rolling/rolling.py \
-  --binary "${CARGO_TARGET_DIR:-target}/release/arbiter" --nginx "$nginx" "$@"
+status=0
+for stop in term kill; do
+  echo "rolling: --stop $stop"
+  started=$SECONDS
+  timeout 170 "$venv/bin/python" tests/rolling/rolling.py --stop "$stop" \
+    --binary "${CARGO_TARGET_DIR:-target}/release/arbiter" --nginx "$nginx" "$@" || status=$?
+  echo "rolling: --stop $stop took $((SECONDS - started)) s"
+done
+exit "$status"
