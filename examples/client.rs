@@ -32,10 +32,10 @@ use arbiter::proto::game_action::Action;
 use arbiter::proto::game_state::State;
 use arbiter::proto::{
     play_connect_four_request, play_othello_request, Board, Cell, Check, CheckBatchRequest,
-    CheckConnectFourRequest, CheckOthelloMoveRequest, ConnectFourSetup, GameAction,
+    CheckConnectFourRequest, CheckOthelloMoveRequest, ConnectFourSetup, Ending, GameAction,
     JudgeTicTacToeRequest, ListOthelloMovesRequest, PlayConnectFourRequest,
     PlayConnectFourResponse, PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest,
-    TicTacToeMove, Verdict,
+    TicTacToeMove, TicTacToeSetup, TimeControl, Verdict,
 };
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
@@ -74,6 +74,7 @@ async fn main() -> Result<(), Failure> {
     check_batch(&mut client).await?;
     play_many(&mut client).await?;
     resume_from_history(&mut client).await?;
+    on_the_clock(&mut client).await?;
     println!("\nevery answer was the one the rules give");
     Ok(())
 }
@@ -627,5 +628,57 @@ async fn resume_from_history(client: &mut Client) -> Result<(), Failure> {
     expect(
         same(&before) == same(&after) && before.is_some(),
         "the resumed game is the game",
+    )
+}
+
+/// A game on the clock: half a second each. X moves at once; O does not, and the server
+/// announces, on its own, that O ran out of time: a reply marked `unprompted`, with the
+/// clock as it stood at the deadline. The stream may be half-closed after the move: it
+/// stays open until the clock has run out.
+async fn on_the_clock(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** a game on the clock");
+    let setup = PlayTicTacToeRequest {
+        setup: Some(TicTacToeSetup {
+            time_control: Some(TimeControl {
+                initial: Some(prost_types::Duration {
+                    seconds: 0,
+                    nanos: 500_000_000,
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let x = PlayTicTacToeRequest {
+        row: 1,
+        col: 1,
+        setup: None,
+    };
+    let mut request = tonic::Request::new(tokio_stream::iter([setup, x]));
+    request.set_timeout(DEADLINE);
+    let mut replies = client.play_tic_tac_toe(request).await?.into_inner();
+    let mut all = Vec::new();
+    while let Some(reply) = replies.message().await? {
+        all.push(reply);
+    }
+    let flag = all.last().ok_or("no reply")?;
+    let clock = flag.clock.unwrap_or_default();
+    let o_left = clock.b_left.unwrap_or_default();
+    println!(
+        "{:?} by {:?}, unprompted {}, O's time left {}.{:09} s",
+        flag.verdict(),
+        flag.ending(),
+        flag.unprompted,
+        o_left.seconds,
+        o_left.nanos
+    );
+    expect(
+        all.len() == 3
+            && flag.unprompted
+            && flag.ending() == Ending::Time
+            && flag.verdict() == Verdict::AWins
+            && o_left == prost_types::Duration::default(),
+        "O loses on time, announced unprompted",
     )
 }

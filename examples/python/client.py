@@ -26,6 +26,7 @@ import sys
 import tempfile
 
 import grpc
+from google.protobuf import duration_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
@@ -44,6 +45,9 @@ def load_stubs():
         [
             "grpc_tools.protoc",
             f"-I{PROTO_ROOT}",
+            # google/protobuf/duration.proto and the other well-known types, which
+            # grpcio-tools ships.
+            f"-I{pathlib.Path(protoc.__file__).parent / '_proto'}",
             f"--python_out={out.name}",
             f"--grpc_python_out={out.name}",
             str(proto),
@@ -255,6 +259,23 @@ def main(address):
         last = play_connect_four_resumably(pb, stub, drops)
         print(f"Resumable PlayConnectFour: {pb.Verdict.Name(last.verdict)} after "
               f"{last.moves_played} drops")
+
+        # A game on the clock: half a second each. X moves at once; O does not, and
+        # the server announces, on its own, that O ran out of time (a reply marked
+        # `unprompted`, the clock as it stood at the deadline). Sending only the setup
+        # and the move is enough: the stream stays open until the clock has run out.
+        clocked = pb.PlayTicTacToeRequest(setup=pb.TicTacToeSetup(
+            time_control=pb.TimeControl(initial=duration_pb2.Duration(nanos=500_000_000))))
+        replies = list(stub.PlayTicTacToe(iter([clocked, pb.PlayTicTacToeRequest(row=1, col=1)]),
+                                          timeout=30))
+        flag = replies[-1]
+        left = (flag.clock.a_left.ToTimedelta().total_seconds(),
+                flag.clock.b_left.ToTimedelta().total_seconds())
+        print(f"On the clock: {pb.Verdict.Name(flag.verdict)} by "
+              f"{pb.Ending.Name(flag.ending)}, unprompted {flag.unprompted}, time left {left}")
+        if not (len(replies) == 3 and flag.unprompted and flag.ending == pb.ENDING_TIME
+                and flag.verdict == pb.VERDICT_A_WINS and left[1] == 0):
+            raise SystemExit(f"unexpected replies on the clock: {replies}")
 
 
 def stream_lost(error):

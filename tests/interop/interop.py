@@ -163,8 +163,10 @@ def grpcurl_play_tic_tac_toe(ctx):
     equal(len(replies), len(LIVE_MOVES), "reply count")
     for i, (reply, expected) in enumerate(zip(replies, LIVE_REPLIES)):
         verdict, line, rows, played, rejected = expected
+        ending = "ENDING_UNSPECIFIED" if verdict == "VERDICT_PENDING" else "ENDING_BOARD"
         equal(reply, {"verdict": verdict, "line": cells(line), "board": {"rows": rows},
-                      "movesPlayed": played, "rejected": rejected}, f"reply {i}")
+                      "movesPlayed": played, "rejected": rejected, "clock": None, "ending": ending,
+                      "unprompted": False}, f"reply {i}")
 
 
 # A live Othello game with a forced pass, and a Connect Four game won on a diagonal.
@@ -216,7 +218,8 @@ def grpcurl_play_connect_four(ctx):
     rows, run = C4_LIVE_END
     equal(replies[-1], {"verdict": "VERDICT_A_WINS", "board": {"rows": rows},
                         "placed": {"row": 2, "col": 3}, "run": cells(run), "toMove": 0,
-                        "movesPlayed": 11, "rejected": ""}, "winning reply")
+                        "movesPlayed": 11, "rejected": "", "clock": None, "ending": "ENDING_BOARD",
+                        "unprompted": False}, "winning reply")
 
 
 @check
@@ -306,7 +309,23 @@ def grpcurl_resume_from_history(ctx):
     rows, run = C4_LIVE_END
     equal(last, {"verdict": "VERDICT_A_WINS", "board": {"rows": rows},
                  "placed": {"row": 2, "col": 3}, "run": cells(run), "toMove": 0,
-                 "movesPlayed": 11, "rejected": ""}, "the resumed game's winning reply")
+                 "movesPlayed": 11, "rejected": "", "clock": None, "ending": "ENDING_BOARD",
+                 "unprompted": False}, "the resumed game's winning reply")
+
+
+@check
+def grpcurl_a_flag_falls(ctx):
+    # A game on a half-second clock, X moving at once: grpcurl sends the setup and the
+    # move and half-closes; the server announces O's loss on time on its own, then ends
+    # the stream.
+    body = "\n".join(json.dumps(m) for m in [{"setup": {"timeControl": {"initial": "0.5s"}}},
+                                              {"row": 1, "col": 1}])
+    done = ctx.grpcurl("arbiter.v1.ArbiterService/PlayTicTacToe", data=body)
+    setup, moved, flag = json_documents(done.stdout)
+    equal(setup["clock"], {"aLeft": "0.500s", "bLeft": "0.500s"}, "the clock at the start")
+    equal((moved["unprompted"], moved["ending"]), (False, "ENDING_UNSPECIFIED"), "the move")
+    equal((flag["verdict"], flag["ending"], flag["unprompted"], flag["clock"]["bLeft"]),
+          ("VERDICT_A_WINS", "ENDING_TIME", True, "0s"), "the announcement")
 
 
 # ---- Python grpcio, stubs generated from proto/ -------------------------------------

@@ -30,6 +30,9 @@ def load_stubs():
             [
                 "grpc_tools.protoc",
                 f"-I{root}",
+                # google/protobuf/duration.proto and the other well-known types, which
+                # grpcio-tools ships.
+                f"-I{pathlib.Path(protoc.__file__).parent / '_proto'}",
                 f"--python_out={out.name}",
                 f"--grpc_python_out={out.name}",
                 str(root / "arbiter" / "v1" / "arbiter.proto"),
