@@ -639,13 +639,13 @@ async fn on_the_clock(client: &mut Client) -> Result<(), Failure> {
     println!("\n*** a game on the clock");
     let setup = PlayTicTacToeRequest {
         setup: Some(TicTacToeSetup {
-            time_control: Some(TimeControl {
+            time_control: Some(Box::new(TimeControl {
                 initial: Some(prost_types::Duration {
                     seconds: 0,
                     nanos: 500_000_000,
                 }),
                 ..Default::default()
-            }),
+            })),
             ..Default::default()
         }),
         ..Default::default()

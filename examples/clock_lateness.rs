@@ -46,13 +46,13 @@ async fn main() -> Result<(), Box<dyn Error>> {
         initials.insert(game, initial);
         let setup = PlayTicTacToeRequest {
             setup: Some(TicTacToeSetup {
-                time_control: Some(TimeControl {
+                time_control: Some(Box::new(TimeControl {
                     initial: Some(prost_types::Duration {
                         seconds: initial.as_secs() as i64,
                         nanos: initial.subsec_nanos() as i32,
                     }),
                     ..Default::default()
-                }),
+                })),
                 ..Default::default()
             }),
             ..Default::default()

@@ -199,8 +199,8 @@ impl Kind for OthelloKind {
                 board: Some(Board::from_rows(["....", ".WB.", ".BW.", "...."])),
                 to_move: "B".into(),
                 history,
-                time_control: Some(control),
-                clock,
+                time_control: Some(Box::new(control)),
+                clock: clock.map(Box::new),
             })),
         }
     }
@@ -247,8 +247,8 @@ impl Kind for ConnectFourKind {
                 cols: 4,
                 run_length: 3,
                 history,
-                time_control: Some(control),
-                clock,
+                time_control: Some(Box::new(control)),
+                clock: clock.map(Box::new),
             })),
         }
     }
@@ -288,8 +288,8 @@ impl Kind for TicTacToeKind {
             col: 0,
             setup: Some(TicTacToeSetup {
                 history,
-                time_control: Some(control),
-                clock,
+                time_control: Some(Box::new(control)),
+                clock: clock.map(Box::new),
             }),
         }
     }
@@ -712,7 +712,7 @@ async fn a_pass_keeps_the_movers_time_running() {
         action: Some(play_othello_request::Action::Setup(OthelloSetup {
             board: Some(Board::from_rows([".W.WB"])),
             to_move: "B".into(),
-            time_control: Some(control),
+            time_control: Some(Box::new(control)),
             ..Default::default()
         })),
     };
@@ -1233,10 +1233,10 @@ async fn malformed_clocks_are_named() {
     // A clock without a time control.
     let setup = PlayConnectFourRequest {
         action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-            clock: Some(Clock {
+            clock: Some(Box::new(Clock {
                 a_left: d(1, 0),
                 b_left: None,
-            }),
+            })),
             ..Default::default()
         })),
     };

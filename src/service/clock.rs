@@ -24,7 +24,8 @@ const MAX_LEFT: Duration = Duration::from_secs(48 * 60 * 60);
 /// was received.
 #[derive(Debug, Clone, Default)]
 pub struct Timekeeper {
-    clock: Option<Clock>,
+    /// Boxed: a game without a clock, most games, carries a pointer's worth.
+    clock: Option<Box<Clock>>,
     ending: Option<Ending>,
     /// When the message being answered arrived.
     now: Option<Instant>,
@@ -47,7 +48,7 @@ impl Timekeeper {
     /// clock starts for `to_move`, or stays stopped if the game is already over.
     pub(crate) fn open(clock: Option<Clock>, now: Instant, to_move: Option<Side>) -> Self {
         let mut keeper = Self {
-            clock,
+            clock: clock.map(Box::new),
             ending: None,
             now: Some(now),
         };
@@ -71,6 +72,7 @@ impl Timekeeper {
     /// After a message: if it was an applied move, the mover is charged for its turn
     /// and given its increment, and `to_move`'s turn begins (or the clock stops, the
     /// game over). Returns what the reply says.
+    #[inline]
     pub(crate) fn after(&mut self, applied: bool, to_move: Option<Side>) -> Timing {
         let now = self.now.unwrap_or_else(Instant::now);
         if applied {
@@ -84,7 +86,7 @@ impl Timekeeper {
 
     /// When the side to move runs out, if a clock runs.
     pub(crate) fn deadline(&self) -> Option<Instant> {
-        self.clock.as_ref().and_then(Clock::deadline)
+        self.clock.as_ref().and_then(|clock| clock.deadline())
     }
 
     /// Whether the side to move has run out by `now`.

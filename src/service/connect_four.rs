@@ -301,8 +301,8 @@ fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>, Option<Clock>
     let cols = side("setup.cols", setup.cols, DEFAULT_COLS.get());
     let run_length = side("setup.run_length", setup.run_length, DEFAULT_RUN_LENGTH);
     let clock = clock::set_up(
-        setup.time_control.as_ref(),
-        setup.clock.as_ref(),
+        setup.time_control.as_deref(),
+        setup.clock.as_deref(),
         &mut violations,
     );
     let (Some(rows), Some(cols), Some(run_length), true) =

@@ -330,8 +330,8 @@ fn set_up(setup: proto::OthelloSetup) -> Result<(Game, LastMove, Option<Clock>),
     let board = fields::board::<Board>("setup.board", setup.board, &mut violations);
     let to_move = fields::color("setup.to_move", &setup.to_move, &mut violations);
     let clock = clock::set_up(
-        setup.time_control.as_ref(),
-        setup.clock.as_ref(),
+        setup.time_control.as_deref(),
+        setup.clock.as_deref(),
         &mut violations,
     );
     let (Some(board), Some(to_move), true) = (board, to_move, violations.is_empty()) else {

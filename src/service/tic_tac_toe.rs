@@ -264,8 +264,8 @@ fn set_up(setup: &TicTacToeSetup) -> Result<(Game, Option<Clock>), ServiceError>
     const MESSAGE: &str = "PlayTicTacToeRequest";
     let mut violations = Violations::new();
     let clock = clock::set_up(
-        setup.time_control.as_ref(),
-        setup.clock.as_ref(),
+        setup.time_control.as_deref(),
+        setup.clock.as_deref(),
         &mut violations,
     );
     if !violations.is_empty() {

@@ -237,13 +237,13 @@ fn many_requests() -> Vec<PlayManyRequest> {
         5,
         Action::ConnectFour(PlayConnectFourRequest {
             action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-                time_control: Some(TimeControl {
+                time_control: Some(Box::new(TimeControl {
                     increment: Some(prost_types::Duration {
                         seconds: 0,
                         nanos: 250_000_000,
                     }),
                     ..one_and_a_half_seconds()
-                }),
+                })),
                 ..Default::default()
             })),
         }),
@@ -256,7 +256,7 @@ fn many_requests() -> Vec<PlayManyRequest> {
         othello(play_othello_request::Action::Setup(OthelloSetup {
             board: board(&["BW..", "...."]),
             to_move: "B".into(),
-            time_control: Some(one_and_a_half_seconds()),
+            time_control: Some(Box::new(one_and_a_half_seconds())),
             ..Default::default()
         })),
     ));
@@ -264,7 +264,7 @@ fn many_requests() -> Vec<PlayManyRequest> {
         7,
         Action::TicTacToe(PlayTicTacToeRequest {
             setup: Some(TicTacToeSetup {
-                time_control: Some(one_and_a_half_seconds()),
+                time_control: Some(Box::new(one_and_a_half_seconds())),
                 ..Default::default()
             }),
             ..Default::default()

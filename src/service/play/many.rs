@@ -272,7 +272,9 @@ impl ManyGames {
         let max_unapplied = self.limits.max_unapplied;
         let Some(entry) = self.games.get_mut(&game) else {
             let len = self.start::<G>(game, request, now, out);
-            self.refresh(game);
+            if let Some(entry) = self.games.get_mut(&game) {
+                refresh(&mut self.deadlines, game, entry);
+            }
             return len;
         };
         let Some(referee) = G::referee(&mut entry.game) else {
@@ -297,7 +299,7 @@ impl ManyGames {
         });
         match written {
             Ok(len) => {
-                self.refresh(game);
+                refresh(&mut self.deadlines, game, entry);
                 len
             }
             Err(_) => {
@@ -387,24 +389,20 @@ impl ManyGames {
     }
 }
 
-impl ManyGames {
-    /// Brings game number `game`'s place among the deadlines up to date with its clock.
-    fn refresh(&mut self, game: u64) {
-        let Some(entry) = self.games.get_mut(&game) else {
-            return;
-        };
-        let deadline = entry.game.deadline();
-        if deadline == entry.deadline {
-            return;
-        }
-        if let Some(old) = entry.deadline {
-            self.deadlines.remove(&(old, game));
-        }
-        if let Some(new) = deadline {
-            self.deadlines.insert((new, game));
-        }
-        entry.deadline = deadline;
+/// Brings game number `game`'s place among a stream's `deadlines` up to date with its
+/// clock (`entry`).
+fn refresh(deadlines: &mut BTreeSet<(Instant, u64)>, game: u64, entry: &mut Entry) {
+    let deadline = entry.game.deadline();
+    if deadline == entry.deadline {
+        return;
     }
+    if let Some(old) = entry.deadline {
+        deadlines.remove(&(old, game));
+    }
+    if let Some(new) = deadline {
+        deadlines.insert((new, game));
+    }
+    entry.deadline = deadline;
 }
 
 /// Why an action past the reply budget was not applied.
