@@ -19,24 +19,24 @@ const MAX_INCREMENT: Duration = Duration::from_secs(60 * 60);
 /// The most time a resumed game's side may have left: two days.
 const MAX_LEFT: Duration = Duration::from_secs(48 * 60 * 60);
 
-/// A live game's clock, if it has one, and how the game ended, if it has: what the
-/// stream machinery keeps beside each game, and the instant the message being answered
-/// was received.
-#[derive(Debug, Clone, Default)]
+/// A live game's clock, kept beside a game on the clock (a game without one has none,
+/// and its replies say only how the board ended it), and the instant the message being
+/// answered was received.
+#[derive(Debug, Clone)]
 pub struct Timekeeper {
-    /// Boxed: a game without a clock, most games, carries a pointer's worth.
-    clock: Option<Box<Clock>>,
-    ending: Option<Ending>,
+    clock: Clock,
+    /// The side to move ran out: the game ended on time.
+    ended_on_time: bool,
     /// When the message being answered arrived.
-    now: Option<Instant>,
+    now: Instant,
 }
 
-/// What a reply says of the clock and the end: each side's time left (A's, then B's),
-/// how the game ended, and whether the reply answers no message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What a reply of a game on the clock says of it: each side's time left (A's, then
+/// B's), how the game ended, and whether the reply answers no message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
-    /// Each side's time left, for a game on the clock.
-    pub(crate) left: Option<[Duration; 2]>,
+    /// Each side's time left.
+    pub(crate) left: [Duration; 2],
     /// How the game ended; `Unspecified` while it goes on.
     pub(crate) ending: Ending,
     /// The reply announces a loss on time, answering no message.
@@ -44,82 +44,75 @@ pub struct Timing {
 }
 
 impl Timekeeper {
-    /// A game set up with `clock` (or none), its first message received at `now`; the
-    /// clock starts for `to_move`, or stays stopped if the game is already over.
-    pub(crate) fn open(clock: Option<Clock>, now: Instant, to_move: Option<Side>) -> Self {
-        let mut keeper = Self {
-            clock: clock.map(Box::new),
-            ending: None,
-            now: Some(now),
-        };
-        if let (Some(clock), Some(side)) = (&mut keeper.clock, to_move) {
+    /// A game set up with `clock`, its first message received at `now`; the clock starts
+    /// for `to_move`, or stays stopped if the game is already over.
+    pub(crate) fn open(mut clock: Clock, now: Instant, to_move: Option<Side>) -> Self {
+        if let Some(side) = to_move {
             clock.start(side, now);
         }
-        keeper.note_end(to_move);
-        keeper
+        Self {
+            clock,
+            ended_on_time: false,
+            now,
+        }
     }
 
-    /// What a reply to the message being answered says, with nothing played.
-    pub(crate) fn current(&self) -> Timing {
-        self.timing(self.now.unwrap_or_else(Instant::now), false)
+    /// What a reply to the message being answered says, with nothing played; `over`:
+    /// the board has ended the game.
+    pub(crate) fn current(&self, over: bool) -> Timing {
+        self.timing(self.now, false, over)
     }
 
     /// Notes that the message being answered arrived at `now`.
     pub(crate) fn received(&mut self, now: Instant) {
-        self.now = Some(now);
+        self.now = now;
     }
 
     /// After a message: if it was an applied move, the mover is charged for its turn
     /// and given its increment, and `to_move`'s turn begins (or the clock stops, the
     /// game over). Returns what the reply says.
-    #[inline]
     pub(crate) fn after(&mut self, applied: bool, to_move: Option<Side>) -> Timing {
-        let now = self.now.unwrap_or_else(Instant::now);
         if applied {
-            if let Some(clock) = &mut self.clock {
-                clock.moved(now, to_move);
-            }
-            self.note_end(to_move);
+            self.clock.moved(self.now, to_move);
         }
-        self.timing(now, false)
+        self.timing(self.now, false, to_move.is_none())
     }
 
-    /// When the side to move runs out, if a clock runs.
+    /// When the side to move runs out, while the clock runs.
     pub(crate) fn deadline(&self) -> Option<Instant> {
-        self.clock.as_ref().and_then(|clock| clock.deadline())
+        self.clock.deadline()
     }
 
     /// Whether the side to move has run out by `now`.
     pub(crate) fn is_out(&self, now: Instant) -> bool {
-        self.clock.as_ref().is_some_and(|clock| clock.is_out(now))
+        self.clock.is_out(now)
     }
 
     /// The side to move ran out: the clock stops as it stood at the deadline, the game
-    /// ends on time. Returns the loser and what the announcement says; `None` if no
-    /// clock was running.
+    /// ends on time. Returns the loser and what the announcement says; `None` if the
+    /// clock was not running.
     pub(crate) fn run_out(&mut self) -> Option<(Side, Timing)> {
-        let clock = self.clock.as_mut()?;
-        let deadline = clock.deadline()?;
-        let loser = clock.run_out()?;
-        self.ending = Some(Ending::Time);
-        Some((loser, self.timing(deadline, true)))
+        let deadline = self.clock.deadline()?;
+        let loser = self.clock.run_out()?;
+        self.ended_on_time = true;
+        Some((loser, self.timing(deadline, true, true)))
     }
 
-    /// How the game ended, if it has.
-    pub(crate) fn ending(&self) -> Option<Ending> {
-        self.ending
+    /// Whether the game ended on time.
+    pub(crate) fn ended_on_time(&self) -> bool {
+        self.ended_on_time
     }
 
-    fn note_end(&mut self, to_move: Option<Side>) {
-        if to_move.is_none() && self.ending.is_none() {
-            self.ending = Some(Ending::Board);
-        }
-    }
-
-    fn timing(&self, now: Instant, unprompted: bool) -> Timing {
+    fn timing(&self, now: Instant, unprompted: bool, over: bool) -> Timing {
         Timing {
-            left: self.clock.as_ref().map(|clock| clock.left_at(now)),
-            ending: self.ending.unwrap_or(Ending::Unspecified),
+            left: self.clock.left_at(now),
+            ending: if self.ended_on_time {
+                Ending::Time
+            } else if over {
+                Ending::Board
+            } else {
+                Ending::Unspecified
+            },
             unprompted,
         }
     }
@@ -133,26 +126,45 @@ pub struct TimingFields {
     pub(crate) unprompted: Varint,
 }
 
+/// Writes a live reply's last fields, as `at` numbers them: its clock, ending and
+/// `unprompted` for a game on the clock (`timing`), else only the ending once the board
+/// has ended the game (`over`).
+#[inline]
+pub(crate) fn write_timing(timing: Option<&Timing>, over: bool, at: TimingFields, w: &mut Writer) {
+    match timing {
+        Some(timing) => timing.write(at, w),
+        None if over => w.int32(at.ending, Ending::Board.into()),
+        None => {}
+    }
+}
+
+/// A live reply's `ending` (see [`write_timing`]).
+pub(crate) fn ending(timing: Option<&Timing>, over: bool) -> i32 {
+    match timing {
+        Some(timing) => timing.ending.into(),
+        None if over => Ending::Board.into(),
+        None => Ending::Unspecified.into(),
+    }
+}
+
 impl Timing {
-    /// Writes the clock and the ending as `at` numbers them (the last fields of every
-    /// live reply, so written after the game's).
-    pub(crate) fn write(&self, at: TimingFields, w: &mut Writer) {
-        if let Some([a, b]) = self.left {
-            w.message(at.clock, |w| {
-                duration(w, wire::clock::A_LEFT, a);
-                duration(w, wire::clock::B_LEFT, b);
-            });
-        }
+    fn write(&self, at: TimingFields, w: &mut Writer) {
+        let [a, b] = self.left;
+        w.message(at.clock, |w| {
+            duration(w, wire::clock::A_LEFT, a);
+            duration(w, wire::clock::B_LEFT, b);
+        });
         w.int32(at.ending, self.ending.into());
         w.bool(at.unprompted, self.unprompted);
     }
 
     /// The clock as the reply's message holds it.
-    pub(crate) fn clock(&self) -> Option<proto::Clock> {
-        self.left.map(|[a, b]| proto::Clock {
+    pub(crate) fn clock(&self) -> proto::Clock {
+        let [a, b] = self.left;
+        proto::Clock {
             a_left: Some(to_proto(a)),
             b_left: Some(to_proto(b)),
-        })
+        }
     }
 }
 

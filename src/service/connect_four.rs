@@ -129,18 +129,21 @@ impl play::sealed::Play for Game {
     fn open(first: PlayConnectFourRequest, now: Instant) -> Opened<Self> {
         if let Some(Action::Setup(setup)) = &first.action {
             let (game, placed, clock) = set_up(setup)?;
-            let keeper = Timekeeper::open(clock, now, game.to_move().map(side));
+            let to_move = game.to_move().map(side);
+            let keeper = clock.map(|clock| Timekeeper::open(clock, now, to_move));
             let answer = Played {
                 game: &game,
                 placed,
                 rejected: String::new(),
-                timing: keeper.current(),
+                timing: keeper
+                    .as_ref()
+                    .map(|keeper| keeper.current(to_move.is_none())),
             };
             let reply = Reply::setup(answer.into_response());
             return Ok((game, keeper, reply));
         }
         let game = Game::new(DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_RUN_LENGTH);
-        play::first_move(game, first, now)
+        play::first_move(game, first)
     }
 
     fn side_to_move(&self) -> Option<Side> {
@@ -158,6 +161,7 @@ impl play::sealed::Play for Game {
     }
 
     fn standing(&self, timing: Timing) -> Played<'_> {
+        let timing = Some(timing);
         Played {
             game: self,
             placed: None,
@@ -169,7 +173,7 @@ impl play::sealed::Play for Game {
     fn answer(
         &mut self,
         request: PlayConnectFourRequest,
-        keeper: &mut Timekeeper,
+        keeper: Option<&mut Timekeeper>,
     ) -> (Handled, Played<'_>) {
         let dropped = match request.action {
             Some(Action::Drop(col)) => self
@@ -182,7 +186,8 @@ impl play::sealed::Play for Game {
             Ok(placed) => (Handled::Applied, Some(placed), String::new()),
             Err(rejected) => (Handled::Rejected, None, rejected),
         };
-        let timing = keeper.after(handled == Handled::Applied, self.to_move().map(side));
+        let timing = keeper
+            .map(|keeper| keeper.after(handled == Handled::Applied, self.to_move().map(side)));
         let answer = Played {
             game: self,
             placed,
@@ -202,8 +207,8 @@ pub struct Played<'a> {
     placed: Option<Cell>,
     /// Why the message was not applied; empty when it was.
     rejected: String,
-    /// The clock and the end, as of the message.
-    timing: Timing,
+    /// The clock and the end as of the message, for a game on the clock.
+    timing: Option<Timing>,
 }
 
 impl Played<'_> {
@@ -250,9 +255,9 @@ impl Answer for Played<'_> {
             to_move,
             moves_played,
             rejected: self.rejected,
-            clock: self.timing.clock(),
-            ending: self.timing.ending.into(),
-            unprompted: self.timing.unprompted,
+            clock: self.timing.as_ref().map(Timing::clock),
+            ending: clock::ending(self.timing.as_ref(), self.game.to_move().is_none()),
+            unprompted: self.timing.is_some_and(|timing| timing.unprompted),
         }
     }
 
@@ -271,7 +276,13 @@ impl Answer for Played<'_> {
         w.int32(reply::TO_MOVE, to_move);
         w.int32(reply::MOVES_PLAYED, moves_played);
         w.string(reply::REJECTED, &self.rejected);
-        self.timing.write(<Game as play::sealed::Play>::TIMING, w);
+        let over = self.game.to_move().is_none();
+        clock::write_timing(
+            self.timing.as_ref(),
+            over,
+            <Game as play::sealed::Play>::TIMING,
+            w,
+        );
     }
 }
 

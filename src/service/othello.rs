@@ -159,20 +159,23 @@ impl play::sealed::Play for Game {
         let action = match first.action {
             Some(Action::Setup(setup)) => {
                 let (game, last, clock) = set_up(setup)?;
-                let keeper = Timekeeper::open(clock, now, game.to_move().map(side));
+                let to_move = game.to_move().map(side);
+                let keeper = clock.map(|clock| Timekeeper::open(clock, now, to_move));
                 let answer = Played {
                     game: &game,
                     flips: &last.flips,
                     passed: last.passed,
                     rejected: String::new(),
-                    timing: keeper.current(),
+                    timing: keeper
+                        .as_ref()
+                        .map(|keeper| keeper.current(to_move.is_none())),
                 };
                 let reply = Reply::setup(answer.into_response());
                 return Ok((game, keeper, reply));
             }
             action => action,
         };
-        play::first_move(Game::standard(), PlayOthelloRequest { action }, now)
+        play::first_move(Game::standard(), PlayOthelloRequest { action })
     }
 
     fn side_to_move(&self) -> Option<Side> {
@@ -190,6 +193,7 @@ impl play::sealed::Play for Game {
     }
 
     fn standing(&self, timing: Timing) -> Played<'_> {
+        let timing = Some(timing);
         Played {
             game: self,
             flips: &[],
@@ -202,7 +206,7 @@ impl play::sealed::Play for Game {
     fn answer(
         &mut self,
         request: PlayOthelloRequest,
-        keeper: &mut Timekeeper,
+        keeper: Option<&mut Timekeeper>,
     ) -> (Handled, Played<'_>) {
         let played = match request.action {
             Some(Action::Move(cell)) => self
@@ -216,7 +220,8 @@ impl play::sealed::Play for Game {
             Ok(passed) => (Handled::Applied, game.last_flips(), passed, String::new()),
             Err(rejected) => (Handled::Rejected, &[][..], false, rejected),
         };
-        let timing = keeper.after(handled == Handled::Applied, game.to_move().map(side));
+        let timing = keeper
+            .map(|keeper| keeper.after(handled == Handled::Applied, game.to_move().map(side)));
         let answer = Played {
             game,
             flips,
@@ -239,8 +244,8 @@ pub struct Played<'a> {
     passed: bool,
     /// Why the message was not applied; empty when it was.
     rejected: String,
-    /// The clock and the end, as of the message.
-    timing: Timing,
+    /// The clock and the end as of the message, for a game on the clock.
+    timing: Option<Timing>,
 }
 
 impl Played<'_> {
@@ -290,9 +295,9 @@ impl Answer for Played<'_> {
             white_discs,
             moves_played,
             rejected: self.rejected,
-            clock: self.timing.clock(),
-            ending: self.timing.ending.into(),
-            unprompted: self.timing.unprompted,
+            clock: self.timing.as_ref().map(Timing::clock),
+            ending: clock::ending(self.timing.as_ref(), self.game.to_move().is_none()),
+            unprompted: self.timing.is_some_and(|timing| timing.unprompted),
         }
     }
 
@@ -311,7 +316,13 @@ impl Answer for Played<'_> {
         w.int32(reply::WHITE_DISCS, white_discs);
         w.int32(reply::MOVES_PLAYED, moves_played);
         w.string(reply::REJECTED, &self.rejected);
-        self.timing.write(<Game as play::sealed::Play>::TIMING, w);
+        let over = self.game.to_move().is_none();
+        clock::write_timing(
+            self.timing.as_ref(),
+            over,
+            <Game as play::sealed::Play>::TIMING,
+            w,
+        );
     }
 }
 

@@ -114,14 +114,17 @@ impl play::sealed::Play for Game {
 
     fn open(first: PlayTicTacToeRequest, now: Instant) -> Opened<Self> {
         let Some(setup) = &first.setup else {
-            return play::first_move(Game::new(), first, now);
+            return play::first_move(Game::new(), first);
         };
         let (game, clock) = set_up(setup)?;
-        let keeper = Timekeeper::open(clock, now, side_to_move(&game));
+        let to_move = side_to_move(&game);
+        let keeper = clock.map(|clock| Timekeeper::open(clock, now, to_move));
         let answer = Played {
             game: &game,
             rejected: String::new(),
-            timing: keeper.current(),
+            timing: keeper
+                .as_ref()
+                .map(|keeper| keeper.current(to_move.is_none())),
         };
         let reply = Reply::setup(answer.into_response());
         Ok((game, keeper, reply))
@@ -142,6 +145,7 @@ impl play::sealed::Play for Game {
     }
 
     fn standing(&self, timing: Timing) -> Played<'_> {
+        let timing = Some(timing);
         Played {
             game: self,
             rejected: String::new(),
@@ -152,7 +156,7 @@ impl play::sealed::Play for Game {
     fn answer(
         &mut self,
         request: PlayTicTacToeRequest,
-        keeper: &mut Timekeeper,
+        keeper: Option<&mut Timekeeper>,
     ) -> (Handled, Played<'_>) {
         let played = if request.setup.is_some() {
             Err(play::SETUP_NOT_FIRST.to_owned())
@@ -164,7 +168,8 @@ impl play::sealed::Play for Game {
             Ok(_) => (Handled::Applied, String::new()),
             Err(rejected) => (Handled::Rejected, rejected),
         };
-        let timing = keeper.after(handled == Handled::Applied, side_to_move(self));
+        let timing =
+            keeper.map(|keeper| keeper.after(handled == Handled::Applied, side_to_move(self)));
         (
             handled,
             Played {
@@ -182,15 +187,16 @@ impl play::sealed::Play for Game {
 pub struct Played<'a> {
     game: &'a Game,
     rejected: String,
-    /// The clock and the end, as of the message.
-    timing: Timing,
+    /// The clock and the end as of the message, for a game on the clock.
+    timing: Option<Timing>,
 }
 
 impl Answer for Played<'_> {
     type Response = PlayTicTacToeResponse;
 
     fn into_response(self) -> PlayTicTacToeResponse {
-        State::of(self.game).into_play_response(self.rejected, &self.timing)
+        let over = self.game.outcome().is_over();
+        State::of(self.game).into_play_response(self.rejected, self.timing.as_ref(), over)
     }
 
     /// Writes the reply [`Played::into_response`] builds, without building it: the
@@ -198,7 +204,13 @@ impl Answer for Played<'_> {
     fn write(&self, w: &mut Writer) {
         write_state(self.game, PLAYED, w);
         w.string(wire::play_tic_tac_toe_response::REJECTED, &self.rejected);
-        self.timing.write(<Game as play::sealed::Play>::TIMING, w);
+        let over = self.game.outcome().is_over();
+        clock::write_timing(
+            self.timing.as_ref(),
+            over,
+            <Game as play::sealed::Play>::TIMING,
+            w,
+        );
     }
 }
 
@@ -301,16 +313,21 @@ impl State {
     }
 
     /// The reply to one message of a live game; `rejected` is empty when it was applied.
-    fn into_play_response(self, rejected: String, timing: &Timing) -> PlayTicTacToeResponse {
+    fn into_play_response(
+        self,
+        rejected: String,
+        timing: Option<&Timing>,
+        over: bool,
+    ) -> PlayTicTacToeResponse {
         PlayTicTacToeResponse {
             verdict: self.verdict,
             line: self.line,
             board: Some(self.board),
             moves_played: self.moves_played,
             rejected,
-            clock: timing.clock(),
-            ending: timing.ending.into(),
-            unprompted: timing.unprompted,
+            clock: timing.map(Timing::clock),
+            ending: clock::ending(timing, over),
+            unprompted: timing.is_some_and(|timing| timing.unprompted),
         }
     }
 }

@@ -492,18 +492,20 @@ mod tests {
                 [Duration::from_secs(60), Duration::from_millis(61_001)],
             )
         });
-        let mut keeper = Timekeeper::open(clock, start, game.side_to_move());
+        let mut keeper = clock.map(|clock| Timekeeper::open(clock, start, game.side_to_move()));
         let count = steps.len();
         for (index, step) in steps.into_iter().enumerate() {
             let request = request(&game, step);
-            keeper.received(start + Duration::from_millis(137) * (index as u32 + 1));
-            let (_, answer) = game.answer(request, &mut keeper);
+            if let Some(keeper) = &mut keeper {
+                keeper.received(start + Duration::from_millis(137) * (index as u32 + 1));
+            }
+            let (_, answer) = game.answer(request, keeper.as_mut());
             same::<G>(answer, index)?;
         }
-        if let Some(loser) = game.side_to_move() {
+        if let (Some(loser), true) = (game.side_to_move(), clocked) {
             game.forfeit(loser);
             let timing = Timing {
-                left: clocked.then(|| [Duration::ZERO, Duration::from_millis(2500)]),
+                left: [Duration::ZERO, Duration::from_millis(2500)],
                 ending: crate::proto::Ending::Time,
                 unprompted: true,
             };

@@ -34,7 +34,6 @@ use super::answer::Answer;
 use super::clock::Timekeeper;
 use super::error::ServiceError;
 use crate::proto::replies::{WrittenAs, WrittenReply};
-use crate::proto::Ending;
 use crate::rules::GameKind;
 use crate::telemetry::{names, otel};
 
@@ -139,7 +138,8 @@ pub(crate) mod sealed {
 
     /// A game just opened, with its clock and its reply to the first message, or why
     /// it was not.
-    pub(crate) type Opened<G> = Result<(G, Timekeeper, Reply<<G as Play>::Response>), ServiceError>;
+    pub(crate) type Opened<G> =
+        Result<(G, Option<Timekeeper>, Reply<<G as Play>::Response>), ServiceError>;
 
     /// How a game is played on a stream: its messages, and how it answers them.
     pub trait Play: Sized + Send + 'static {
@@ -165,7 +165,7 @@ pub(crate) mod sealed {
         fn answer(
             &mut self,
             request: Self::Request,
-            keeper: &mut Timekeeper,
+            keeper: Option<&mut Timekeeper>,
         ) -> (Handled, Self::Played<'_>);
 
         /// The side to move; `None` once the game is over.
@@ -182,7 +182,7 @@ pub(crate) mod sealed {
         fn reply(
             &mut self,
             request: Self::Request,
-            keeper: &mut Timekeeper,
+            keeper: Option<&mut Timekeeper>,
         ) -> Reply<Self::Response> {
             let (handled, answer) = self.answer(request, keeper);
             Reply {
@@ -195,10 +195,9 @@ pub(crate) mod sealed {
 
 /// Opens `game` as it stands, with no clock, with `first`, received at `now`, as its
 /// first move: for streams that start without a setup.
-pub(crate) fn first_move<G: LiveGame>(mut game: G, first: G::Request, now: Instant) -> Opened<G> {
-    let mut keeper = Timekeeper::open(None, now, game.side_to_move());
-    let reply = game.reply(first, &mut keeper);
-    Ok((game, keeper, reply))
+pub(crate) fn first_move<G: LiveGame>(mut game: G, first: G::Request) -> Opened<G> {
+    let reply = game.reply(first, None);
+    Ok((game, None, reply))
 }
 
 /// One game as its messages reach it, with its clock and the count of its messages that
@@ -206,7 +205,9 @@ pub(crate) fn first_move<G: LiveGame>(mut game: G, first: G::Request, now: Insta
 /// share, so that both answer the same messages alike.
 pub(crate) struct Referee<G> {
     game: G,
-    keeper: Timekeeper,
+    /// The clock of a game on the clock; boxed, so that a game without one carries a
+    /// pointer's worth.
+    keeper: Option<Box<Timekeeper>>,
     unapplied: usize,
     /// The game's end has been counted in the metrics.
     end_counted: bool,
@@ -223,7 +224,7 @@ impl<G: LiveGame> Referee<G> {
         let (game, keeper, reply) = G::open(first, now)?;
         let mut referee = Self {
             game,
-            keeper,
+            keeper: keeper.map(Box::new),
             unapplied: 0,
             end_counted: false,
         };
@@ -239,8 +240,10 @@ impl<G: LiveGame> Referee<G> {
         max_unapplied: usize,
         now: Instant,
     ) -> Result<G::Response, ServiceError> {
-        self.keeper.received(now);
-        let reply = self.game.reply(request, &mut self.keeper);
+        if let Some(keeper) = &mut self.keeper {
+            keeper.received(now);
+        }
+        let reply = self.game.reply(request, self.keeper.as_deref_mut());
         self.count(reply, max_unapplied)
     }
 
@@ -251,16 +254,18 @@ impl<G: LiveGame> Referee<G> {
         &mut self,
         max_unapplied: usize,
         now: Instant,
-        play: impl FnOnce(&mut G, &mut Timekeeper) -> (Handled, T),
+        play: impl FnOnce(&mut G, Option<&mut Timekeeper>) -> (Handled, T),
     ) -> Result<T, ServiceError> {
-        self.keeper.received(now);
-        let (handled, done) = play(&mut self.game, &mut self.keeper);
+        if let Some(keeper) = &mut self.keeper {
+            keeper.received(now);
+        }
+        let (handled, done) = play(&mut self.game, self.keeper.as_deref_mut());
         self.count(Reply::new(done, handled), max_unapplied)
     }
 
     /// When the side to move runs out, if the game is on the clock and goes on.
     pub(crate) fn deadline(&self) -> Option<Instant> {
-        self.keeper.deadline()
+        self.keeper.as_ref().and_then(|keeper| keeper.deadline())
     }
 
     /// If the side to move has run out by `now`, ends the game on time and makes the
@@ -270,10 +275,11 @@ impl<G: LiveGame> Referee<G> {
         now: Instant,
         announce: impl FnOnce(G::Played<'_>) -> T,
     ) -> Option<T> {
-        if !self.keeper.is_out(now) {
+        let keeper = self.keeper.as_mut()?;
+        if !keeper.is_out(now) {
             return None;
         }
-        let (loser, timing) = self.keeper.run_out()?;
+        let (loser, timing) = keeper.run_out()?;
         self.game.forfeit(loser);
         self.count_end();
         Some(announce(self.game.standing(timing)))
@@ -306,10 +312,16 @@ impl<G: LiveGame> Referee<G> {
         if self.end_counted {
             return;
         }
-        let ending = match self.keeper.ending() {
-            Some(Ending::Board) => "board",
-            Some(Ending::Time) => "time",
-            _ => return,
+        let ending = if self
+            .keeper
+            .as_ref()
+            .is_some_and(|keeper| keeper.ended_on_time())
+        {
+            "time"
+        } else if self.game.side_to_move().is_none() {
+            "board"
+        } else {
+            return;
         };
         self.end_counted = true;
         metrics::counter!(names::GAMES_ENDED_TOTAL, "game" => G::KIND.label(), "ending" => ending)
