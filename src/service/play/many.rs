@@ -4,7 +4,7 @@
 //! replies are field for field the ones that stream would send; what would end a
 //! single-game stream ends only that game, answered in place with `invalid`.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
 use foldhash::fast::RandomState;
@@ -20,7 +20,7 @@ use crate::service::budget::MAX_REPLY_BYTES;
 use crate::service::error::{ServiceError, Violation};
 use crate::service::fields;
 
-use super::{Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
+use super::{Games, LiveGame, LiveGames, OpenGame, Pending, Referee, StreamLimits};
 use crate::service::answer::Answer;
 
 /// The most actions one PlayMany message may carry.
@@ -64,6 +64,8 @@ struct Entry {
     game: AnyGame,
     /// When its side to move runs out, as the stream's deadlines hold it.
     deadline: Option<Instant>,
+    /// It is on the clock (else its deadlines need no looking after).
+    clocked: bool,
     _open: OpenGame,
 }
 
@@ -171,7 +173,7 @@ impl Games for ManyGames {
         &mut self,
         request: PlayManyRequest,
         now: Instant,
-        out: &mut VecDeque<PlayManyReply>,
+        out: &mut Pending<PlayManyReply>,
     ) -> Result<(), ServiceError> {
         let count = request.actions.len();
         fields::at_most("PlayManyRequest", "actions", count, MAX_ACTIONS, "message")?;
@@ -199,7 +201,7 @@ impl Games for ManyGames {
     }
 
     /// One reply, `unprompted`, of every game whose time ran out by `now`.
-    fn expire(&mut self, now: Instant, out: &mut VecDeque<PlayManyReply>) {
+    fn expire(&mut self, now: Instant, out: &mut Pending<PlayManyReply>) {
         let mut reply = PlayManyReply::default();
         while let Some(&(deadline, game)) = self.deadlines.first() {
             if deadline > now {
@@ -272,7 +274,7 @@ impl ManyGames {
         let max_unapplied = self.limits.max_unapplied;
         let Some(entry) = self.games.get_mut(&game) else {
             let len = self.start::<G>(game, request, now, out);
-            if let Some(entry) = self.games.get_mut(&game) {
+            if let Some(entry) = self.games.get_mut(&game).filter(|entry| entry.clocked) {
                 refresh(&mut self.deadlines, game, entry);
             }
             return len;
@@ -299,7 +301,9 @@ impl ManyGames {
         });
         match written {
             Ok(len) => {
-                refresh(&mut self.deadlines, game, entry);
+                if entry.clocked {
+                    refresh(&mut self.deadlines, game, entry);
+                }
                 len
             }
             Err(_) => {
@@ -368,6 +372,7 @@ impl ManyGames {
                 self.games.insert(
                     game,
                     Entry {
+                        clocked: referee.is_clocked(),
                         game: G::hold(referee),
                         deadline: None,
                         _open: open,

@@ -263,6 +263,11 @@ impl<G: LiveGame> Referee<G> {
         self.count(Reply::new(done, handled), max_unapplied)
     }
 
+    /// Whether the game is on the clock.
+    pub(crate) fn is_clocked(&self) -> bool {
+        self.keeper.is_some()
+    }
+
     /// When the side to move runs out, if the game is on the clock and goes on.
     pub(crate) fn deadline(&self) -> Option<Instant> {
         self.keeper.as_ref().and_then(|keeper| keeper.deadline())
@@ -287,7 +292,8 @@ impl<G: LiveGame> Referee<G> {
 
     fn count<R>(&mut self, reply: Reply<R>, max_unapplied: usize) -> Result<R, ServiceError> {
         match reply.handled {
-            Handled::Applied => self.count_end(),
+            Handled::Applied if !self.end_counted => self.count_end(),
+            Handled::Applied => {}
             Handled::Rejected => {
                 metrics::counter!(names::REJECTED_MOVES_TOTAL, "game" => G::KIND.label())
                     .increment(1);
@@ -308,10 +314,8 @@ impl<G: LiveGame> Referee<G> {
     }
 
     /// Counts the game's end in the metrics, once, when it has ended.
+    #[inline]
     fn count_end(&mut self) {
-        if self.end_counted {
-            return;
-        }
         let ending = if self
             .keeper
             .as_ref()
@@ -388,14 +392,14 @@ pub(crate) trait Games: Send + 'static {
         &mut self,
         request: Self::Request,
         now: Instant,
-        out: &mut VecDeque<Self::Response>,
+        out: &mut Pending<Self::Response>,
     ) -> Result<(), ServiceError>;
 
     /// When the next clock runs out, if a clock runs.
     fn deadline(&self) -> Option<Instant>;
 
     /// The announcements of the games whose time ran out by `now`, into `out`.
-    fn expire(&mut self, now: Instant, out: &mut VecDeque<Self::Response>);
+    fn expire(&mut self, now: Instant, out: &mut Pending<Self::Response>);
 }
 
 /// The one game of a Play* stream, and its place in the live-game count; its replies
@@ -482,13 +486,15 @@ impl<G: LiveGame, F: Form<G>> Games for OneGame<G, F> {
         &mut self,
         request: G::Request,
         now: Instant,
-        out: &mut VecDeque<F::Reply>,
+        out: &mut Pending<F::Reply>,
     ) -> Result<(), ServiceError> {
         match &mut self.referee {
             Some(referee) => {
                 // A move that arrives after the deadline is never applied: the
                 // announcement goes first, and the move is answered as after the end.
-                out.extend(F::run_out(referee, now));
+                if let Some(announcement) = F::run_out(referee, now) {
+                    out.push_back(announcement);
+                }
                 out.push_back(F::later(referee, request, self.max_unapplied, now)?);
             }
             None => {
@@ -504,9 +510,11 @@ impl<G: LiveGame, F: Form<G>> Games for OneGame<G, F> {
         self.referee.as_ref().and_then(Referee::deadline)
     }
 
-    fn expire(&mut self, now: Instant, out: &mut VecDeque<F::Reply>) {
+    fn expire(&mut self, now: Instant, out: &mut Pending<F::Reply>) {
         if let Some(referee) = &mut self.referee {
-            out.extend(F::run_out(referee, now));
+            if let Some(announcement) = F::run_out(referee, now) {
+                out.push_back(announcement);
+            }
         }
     }
 }
@@ -551,7 +559,7 @@ struct Session<T: Games, S> {
     span: Option<tracing::Span>,
     /// Replies made and not yet sent: the announcements of games whose time ran out,
     /// before the reply to a message that came after their deadline.
-    pending: VecDeque<T::Response>,
+    pending: Pending<T::Response>,
     /// The error that ends the stream, sent once the replies before it are.
     failed: Option<Status>,
     /// The timer of the next deadline, while a clock runs.
@@ -561,6 +569,46 @@ struct Session<T: Games, S> {
 /// Now, by the clock the games' deadlines are kept on (tokio's, which tests can stop).
 fn now() -> Instant {
     tokio::time::Instant::now().into_std()
+}
+
+/// The replies of a stream made and not yet sent, in order: most often none or one
+/// (the reply being handed over); an announcement of a loss on time and the reply to the
+/// message after it make two, the second kept aside.
+pub(crate) struct Pending<T> {
+    next: Option<T>,
+    later: VecDeque<T>,
+}
+
+impl<T> Default for Pending<T> {
+    fn default() -> Self {
+        Self {
+            next: None,
+            later: VecDeque::new(),
+        }
+    }
+}
+
+impl<T> Pending<T> {
+    /// Adds `reply` after the others.
+    pub(crate) fn push_back(&mut self, reply: T) {
+        if self.next.is_none() && self.later.is_empty() {
+            self.next = Some(reply);
+        } else {
+            self.later.push_back(reply);
+        }
+    }
+
+    /// Takes the first reply.
+    pub(crate) fn pop_front(&mut self) -> Option<T> {
+        let first = self.next.take().or_else(|| self.later.pop_front())?;
+        self.next = self.later.pop_front();
+        Some(first)
+    }
+
+    /// How many replies wait.
+    pub(crate) fn len(&self) -> usize {
+        usize::from(self.next.is_some()) + self.later.len()
+    }
 }
 
 // Nothing of a session is pinned: its fields are moved freely, the timer boxed.
@@ -635,7 +683,7 @@ where
         closed: false,
         received: 0,
         span: otel::current_call(),
-        pending: VecDeque::new(),
+        pending: Pending::default(),
         failed: None,
         timer: None,
     })
@@ -713,8 +761,9 @@ where
                 return;
             }
         };
-        let now = now();
-        self.watch.touch();
+        let at = tokio::time::Instant::now();
+        self.watch.touch_at(at);
+        let now = at.into_std();
         let mut held = self.slot.lock();
         let Some(games) = held.as_mut() else {
             drop(held);

@@ -78,9 +78,9 @@ impl Watched {
 pub(super) struct Watch(Arc<Watched>);
 
 impl Watch {
-    /// Notes that a message arrived now.
-    pub(super) fn touch(&self) {
-        let since = Instant::now().saturating_duration_since(self.0.opened);
+    /// Notes that a message arrived at `now`.
+    pub(super) fn touch_at(&self, now: Instant) {
+        let since = now.saturating_duration_since(self.0.opened);
         let nanos = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX);
         self.0.last_message.store(nanos, Ordering::Relaxed);
     }
