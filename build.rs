@@ -30,15 +30,12 @@ fn main() -> Result<(), Box<dyn Error>> {
     tonic_prost_build::configure()
         // Written by hand (src/proto/board.rs): one buffer for all of a board's rows.
         .extern_path(".arbiter.v1.Board", "crate::proto::Board")
-        // A setup's clock fields boxed: inline, they would make every message of a live
-        // game, and every PlayMany action, a hundred bytes larger, to be moved about on
-        // every move.
-        .boxed(".arbiter.v1.TicTacToeSetup.time_control")
-        .boxed(".arbiter.v1.TicTacToeSetup.clock")
-        .boxed(".arbiter.v1.OthelloSetup.time_control")
-        .boxed(".arbiter.v1.OthelloSetup.clock")
-        .boxed(".arbiter.v1.ConnectFourSetup.time_control")
-        .boxed(".arbiter.v1.ConnectFourSetup.clock")
+        // A live game's setup boxed: it comes once a game, and inline it would make
+        // every message of a live game, and every PlayMany action, as large as a setup,
+        // to be moved about on every move.
+        .boxed(".arbiter.v1.PlayTicTacToeRequest.setup")
+        .boxed(".arbiter.v1.PlayOthelloRequest.action.setup")
+        .boxed(".arbiter.v1.PlayConnectFourRequest.action.setup")
         .build_client(true)
         .build_server(false)
         .compile_fds(descriptors.clone())?;

@@ -319,7 +319,9 @@ async fn play_othello(client: &mut Client) -> Result<(), Failure> {
         place(0, 0),
         place(2, 2),
         PlayOthelloRequest {
-            action: Some(play_othello_request::Action::Setup(Default::default())),
+            action: Some(play_othello_request::Action::Setup(Box::new(
+                Default::default(),
+            ))),
         },
         place(2, 1),
     ];
@@ -452,7 +454,9 @@ impl ResumableGame {
             action: Some(action),
         };
         sender
-            .send(message(play_connect_four_request::Action::Setup(setup)))
+            .send(message(play_connect_four_request::Action::Setup(Box::new(
+                setup,
+            ))))
             .await
             .map_err(|_| ended())?;
         let mut replies = client
@@ -602,10 +606,12 @@ async fn resume_from_history(client: &mut Client) -> Result<(), Failure> {
         before = Some(reply);
     }
     let setup = PlayConnectFourRequest {
-        action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-            history: drops.to_vec(),
-            ..Default::default()
-        })),
+        action: Some(play_connect_four_request::Action::Setup(Box::new(
+            ConnectFourSetup {
+                history: drops.to_vec(),
+                ..Default::default()
+            },
+        ))),
     };
     let mut second = client
         .play_connect_four(tokio_stream::iter([setup]))
@@ -638,16 +644,16 @@ async fn resume_from_history(client: &mut Client) -> Result<(), Failure> {
 async fn on_the_clock(client: &mut Client) -> Result<(), Failure> {
     println!("\n*** a game on the clock");
     let setup = PlayTicTacToeRequest {
-        setup: Some(TicTacToeSetup {
-            time_control: Some(Box::new(TimeControl {
+        setup: Some(Box::new(TicTacToeSetup {
+            time_control: Some(TimeControl {
                 initial: Some(prost_types::Duration {
                     seconds: 0,
                     nanos: 500_000_000,
                 }),
                 ..Default::default()
-            })),
+            }),
             ..Default::default()
-        }),
+        })),
         ..Default::default()
     };
     let x = PlayTicTacToeRequest {

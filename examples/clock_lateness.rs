@@ -45,16 +45,16 @@ async fn main() -> Result<(), Box<dyn Error>> {
         let initial = Duration::from_millis(100 + seed % 1901);
         initials.insert(game, initial);
         let setup = PlayTicTacToeRequest {
-            setup: Some(TicTacToeSetup {
-                time_control: Some(Box::new(TimeControl {
+            setup: Some(Box::new(TicTacToeSetup {
+                time_control: Some(TimeControl {
                     initial: Some(prost_types::Duration {
                         seconds: initial.as_secs() as i64,
                         nanos: initial.subsec_nanos() as i32,
                     }),
                     ..Default::default()
-                })),
+                }),
                 ..Default::default()
-            }),
+            })),
             ..Default::default()
         };
         actions.push(GameAction {

@@ -176,40 +176,46 @@ async fn ten_thousand_failing_actions_are_each_answered_with_a_bounded_list() {
         };
         let action = match i % 8 {
             0 => Action::Othello(PlayOthelloRequest {
-                action: Some(play_othello_request::Action::Setup(OthelloSetup {
-                    board: Some(Board::from_rows(if i < 80 {
-                        &wide_rows
-                    } else {
-                        &bad_rows
-                    })),
-                    to_move: "Z".into(),
-                    history: Vec::new(),
-                    ..Default::default()
-                })),
+                action: Some(play_othello_request::Action::Setup(Box::new(
+                    OthelloSetup {
+                        board: Some(Board::from_rows(if i < 80 {
+                            &wide_rows
+                        } else {
+                            &bad_rows
+                        })),
+                        to_move: "Z".into(),
+                        history: Vec::new(),
+                        ..Default::default()
+                    },
+                ))),
             }),
             1 => Action::ConnectFour(PlayConnectFourRequest {
-                action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-                    rows: i32::MAX,
-                    cols: i32::MIN,
-                    run_length: -1,
-                    history: vec![i32::MIN, i32::MAX],
-                    ..Default::default()
-                })),
+                action: Some(play_connect_four_request::Action::Setup(Box::new(
+                    ConnectFourSetup {
+                        rows: i32::MAX,
+                        cols: i32::MIN,
+                        run_length: -1,
+                        history: vec![i32::MIN, i32::MAX],
+                        ..Default::default()
+                    },
+                ))),
             }),
             2 => Action::ConnectFour(PlayConnectFourRequest {
-                action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-                    rows: 0,
-                    cols: 0,
-                    run_length: 0,
-                    // Column 0 holds 6 pieces: the seventh is refused.
-                    history: vec![0; 7],
-                    ..Default::default()
-                })),
+                action: Some(play_connect_four_request::Action::Setup(Box::new(
+                    ConnectFourSetup {
+                        rows: 0,
+                        cols: 0,
+                        run_length: 0,
+                        // Column 0 holds 6 pieces: the seventh is refused.
+                        history: vec![0; 7],
+                        ..Default::default()
+                    },
+                ))),
             }),
             3 => Action::TicTacToe(PlayTicTacToeRequest {
                 row: 0,
                 col: 0,
-                setup: Some(TicTacToeSetup {
+                setup: Some(Box::new(TicTacToeSetup {
                     history: vec![
                         TicTacToeMove { row: 1, col: 1 },
                         TicTacToeMove {
@@ -218,7 +224,7 @@ async fn ten_thousand_failing_actions_are_each_answered_with_a_bounded_list() {
                         },
                     ],
                     ..Default::default()
-                }),
+                })),
             }),
             4 => Action::Close(true),
             5 => {
@@ -227,15 +233,17 @@ async fn ten_thousand_failing_actions_are_each_answered_with_a_bounded_list() {
             }
             6 => return GameAction { game, action: None },
             _ => Action::Othello(PlayOthelloRequest {
-                action: Some(play_othello_request::Action::Setup(OthelloSetup {
-                    board: None,
-                    to_move: String::new(),
-                    history: vec![arbiter::proto::Cell {
-                        row: i32::MIN,
-                        col: i32::MIN,
-                    }],
-                    ..Default::default()
-                })),
+                action: Some(play_othello_request::Action::Setup(Box::new(
+                    OthelloSetup {
+                        board: None,
+                        to_move: String::new(),
+                        history: vec![arbiter::proto::Cell {
+                            row: i32::MIN,
+                            col: i32::MIN,
+                        }],
+                        ..Default::default()
+                    },
+                ))),
             }),
         };
         game_action(game, action)

@@ -194,14 +194,16 @@ impl Kind for OthelloKind {
             })
             .collect();
         PlayOthelloRequest {
-            action: Some(play_othello_request::Action::Setup(OthelloSetup {
-                // Small: games pass and end within a few dozen moves.
-                board: Some(Board::from_rows(["....", ".WB.", ".BW.", "...."])),
-                to_move: "B".into(),
-                history,
-                time_control: Some(Box::new(control)),
-                clock: clock.map(Box::new),
-            })),
+            action: Some(play_othello_request::Action::Setup(Box::new(
+                OthelloSetup {
+                    // Small: games pass and end within a few dozen moves.
+                    board: Some(Board::from_rows(["....", ".WB.", ".BW.", "...."])),
+                    to_move: "B".into(),
+                    history,
+                    time_control: Some(control),
+                    clock,
+                },
+            ))),
         }
     }
 
@@ -242,14 +244,16 @@ impl Kind for ConnectFourKind {
             })
             .collect();
         PlayConnectFourRequest {
-            action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-                rows: 4,
-                cols: 4,
-                run_length: 3,
-                history,
-                time_control: Some(Box::new(control)),
-                clock: clock.map(Box::new),
-            })),
+            action: Some(play_connect_four_request::Action::Setup(Box::new(
+                ConnectFourSetup {
+                    rows: 4,
+                    cols: 4,
+                    run_length: 3,
+                    history,
+                    time_control: Some(control),
+                    clock,
+                },
+            ))),
         }
     }
 
@@ -286,11 +290,11 @@ impl Kind for TicTacToeKind {
         PlayTicTacToeRequest {
             row: 0,
             col: 0,
-            setup: Some(TicTacToeSetup {
+            setup: Some(Box::new(TicTacToeSetup {
                 history,
-                time_control: Some(Box::new(control)),
-                clock: clock.map(Box::new),
-            }),
+                time_control: Some(control),
+                clock,
+            })),
         }
     }
 
@@ -709,12 +713,14 @@ async fn a_pass_keeps_the_movers_time_running() {
     };
     // Black at (0, 2) turns over (0, 1); White then has no move and passes.
     let setup = PlayOthelloRequest {
-        action: Some(play_othello_request::Action::Setup(OthelloSetup {
-            board: Some(Board::from_rows([".W.WB"])),
-            to_move: "B".into(),
-            time_control: Some(Box::new(control)),
-            ..Default::default()
-        })),
+        action: Some(play_othello_request::Action::Setup(Box::new(
+            OthelloSetup {
+                board: Some(Board::from_rows([".W.WB"])),
+                to_move: "B".into(),
+                time_control: Some(control),
+                ..Default::default()
+            },
+        ))),
     };
     let start = Instant::now();
     stream.send(setup).await;
@@ -1232,13 +1238,15 @@ async fn malformed_clocks_are_named() {
     }
     // A clock without a time control.
     let setup = PlayConnectFourRequest {
-        action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-            clock: Some(Box::new(Clock {
-                a_left: d(1, 0),
-                b_left: None,
-            })),
-            ..Default::default()
-        })),
+        action: Some(play_connect_four_request::Action::Setup(Box::new(
+            ConnectFourSetup {
+                clock: Some(Clock {
+                    a_left: d(1, 0),
+                    b_left: None,
+                }),
+                ..Default::default()
+            },
+        ))),
     };
     let status = client
         .play_connect_four(tokio_stream::iter([setup]))
@@ -1293,7 +1301,7 @@ async fn a_running_clock_holds_off_the_idle_timeout() {
     assert_announcement(&announcement, Side::A, [Duration::ZERO, initial], "idle");
     // Without a clock, the same silence ends the stream.
     let setup = PlayTicTacToeRequest {
-        setup: Some(TicTacToeSetup::default()),
+        setup: Some(Box::new(TicTacToeSetup::default())),
         ..Default::default()
     };
     let (_sender, mut replies) = open_on_the_wire::<TicTacToeKind>(&mut client, setup).await;

@@ -116,13 +116,15 @@ where
 /// A Connect Four setup of `rows` x `cols`, `run_length` to win, no history.
 fn connect_four_setup(rows: usize, cols: usize, run_length: usize) -> PlayConnectFourRequest {
     PlayConnectFourRequest {
-        action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-            rows: rows as i32,
-            cols: cols as i32,
-            run_length: run_length as i32,
-            history: Vec::new(),
-            ..Default::default()
-        })),
+        action: Some(play_connect_four_request::Action::Setup(Box::new(
+            ConnectFourSetup {
+                rows: rows as i32,
+                cols: cols as i32,
+                run_length: run_length as i32,
+                history: Vec::new(),
+                ..Default::default()
+            },
+        ))),
     }
 }
 
@@ -147,12 +149,12 @@ proptest! {
                 let (referee, passed) = NaiveOthello::new(rows.clone(), color);
                 let first = Expected { reply: referee.reply(Vec::new(), passed), rejected: None };
                 let request = PlayOthelloRequest {
-                    action: Some(play_othello_request::Action::Setup(OthelloSetup {
+                    action: Some(play_othello_request::Action::Setup(Box::new(OthelloSetup {
                         board: Some(Board::from_rows(rows.clone())),
                         to_move: (if *black { "B" } else { "W" }).to_owned(),
                         history: Vec::new(),
                         ..Default::default()
-                    })),
+                    }))),
                 };
                 (referee, vec![first], vec![request])
             }
@@ -181,7 +183,7 @@ proptest! {
                 // A setup as the stream's first message is the game's setup, tried elsewhere.
                 Message::Setup if requests.is_empty() => continue,
                 Message::Setup => (
-                    Some(play_othello_request::Action::Setup(OthelloSetup::default())),
+                    Some(play_othello_request::Action::Setup(Box::new(OthelloSetup::default()))),
                     Expected { reply: referee.reply(Vec::new(), false), rejected: Some("setup") },
                 ),
                 Message::Empty => (
@@ -235,7 +237,7 @@ proptest! {
                 None => {
                     expected.push(Expected { reply: referee.reply(None, Vec::new()), rejected: Some("setup") });
                     requests.push(PlayConnectFourRequest {
-                        action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup::default())),
+                        action: Some(play_connect_four_request::Action::Setup(Box::new(ConnectFourSetup::default()))),
                     });
                 }
             }

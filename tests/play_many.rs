@@ -74,15 +74,17 @@ fn othello_message() -> impl Strategy<Value = PlayOthelloRequest> {
             } else {
                 vec!["....", ".WB.", ".BW.", "...?"]
             };
-            Some(play_othello_request::Action::Setup(OthelloSetup {
-                board: Some(Board::from_rows(rows)),
-                to_move: to_move.into(),
-                history: history
-                    .into_iter()
-                    .map(|(row, col)| Cell { row, col })
-                    .collect(),
-                ..Default::default()
-            }))
+            Some(play_othello_request::Action::Setup(Box::new(
+                OthelloSetup {
+                    board: Some(Board::from_rows(rows)),
+                    to_move: to_move.into(),
+                    history: history
+                        .into_iter()
+                        .map(|(row, col)| Cell { row, col })
+                        .collect(),
+                    ..Default::default()
+                },
+            )))
         });
     prop_oneof![8 => mover, 2 => anywhere, 2 => setup, 1 => Just(None)]
         .prop_map(|action| PlayOthelloRequest { action })
@@ -97,13 +99,15 @@ fn connect_four_message() -> impl Strategy<Value = PlayConnectFourRequest> {
         prop::collection::vec(0i32..5, 0..12),
     )
         .prop_map(|(rows, cols, run_length, history)| {
-            Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-                rows,
-                cols,
-                run_length,
-                history,
-                ..Default::default()
-            }))
+            Some(play_connect_four_request::Action::Setup(Box::new(
+                ConnectFourSetup {
+                    rows,
+                    cols,
+                    run_length,
+                    history,
+                    ..Default::default()
+                },
+            )))
         });
     prop_oneof![10 => drop, 2 => setup, 1 => Just(None)]
         .prop_map(|action| PlayConnectFourRequest { action })
@@ -119,13 +123,13 @@ fn tic_tac_toe_message() -> impl Strategy<Value = PlayTicTacToeRequest> {
         prop::collection::vec((0i32..3, 0i32..3), 0..6).prop_map(|history| PlayTicTacToeRequest {
             row: 0,
             col: 0,
-            setup: Some(TicTacToeSetup {
+            setup: Some(Box::new(TicTacToeSetup {
                 history: history
                     .into_iter()
                     .map(|(row, col)| TicTacToeMove { row, col })
                     .collect(),
                 ..Default::default()
-            }),
+            })),
         });
     prop_oneof![8 => mover, 2 => setup]
 }
@@ -453,7 +457,7 @@ async fn a_malformed_setup_starts_no_game() {
     let bad = game_action(
         3,
         Action::Othello(PlayOthelloRequest {
-            action: Some(play_othello_request::Action::Setup(setup)),
+            action: Some(play_othello_request::Action::Setup(Box::new(setup))),
         }),
     );
     let states = exchange(&mut stream, vec![bad, drop(3, 0)]).await;

@@ -211,12 +211,14 @@ fn no_request_costs_more_than_its_size_allows() {
             .map(|game| GameAction {
                 game,
                 action: Some(game_action::Action::Othello(PlayOthelloRequest {
-                    action: Some(play_othello_request::Action::Setup(OthelloSetup {
-                        board: Some(Board::from_rows(["XXXXXXXX"; 8])),
-                        to_move: "B".into(),
-                        history: Vec::new(),
-                        ..Default::default()
-                    })),
+                    action: Some(play_othello_request::Action::Setup(Box::new(
+                        OthelloSetup {
+                            board: Some(Board::from_rows(["XXXXXXXX"; 8])),
+                            to_move: "B".into(),
+                            history: Vec::new(),
+                            ..Default::default()
+                        },
+                    ))),
                 })),
             })
             .collect(),

@@ -29,6 +29,8 @@ pub struct Timekeeper {
     ended_on_time: bool,
     /// When the message being answered arrived.
     now: Instant,
+    /// What the reply to the last message played says (see [`Timekeeper::after`]).
+    said: Timing,
 }
 
 /// What a reply of a game on the clock says of it: each side's time left (A's, then
@@ -50,17 +52,24 @@ impl Timekeeper {
         if let Some(side) = to_move {
             clock.start(side, now);
         }
-        Self {
+        let mut keeper = Self {
             clock,
             ended_on_time: false,
             now,
-        }
+            said: Timing {
+                left: [Duration::ZERO; 2],
+                ending: Ending::Unspecified,
+                unprompted: false,
+            },
+        };
+        keeper.said = keeper.timing(now, false, to_move.is_none());
+        keeper
     }
 
-    /// What a reply to the message being answered says, with nothing played; `over`:
-    /// the board has ended the game.
-    pub(crate) fn current(&self, over: bool) -> Timing {
-        self.timing(self.now, false, over)
+    /// What the reply to the last message played says: as the game opens, the reply
+    /// to its setup.
+    pub(crate) fn said(&self) -> &Timing {
+        &self.said
     }
 
     /// Notes that the message being answered arrived at `now`.
@@ -70,12 +79,14 @@ impl Timekeeper {
 
     /// After a message: if it was an applied move, the mover is charged for its turn
     /// and given its increment, and `to_move`'s turn begins (or the clock stops, the
-    /// game over). Returns what the reply says.
-    pub(crate) fn after(&mut self, applied: bool, to_move: Option<Side>) -> Timing {
+    /// game over). Returns what the reply says, kept here so that the reply can borrow
+    /// it rather than carry it.
+    pub(crate) fn after(&mut self, applied: bool, to_move: Option<Side>) -> &Timing {
         if applied {
             self.clock.moved(self.now, to_move);
         }
-        self.timing(self.now, false, to_move.is_none())
+        self.said = self.timing(self.now, false, to_move.is_none());
+        &self.said
     }
 
     /// When the side to move runs out, while the clock runs.
@@ -96,11 +107,6 @@ impl Timekeeper {
         let loser = self.clock.run_out()?;
         self.ended_on_time = true;
         Some((loser, self.timing(deadline, true, true)))
-    }
-
-    /// Whether the game ended on time.
-    pub(crate) fn ended_on_time(&self) -> bool {
-        self.ended_on_time
     }
 
     fn timing(&self, now: Instant, unprompted: bool, over: bool) -> Timing {

@@ -135,9 +135,7 @@ impl play::sealed::Play for Game {
                 game: &game,
                 placed,
                 rejected: String::new(),
-                timing: keeper
-                    .as_ref()
-                    .map(|keeper| keeper.current(to_move.is_none())),
+                timing: keeper.as_ref().map(Timekeeper::said),
             };
             let reply = Reply::setup(answer.into_response());
             return Ok((game, keeper, reply));
@@ -160,7 +158,7 @@ impl play::sealed::Play for Game {
         );
     }
 
-    fn standing(&self, timing: Timing) -> Played<'_> {
+    fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
         let timing = Some(timing);
         Played {
             game: self,
@@ -170,11 +168,11 @@ impl play::sealed::Play for Game {
         }
     }
 
-    fn answer(
-        &mut self,
+    fn answer<'a>(
+        &'a mut self,
         request: PlayConnectFourRequest,
-        keeper: Option<&mut Timekeeper>,
-    ) -> (Handled, Played<'_>) {
+        keeper: Option<&'a mut Timekeeper>,
+    ) -> (Handled, Played<'a>) {
         let dropped = match request.action {
             Some(Action::Drop(col)) => self
                 .drop_piece(i64::from(col))
@@ -208,7 +206,7 @@ pub struct Played<'a> {
     /// Why the message was not applied; empty when it was.
     rejected: String,
     /// The clock and the end as of the message, for a game on the clock.
-    timing: Option<Timing>,
+    timing: Option<&'a Timing>,
 }
 
 impl Played<'_> {
@@ -255,8 +253,8 @@ impl Answer for Played<'_> {
             to_move,
             moves_played,
             rejected: self.rejected,
-            clock: self.timing.as_ref().map(Timing::clock),
-            ending: clock::ending(self.timing.as_ref(), self.game.to_move().is_none()),
+            clock: self.timing.map(Timing::clock),
+            ending: clock::ending(self.timing, self.game.to_move().is_none()),
             unprompted: self.timing.is_some_and(|timing| timing.unprompted),
         }
     }
@@ -277,12 +275,7 @@ impl Answer for Played<'_> {
         w.int32(reply::MOVES_PLAYED, moves_played);
         w.string(reply::REJECTED, &self.rejected);
         let over = self.game.to_move().is_none();
-        clock::write_timing(
-            self.timing.as_ref(),
-            over,
-            <Game as play::sealed::Play>::TIMING,
-            w,
-        );
+        clock::write_timing(self.timing, over, <Game as play::sealed::Play>::TIMING, w);
     }
 }
 
@@ -312,8 +305,8 @@ fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>, Option<Clock>
     let cols = side("setup.cols", setup.cols, DEFAULT_COLS.get());
     let run_length = side("setup.run_length", setup.run_length, DEFAULT_RUN_LENGTH);
     let clock = clock::set_up(
-        setup.time_control.as_deref(),
-        setup.clock.as_deref(),
+        setup.time_control.as_ref(),
+        setup.clock.as_ref(),
         &mut violations,
     );
     let (Some(rows), Some(cols), Some(run_length), true) =

@@ -158,7 +158,7 @@ impl play::sealed::Play for Game {
     fn open(first: PlayOthelloRequest, now: Instant) -> Opened<Self> {
         let action = match first.action {
             Some(Action::Setup(setup)) => {
-                let (game, last, clock) = set_up(setup)?;
+                let (game, last, clock) = set_up(*setup)?;
                 let to_move = game.to_move().map(side);
                 let keeper = clock.map(|clock| Timekeeper::open(clock, now, to_move));
                 let answer = Played {
@@ -166,9 +166,7 @@ impl play::sealed::Play for Game {
                     flips: &last.flips,
                     passed: last.passed,
                     rejected: String::new(),
-                    timing: keeper
-                        .as_ref()
-                        .map(|keeper| keeper.current(to_move.is_none())),
+                    timing: keeper.as_ref().map(Timekeeper::said),
                 };
                 let reply = Reply::setup(answer.into_response());
                 return Ok((game, keeper, reply));
@@ -192,7 +190,7 @@ impl play::sealed::Play for Game {
         );
     }
 
-    fn standing(&self, timing: Timing) -> Played<'_> {
+    fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
         let timing = Some(timing);
         Played {
             game: self,
@@ -203,11 +201,11 @@ impl play::sealed::Play for Game {
         }
     }
 
-    fn answer(
-        &mut self,
+    fn answer<'a>(
+        &'a mut self,
         request: PlayOthelloRequest,
-        keeper: Option<&mut Timekeeper>,
-    ) -> (Handled, Played<'_>) {
+        keeper: Option<&'a mut Timekeeper>,
+    ) -> (Handled, Played<'a>) {
         let played = match request.action {
             Some(Action::Move(cell)) => self
                 .play_move(i64::from(cell.row), i64::from(cell.col))
@@ -245,7 +243,7 @@ pub struct Played<'a> {
     /// Why the message was not applied; empty when it was.
     rejected: String,
     /// The clock and the end as of the message, for a game on the clock.
-    timing: Option<Timing>,
+    timing: Option<&'a Timing>,
 }
 
 impl Played<'_> {
@@ -295,8 +293,8 @@ impl Answer for Played<'_> {
             white_discs,
             moves_played,
             rejected: self.rejected,
-            clock: self.timing.as_ref().map(Timing::clock),
-            ending: clock::ending(self.timing.as_ref(), self.game.to_move().is_none()),
+            clock: self.timing.map(Timing::clock),
+            ending: clock::ending(self.timing, self.game.to_move().is_none()),
             unprompted: self.timing.is_some_and(|timing| timing.unprompted),
         }
     }
@@ -317,12 +315,7 @@ impl Answer for Played<'_> {
         w.int32(reply::MOVES_PLAYED, moves_played);
         w.string(reply::REJECTED, &self.rejected);
         let over = self.game.to_move().is_none();
-        clock::write_timing(
-            self.timing.as_ref(),
-            over,
-            <Game as play::sealed::Play>::TIMING,
-            w,
-        );
+        clock::write_timing(self.timing, over, <Game as play::sealed::Play>::TIMING, w);
     }
 }
 
@@ -341,8 +334,8 @@ fn set_up(setup: proto::OthelloSetup) -> Result<(Game, LastMove, Option<Clock>),
     let board = fields::board::<Board>("setup.board", setup.board, &mut violations);
     let to_move = fields::color("setup.to_move", &setup.to_move, &mut violations);
     let clock = clock::set_up(
-        setup.time_control.as_deref(),
-        setup.clock.as_deref(),
+        setup.time_control.as_ref(),
+        setup.clock.as_ref(),
         &mut violations,
     );
     let (Some(board), Some(to_move), true) = (board, to_move, violations.is_empty()) else {

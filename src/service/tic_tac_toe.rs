@@ -122,9 +122,7 @@ impl play::sealed::Play for Game {
         let answer = Played {
             game: &game,
             rejected: String::new(),
-            timing: keeper
-                .as_ref()
-                .map(|keeper| keeper.current(to_move.is_none())),
+            timing: keeper.as_ref().map(Timekeeper::said),
         };
         let reply = Reply::setup(answer.into_response());
         Ok((game, keeper, reply))
@@ -144,7 +142,7 @@ impl play::sealed::Play for Game {
         );
     }
 
-    fn standing(&self, timing: Timing) -> Played<'_> {
+    fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
         let timing = Some(timing);
         Played {
             game: self,
@@ -153,11 +151,11 @@ impl play::sealed::Play for Game {
         }
     }
 
-    fn answer(
-        &mut self,
+    fn answer<'a>(
+        &'a mut self,
         request: PlayTicTacToeRequest,
-        keeper: Option<&mut Timekeeper>,
-    ) -> (Handled, Played<'_>) {
+        keeper: Option<&'a mut Timekeeper>,
+    ) -> (Handled, Played<'a>) {
         let played = if request.setup.is_some() {
             Err(play::SETUP_NOT_FIRST.to_owned())
         } else {
@@ -188,7 +186,7 @@ pub struct Played<'a> {
     game: &'a Game,
     rejected: String,
     /// The clock and the end as of the message, for a game on the clock.
-    timing: Option<Timing>,
+    timing: Option<&'a Timing>,
 }
 
 impl Answer for Played<'_> {
@@ -196,7 +194,7 @@ impl Answer for Played<'_> {
 
     fn into_response(self) -> PlayTicTacToeResponse {
         let over = self.game.outcome().is_over();
-        State::of(self.game).into_play_response(self.rejected, self.timing.as_ref(), over)
+        State::of(self.game).into_play_response(self.rejected, self.timing, over)
     }
 
     /// Writes the reply [`Played::into_response`] builds, without building it: the
@@ -205,12 +203,7 @@ impl Answer for Played<'_> {
         write_state(self.game, PLAYED, w);
         w.string(wire::play_tic_tac_toe_response::REJECTED, &self.rejected);
         let over = self.game.outcome().is_over();
-        clock::write_timing(
-            self.timing.as_ref(),
-            over,
-            <Game as play::sealed::Play>::TIMING,
-            w,
-        );
+        clock::write_timing(self.timing, over, <Game as play::sealed::Play>::TIMING, w);
     }
 }
 
@@ -276,8 +269,8 @@ fn set_up(setup: &TicTacToeSetup) -> Result<(Game, Option<Clock>), ServiceError>
     const MESSAGE: &str = "PlayTicTacToeRequest";
     let mut violations = Violations::new();
     let clock = clock::set_up(
-        setup.time_control.as_deref(),
-        setup.clock.as_deref(),
+        setup.time_control.as_ref(),
+        setup.clock.as_ref(),
         &mut violations,
     );
     if !violations.is_empty() {

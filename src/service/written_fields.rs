@@ -196,14 +196,16 @@ fn many_requests() -> Vec<PlayManyRequest> {
     };
     let mut messages = vec![many(
         1,
-        othello(play_othello_request::Action::Setup(OthelloSetup {
-            // Black at (0, 2) flips (0, 1); then White has no move and passes, and
-            // Black's move at (0, 4) ends the game.
-            board: board(&["BW.W.", "....."]),
-            to_move: "B".into(),
-            history: Vec::new(),
-            ..Default::default()
-        })),
+        othello(play_othello_request::Action::Setup(Box::new(
+            OthelloSetup {
+                // Black at (0, 2) flips (0, 1); then White has no move and passes, and
+                // Black's move at (0, 4) ends the game.
+                board: board(&["BW.W.", "....."]),
+                to_move: "B".into(),
+                history: Vec::new(),
+                ..Default::default()
+            },
+        ))),
     )];
     for (row, col) in [(9, 9), (0, 2), (0, 4)] {
         messages.push(many(
@@ -214,13 +216,15 @@ fn many_requests() -> Vec<PlayManyRequest> {
     messages.push(many(
         2,
         Action::ConnectFour(PlayConnectFourRequest {
-            action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-                rows: 6,
-                cols: 7,
-                run_length: 4,
-                history: Vec::new(),
-                ..Default::default()
-            })),
+            action: Some(play_connect_four_request::Action::Setup(Box::new(
+                ConnectFourSetup {
+                    rows: 6,
+                    cols: 7,
+                    run_length: 4,
+                    history: Vec::new(),
+                    ..Default::default()
+                },
+            ))),
         }),
     ));
     for col in [0, 1, 0, 1, 0, 1, 9, 0] {
@@ -236,16 +240,18 @@ fn many_requests() -> Vec<PlayManyRequest> {
     messages.push(many(
         5,
         Action::ConnectFour(PlayConnectFourRequest {
-            action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-                time_control: Some(Box::new(TimeControl {
-                    increment: Some(prost_types::Duration {
-                        seconds: 0,
-                        nanos: 250_000_000,
+            action: Some(play_connect_four_request::Action::Setup(Box::new(
+                ConnectFourSetup {
+                    time_control: Some(TimeControl {
+                        increment: Some(prost_types::Duration {
+                            seconds: 0,
+                            nanos: 250_000_000,
+                        }),
+                        ..one_and_a_half_seconds()
                     }),
-                    ..one_and_a_half_seconds()
-                })),
-                ..Default::default()
-            })),
+                    ..Default::default()
+                },
+            ))),
         }),
     ));
     messages.push(many(5, drop(3)));
@@ -253,20 +259,22 @@ fn many_requests() -> Vec<PlayManyRequest> {
     // And one of each other kind, whose times run out together, before game 5's.
     messages.push(many(
         6,
-        othello(play_othello_request::Action::Setup(OthelloSetup {
-            board: board(&["BW..", "...."]),
-            to_move: "B".into(),
-            time_control: Some(Box::new(one_and_a_half_seconds())),
-            ..Default::default()
-        })),
+        othello(play_othello_request::Action::Setup(Box::new(
+            OthelloSetup {
+                board: board(&["BW..", "...."]),
+                to_move: "B".into(),
+                time_control: Some(one_and_a_half_seconds()),
+                ..Default::default()
+            },
+        ))),
     ));
     messages.push(many(
         7,
         Action::TicTacToe(PlayTicTacToeRequest {
-            setup: Some(TicTacToeSetup {
-                time_control: Some(Box::new(one_and_a_half_seconds())),
+            setup: Some(Box::new(TicTacToeSetup {
+                time_control: Some(one_and_a_half_seconds()),
                 ..Default::default()
-            }),
+            })),
             ..Default::default()
         }),
     ));

@@ -55,6 +55,7 @@ pub(crate) fn serve_metrics(listeners: Vec<TcpListener>) -> Result<MetricsListen
         .set_buckets_for_metric(Matcher::Full(CALL_DURATION_SECONDS.into()), &BUCKETS)?
         .install_recorder()?;
     register_metrics();
+    super::games::install();
     CallMetricHandles::install();
     let mut tasks = JoinSet::new();
     let upkeep = handle.clone();

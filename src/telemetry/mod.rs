@@ -4,13 +4,15 @@
 //!
 //! Metrics (their names in `names`): `arbiter_calls_total{rpc, code}`,
 //! `arbiter_call_duration_seconds{rpc}` (histogram), `arbiter_calls_in_flight`, and from
-//! the live-game stream `arbiter_live_games` and `arbiter_rejected_moves_total`. The
+//! the live games `arbiter_live_games`, `arbiter_rejected_moves_total` and
+//! `arbiter_games_ended_total` (`games`, through handles). The
 //! `rpc` label is one of the RPCs the server serves, read from their descriptor sets
 //! (`rpcs`), or `other`.
 //!
 //! `layer` counts the calls; `listener` serves the metrics over HTTP until the server
 //! stops; `otel` gives each call a span exported over OTLP, when tracing is on.
 
+pub(crate) mod games;
 mod layer;
 mod listener;
 pub(crate) mod names;

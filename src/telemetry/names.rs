@@ -1,7 +1,5 @@
 //! The name of every metric Arbiter writes, defined once, and their descriptions.
 
-use crate::rules::GameKind;
-
 /// Calls answered, by `rpc` and `code`.
 pub(crate) const CALLS_TOTAL: &str = "arbiter_calls_total";
 /// Call duration by `rpc` (a histogram).
@@ -15,8 +13,8 @@ pub(crate) const REJECTED_MOVES_TOTAL: &str = "arbiter_rejected_moves_total";
 /// Live games that ended, by `game` and `ending` (`board` or `time`).
 pub(crate) const GAMES_ENDED_TOTAL: &str = "arbiter_games_ended_total";
 
-/// Describes every metric and registers those without per-call labels at zero, so that
-/// dashboards and alerts see them from the first scrape, before any game is played.
+/// Describes every metric and registers the calls in flight at zero, so that dashboards
+/// and alerts see it from the first scrape (the games' series: `games::install`).
 pub(super) fn register_metrics() {
     metrics::describe_counter!(CALLS_TOTAL, "Calls answered, by RPC and gRPC status code.");
     metrics::describe_histogram!(
@@ -41,12 +39,4 @@ pub(super) fn register_metrics() {
         "Live games that ended, by game and by ending (board: the rules decided; time: a side ran out)."
     );
     metrics::gauge!(CALLS_IN_FLIGHT).increment(0.0);
-    for game in GameKind::ALL {
-        metrics::gauge!(LIVE_GAMES, "game" => game.label()).increment(0.0);
-        metrics::counter!(REJECTED_MOVES_TOTAL, "game" => game.label()).increment(0);
-        for ending in ["board", "time"] {
-            metrics::counter!(GAMES_ENDED_TOTAL, "game" => game.label(), "ending" => ending)
-                .increment(0);
-        }
-    }
 }

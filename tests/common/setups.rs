@@ -23,13 +23,15 @@ pub fn connect_four_setup(
     history: &[i32],
 ) -> PlayConnectFourRequest {
     PlayConnectFourRequest {
-        action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-            rows,
-            cols,
-            run_length,
-            history: history.to_vec(),
-            ..Default::default()
-        })),
+        action: Some(play_connect_four_request::Action::Setup(Box::new(
+            ConnectFourSetup {
+                rows,
+                cols,
+                run_length,
+                history: history.to_vec(),
+                ..Default::default()
+            },
+        ))),
     }
 }
 
@@ -40,15 +42,17 @@ pub fn othello_setup(
     history: &[(i32, i32)],
 ) -> PlayOthelloRequest {
     PlayOthelloRequest {
-        action: Some(play_othello_request::Action::Setup(OthelloSetup {
-            board: Some(Board::from_rows(rows)),
-            to_move: char::from(to_move.byte()).to_string(),
-            history: history
-                .iter()
-                .map(|&(row, col)| Cell { row, col })
-                .collect(),
-            ..Default::default()
-        })),
+        action: Some(play_othello_request::Action::Setup(Box::new(
+            OthelloSetup {
+                board: Some(Board::from_rows(rows)),
+                to_move: char::from(to_move.byte()).to_string(),
+                history: history
+                    .iter()
+                    .map(|&(row, col)| Cell { row, col })
+                    .collect(),
+                ..Default::default()
+            },
+        ))),
     }
 }
 
@@ -58,10 +62,10 @@ pub fn tic_tac_toe_setup(history: &[(i32, i32)], (row, col): (i32, i32)) -> Play
     PlayTicTacToeRequest {
         row,
         col,
-        setup: Some(TicTacToeSetup {
+        setup: Some(Box::new(TicTacToeSetup {
             history: moves(history),
             ..Default::default()
-        }),
+        })),
     }
 }
 

@@ -85,12 +85,14 @@ async fn connect_four(
 
 fn setup(board: &[&str], to_move: &str) -> PlayOthelloRequest {
     PlayOthelloRequest {
-        action: Some(play_othello_request::Action::Setup(OthelloSetup {
-            board: rows(board),
-            to_move: to_move.into(),
-            history: Vec::new(),
-            ..Default::default()
-        })),
+        action: Some(play_othello_request::Action::Setup(Box::new(
+            OthelloSetup {
+                board: rows(board),
+                to_move: to_move.into(),
+                history: Vec::new(),
+                ..Default::default()
+            },
+        ))),
     }
 }
 
@@ -102,13 +104,15 @@ fn place(row: i32, col: i32) -> PlayOthelloRequest {
 
 fn shape(rows: i32, cols: i32, run_length: i32) -> PlayConnectFourRequest {
     PlayConnectFourRequest {
-        action: Some(play_connect_four_request::Action::Setup(ConnectFourSetup {
-            rows,
-            cols,
-            run_length,
-            history: Vec::new(),
-            ..Default::default()
-        })),
+        action: Some(play_connect_four_request::Action::Setup(Box::new(
+            ConnectFourSetup {
+                rows,
+                cols,
+                run_length,
+                history: Vec::new(),
+                ..Default::default()
+            },
+        ))),
     }
 }
 
@@ -299,18 +303,22 @@ async fn othello_setup_errors_end_the_stream_with_each_field_named() {
         (setup(&["..", ".x"], "B"), vec!["setup.board.rows[1]"]),
         (
             PlayOthelloRequest {
-                action: Some(play_othello_request::Action::Setup(OthelloSetup::default())),
+                action: Some(play_othello_request::Action::Setup(Box::new(
+                    OthelloSetup::default(),
+                ))),
             },
             vec!["setup.board", "setup.to_move"],
         ),
         (
             PlayOthelloRequest {
-                action: Some(play_othello_request::Action::Setup(OthelloSetup {
-                    board: Some(Board::from_rows(vec![".".repeat(10); 101])),
-                    to_move: "W".into(),
-                    history: Vec::new(),
-                    ..Default::default()
-                })),
+                action: Some(play_othello_request::Action::Setup(Box::new(
+                    OthelloSetup {
+                        board: Some(Board::from_rows(vec![".".repeat(10); 101])),
+                        to_move: "W".into(),
+                        history: Vec::new(),
+                        ..Default::default()
+                    },
+                ))),
             },
             vec!["setup.board"],
         ),

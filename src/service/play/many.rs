@@ -4,7 +4,7 @@
 //! replies are field for field the ones that stream would send; what would end a
 //! single-game stream ends only that game, answered in place with `invalid`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::Instant;
 
 use foldhash::fast::RandomState;
@@ -20,7 +20,7 @@ use crate::service::budget::MAX_REPLY_BYTES;
 use crate::service::error::{ServiceError, Violation};
 use crate::service::fields;
 
-use super::{Games, LiveGame, LiveGames, OpenGame, Pending, Referee, StreamLimits};
+use super::{Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
 use crate::service::answer::Answer;
 
 /// The most actions one PlayMany message may carry.
@@ -173,11 +173,11 @@ impl Games for ManyGames {
         &mut self,
         request: PlayManyRequest,
         now: Instant,
-        out: &mut Pending<PlayManyReply>,
-    ) -> Result<(), ServiceError> {
+        announced: &mut VecDeque<PlayManyReply>,
+    ) -> Result<PlayManyReply, ServiceError> {
         let count = request.actions.len();
         fields::at_most("PlayManyRequest", "actions", count, MAX_ACTIONS, "message")?;
-        self.expire(now, out);
+        self.expire(now, announced);
         let room = count.saturating_mul(self.bytes_per_action);
         let mut reply = PlayManyReply::with_capacity(room.min(MAX_REPLY_BYTES));
         let mut bytes = 0;
@@ -192,8 +192,7 @@ impl Games for ManyGames {
         if count > 0 {
             self.bytes_per_action = reply.as_bytes().len().div_ceil(count);
         }
-        out.push_back(reply);
-        Ok(())
+        Ok(reply)
     }
 
     fn deadline(&self) -> Option<Instant> {
@@ -201,7 +200,7 @@ impl Games for ManyGames {
     }
 
     /// One reply, `unprompted`, of every game whose time ran out by `now`.
-    fn expire(&mut self, now: Instant, out: &mut Pending<PlayManyReply>) {
+    fn expire(&mut self, now: Instant, announced: &mut VecDeque<PlayManyReply>) {
         let mut reply = PlayManyReply::default();
         while let Some(&(deadline, game)) = self.deadlines.first() {
             if deadline > now {
@@ -215,7 +214,7 @@ impl Games for ManyGames {
         }
         if reply.len() > 0 {
             reply.set_unprompted();
-            out.push_back(reply);
+            announced.push_back(reply);
         }
     }
 }
@@ -514,7 +513,7 @@ mod tests {
                 ending: crate::proto::Ending::Time,
                 unprompted: true,
             };
-            same::<G>(game.standing(timing), count)?;
+            same::<G>(game.standing(&timing), count)?;
         }
         Ok(())
     }
@@ -550,7 +549,7 @@ mod tests {
                 };
                 let action = match kind {
                     0 => None,
-                    1 => Some(play_othello_request::Action::Setup(OthelloSetup::default())),
+                    1 => Some(play_othello_request::Action::Setup(Box::new(OthelloSetup::default()))),
                     _ => Some(play_othello_request::Action::Move(cell)),
                 };
                 PlayOthelloRequest { action }
@@ -567,7 +566,7 @@ mod tests {
             written_as_built(game, drops, clocked, |_, (kind, col)| PlayConnectFourRequest {
                 action: match kind {
                     0 => None,
-                    1 => Some(play_connect_four_request::Action::Setup(ConnectFourSetup::default())),
+                    1 => Some(play_connect_four_request::Action::Setup(Box::new(ConnectFourSetup::default()))),
                     _ => Some(play_connect_four_request::Action::Drop(col)),
                 },
             })?;
@@ -579,7 +578,7 @@ mod tests {
             clocked in any::<bool>(),
         ) {
             written_as_built(tic_tac_toe::Game::new(), moves, clocked, |_, (kind, row, col)| {
-                let setup = (kind == 0).then(TicTacToeSetup::default);
+                let setup = (kind == 0).then(Box::<TicTacToeSetup>::default);
                 PlayTicTacToeRequest { row, col, setup }
             })?;
         }

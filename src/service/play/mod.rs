@@ -35,7 +35,8 @@ use super::clock::Timekeeper;
 use super::error::ServiceError;
 use crate::proto::replies::{WrittenAs, WrittenReply};
 use crate::rules::GameKind;
-use crate::telemetry::{names, otel};
+use crate::telemetry::games::{self, GameEnding};
+use crate::telemetry::otel;
 
 /// The replies of one live game.
 pub type ReplyStream<R> = Pin<Box<dyn Stream<Item = Result<R, Status>> + Send>>;
@@ -162,11 +163,11 @@ pub(crate) mod sealed {
 
         /// Plays a later message: what became of it, and its answer, whose clock
         /// `keeper` keeps.
-        fn answer(
-            &mut self,
+        fn answer<'a>(
+            &'a mut self,
             request: Self::Request,
-            keeper: Option<&mut Timekeeper>,
-        ) -> (Handled, Self::Played<'_>);
+            keeper: Option<&'a mut Timekeeper>,
+        ) -> (Handled, Self::Played<'a>);
 
         /// The side to move; `None` once the game is over.
         fn side_to_move(&self) -> Option<Side>;
@@ -176,7 +177,7 @@ pub(crate) mod sealed {
 
         /// The game as it stands, as the answer to no message: the announcement of a
         /// loss on time.
-        fn standing(&self, timing: Timing) -> Self::Played<'_>;
+        fn standing<'a>(&'a self, timing: &'a Timing) -> Self::Played<'a>;
 
         /// The reply to a later message, built.
         fn reply(
@@ -286,21 +287,25 @@ impl<G: LiveGame> Referee<G> {
         }
         let (loser, timing) = keeper.run_out()?;
         self.game.forfeit(loser);
-        self.count_end();
-        Some(announce(self.game.standing(timing)))
+        self.count_end(GameEnding::Time);
+        Some(announce(self.game.standing(&timing)))
     }
 
     fn count<R>(&mut self, reply: Reply<R>, max_unapplied: usize) -> Result<R, ServiceError> {
         match reply.handled {
-            Handled::Applied if !self.end_counted => self.count_end(),
-            Handled::Applied => {}
+            Handled::Applied => {
+                if !self.end_counted && self.game.side_to_move().is_none() {
+                    self.count_end(GameEnding::Board);
+                }
+            }
             Handled::Rejected => {
-                metrics::counter!(names::REJECTED_MOVES_TOTAL, "game" => G::KIND.label())
-                    .increment(1);
+                games::rejected(G::KIND);
                 self.unapplied += 1;
             }
             Handled::Setup => {
-                self.count_end();
+                if self.game.side_to_move().is_none() {
+                    self.count_end(GameEnding::Board);
+                }
                 self.unapplied += 1;
             }
         }
@@ -313,23 +318,11 @@ impl<G: LiveGame> Referee<G> {
         Ok(reply.response)
     }
 
-    /// Counts the game's end in the metrics, once, when it has ended.
-    #[inline]
-    fn count_end(&mut self) {
-        let ending = if self
-            .keeper
-            .as_ref()
-            .is_some_and(|keeper| keeper.ended_on_time())
-        {
-            "time"
-        } else if self.game.side_to_move().is_none() {
-            "board"
-        } else {
-            return;
-        };
+    /// Counts the game's end, so, in the metrics: once a game.
+    #[cold]
+    fn count_end(&mut self, ending: GameEnding) {
         self.end_counted = true;
-        metrics::counter!(names::GAMES_ENDED_TOTAL, "game" => G::KIND.label(), "ending" => ending)
-            .increment(1);
+        games::ended(G::KIND, ending);
     }
 }
 
@@ -355,7 +348,7 @@ impl LiveGames {
                 (open < limit).then_some(open + 1)
             })
             .ok()?;
-        metrics::gauge!(names::LIVE_GAMES, "game" => kind.label()).increment(1.0);
+        games::opened(kind);
         Some(OpenGame {
             count: Arc::clone(&self.count),
             kind,
@@ -372,7 +365,7 @@ pub(crate) struct OpenGame {
 impl Drop for OpenGame {
     fn drop(&mut self) {
         self.count.fetch_sub(1, Ordering::Relaxed);
-        metrics::gauge!(names::LIVE_GAMES, "game" => self.kind.label()).decrement(1.0);
+        games::closed(self.kind);
     }
 }
 
@@ -385,21 +378,21 @@ pub(crate) trait Games: Send + 'static {
     /// A reply to the client.
     type Response: Send + 'static;
 
-    /// The replies to one message, received at `now`, into `out`: first the
-    /// announcements of games whose time ran out by then, then the answer. An error
-    /// ends the stream.
+    /// The reply to one message, received at `now`, after the announcements of the
+    /// games whose time ran out by then, which go into `announced`. An error ends the
+    /// stream.
     fn handle(
         &mut self,
         request: Self::Request,
         now: Instant,
-        out: &mut Pending<Self::Response>,
-    ) -> Result<(), ServiceError>;
+        announced: &mut VecDeque<Self::Response>,
+    ) -> Result<Self::Response, ServiceError>;
 
     /// When the next clock runs out, if a clock runs.
     fn deadline(&self) -> Option<Instant>;
 
-    /// The announcements of the games whose time ran out by `now`, into `out`.
-    fn expire(&mut self, now: Instant, out: &mut Pending<Self::Response>);
+    /// The announcements of the games whose time ran out by `now`, into `announced`.
+    fn expire(&mut self, now: Instant, announced: &mut VecDeque<Self::Response>);
 }
 
 /// The one game of a Play* stream, and its place in the live-game count; its replies
@@ -486,35 +479,32 @@ impl<G: LiveGame, F: Form<G>> Games for OneGame<G, F> {
         &mut self,
         request: G::Request,
         now: Instant,
-        out: &mut Pending<F::Reply>,
-    ) -> Result<(), ServiceError> {
+        announced: &mut VecDeque<F::Reply>,
+    ) -> Result<F::Reply, ServiceError> {
         match &mut self.referee {
             Some(referee) => {
                 // A move that arrives after the deadline is never applied: the
                 // announcement goes first, and the move is answered as after the end.
-                if let Some(announcement) = F::run_out(referee, now) {
-                    out.push_back(announcement);
+                if referee.is_clocked() {
+                    announced.extend(F::run_out(referee, now));
                 }
-                out.push_back(F::later(referee, request, self.max_unapplied, now)?);
+                F::later(referee, request, self.max_unapplied, now)
             }
             None => {
                 let (referee, response) = Referee::open(request, self.max_unapplied, now)?;
                 self.referee = Some(referee);
-                out.push_back(F::first(response));
+                Ok(F::first(response))
             }
         }
-        Ok(())
     }
 
     fn deadline(&self) -> Option<Instant> {
         self.referee.as_ref().and_then(Referee::deadline)
     }
 
-    fn expire(&mut self, now: Instant, out: &mut Pending<F::Reply>) {
+    fn expire(&mut self, now: Instant, announced: &mut VecDeque<F::Reply>) {
         if let Some(referee) = &mut self.referee {
-            if let Some(announcement) = F::run_out(referee, now) {
-                out.push_back(announcement);
-            }
+            announced.extend(F::run_out(referee, now));
         }
     }
 }
@@ -558,57 +548,21 @@ struct Session<T: Games, S> {
     /// The call's span, when calls are traced: it is told the message count at the end.
     span: Option<tracing::Span>,
     /// Replies made and not yet sent: the announcements of games whose time ran out,
-    /// before the reply to a message that came after their deadline.
-    pending: Pending<T::Response>,
+    /// and after them the reply to a message that came after their deadline. Empty,
+    /// and never allocated, while no clock runs out.
+    queued: VecDeque<T::Response>,
     /// The error that ends the stream, sent once the replies before it are.
     failed: Option<Status>,
     /// The timer of the next deadline, while a clock runs.
     timer: Option<(Instant, Pin<Box<tokio::time::Sleep>>)>,
+    /// A clock ran among its games after the last message: the timer needs looking
+    /// after (a stream without one never locks its games to ask).
+    timed: bool,
 }
 
 /// Now, by the clock the games' deadlines are kept on (tokio's, which tests can stop).
 fn now() -> Instant {
     tokio::time::Instant::now().into_std()
-}
-
-/// The replies of a stream made and not yet sent, in order: most often none or one
-/// (the reply being handed over); an announcement of a loss on time and the reply to the
-/// message after it make two, the second kept aside.
-pub(crate) struct Pending<T> {
-    next: Option<T>,
-    later: VecDeque<T>,
-}
-
-impl<T> Default for Pending<T> {
-    fn default() -> Self {
-        Self {
-            next: None,
-            later: VecDeque::new(),
-        }
-    }
-}
-
-impl<T> Pending<T> {
-    /// Adds `reply` after the others.
-    pub(crate) fn push_back(&mut self, reply: T) {
-        if self.next.is_none() && self.later.is_empty() {
-            self.next = Some(reply);
-        } else {
-            self.later.push_back(reply);
-        }
-    }
-
-    /// Takes the first reply.
-    pub(crate) fn pop_front(&mut self) -> Option<T> {
-        let first = self.next.take().or_else(|| self.later.pop_front())?;
-        self.next = self.later.pop_front();
-        Some(first)
-    }
-
-    /// How many replies wait.
-    pub(crate) fn len(&self) -> usize {
-        usize::from(self.next.is_some()) + self.later.len()
-    }
 }
 
 // Nothing of a session is pinned: its fields are moved freely, the timer boxed.
@@ -683,9 +637,10 @@ where
         closed: false,
         received: 0,
         span: otel::current_call(),
-        pending: Pending::default(),
+        queued: VecDeque::new(),
         failed: None,
         timer: None,
+        timed: false,
     })
 }
 
@@ -702,7 +657,7 @@ where
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
         loop {
-            if let Some(reply) = this.pending.pop_front() {
+            if let Some(reply) = this.queued.pop_front() {
                 return Poll::Ready(Some(Ok(reply)));
             }
             if let Some(status) = this.failed.take() {
@@ -730,8 +685,12 @@ where
                 continue;
             }
             match this.messages.poll_next_unpin(cx) {
-                Poll::Ready(next) => this.reply_to(next),
-                Poll::Pending if this.poll_timer(cx) => {}
+                Poll::Ready(next) => {
+                    if let Some(reply) = this.reply_to(next) {
+                        return Poll::Ready(Some(Ok(reply)));
+                    }
+                }
+                Poll::Pending if (this.timed || this.timer.is_some()) && this.poll_timer(cx) => {}
                 Poll::Pending => return Poll::Pending,
             }
         }
@@ -743,13 +702,14 @@ where
     T: Games,
     S: Stream<Item = Result<T::Request, Status>> + Unpin,
 {
-    /// Answers `next`, what the client sent (`None`: it has half-closed), into the
-    /// pending replies, or fails the stream.
-    fn reply_to(&mut self, next: Option<Result<T::Request, Status>>) {
+    /// The reply to `next`, what the client sent (`None`: it has half-closed), when it
+    /// is the next to send; `None` when it waits behind announcements (both queued), or
+    /// the stream has half-closed or failed.
+    fn reply_to(&mut self, next: Option<Result<T::Request, Status>>) -> Option<T::Response> {
         let request = match next {
             None => {
                 self.closed = true;
-                return;
+                return None;
             }
             Some(Ok(request)) => {
                 self.received += 1;
@@ -758,7 +718,7 @@ where
             Some(Err(status)) => {
                 self.failed =
                     Some(ServiceError::from_transport(&status).map_or(status, Status::from));
-                return;
+                return None;
             }
         };
         let at = tokio::time::Instant::now();
@@ -768,15 +728,26 @@ where
         let Some(games) = held.as_mut() else {
             drop(held);
             self.failed = Some(self.ending_error().into());
-            return;
+            return None;
         };
-        if let Err(error) = games.handle(request, now, &mut self.pending) {
-            self.failed = Some(error.into());
+        let reply = games.handle(request, now, &mut self.queued);
+        self.timed = games.deadline().is_some();
+        drop(held);
+        match reply {
+            Ok(reply) if self.queued.is_empty() => Some(reply),
+            Ok(reply) => {
+                self.queued.push_back(reply);
+                None
+            }
+            Err(error) => {
+                self.failed = Some(error.into());
+                None
+            }
         }
     }
 
     /// Polls the timer of the next deadline, arming it for the games' next deadline
-    /// first; true when it fired and the announcements it brought are pending.
+    /// first; true when it fired and the announcements it brought are queued.
     fn poll_timer(&mut self, cx: &mut Context<'_>) -> bool {
         let deadline = self.slot.lock().as_ref().and_then(Games::deadline);
         // While a clock runs, the clock and not the idle timeout bounds the game.
@@ -798,11 +769,11 @@ where
             return false;
         }
         self.timer = None;
-        let before = self.pending.len();
+        let before = self.queued.len();
         if let Some(games) = self.slot.lock().as_mut() {
-            games.expire(now(), &mut self.pending);
+            games.expire(now(), &mut self.queued);
         }
-        self.pending.len() > before
+        self.queued.len() > before
     }
 
     /// Why the watch ended the game.
