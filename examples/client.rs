@@ -319,9 +319,7 @@ async fn play_othello(client: &mut Client) -> Result<(), Failure> {
         place(0, 0),
         place(2, 2),
         PlayOthelloRequest {
-            action: Some(play_othello_request::Action::Setup(Box::new(
-                Default::default(),
-            ))),
+            action: Some(play_othello_request::Action::Setup(Box::default())),
         },
         place(2, 1),
     ];

@@ -1301,7 +1301,7 @@ async fn a_running_clock_holds_off_the_idle_timeout() {
     assert_announcement(&announcement, Side::A, [Duration::ZERO, initial], "idle");
     // Without a clock, the same silence ends the stream.
     let setup = PlayTicTacToeRequest {
-        setup: Some(Box::new(TicTacToeSetup::default())),
+        setup: Some(Box::<TicTacToeSetup>::default()),
         ..Default::default()
     };
     let (_sender, mut replies) = open_on_the_wire::<TicTacToeKind>(&mut client, setup).await;

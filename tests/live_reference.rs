@@ -183,7 +183,7 @@ proptest! {
                 // A setup as the stream's first message is the game's setup, tried elsewhere.
                 Message::Setup if requests.is_empty() => continue,
                 Message::Setup => (
-                    Some(play_othello_request::Action::Setup(Box::new(OthelloSetup::default()))),
+                    Some(play_othello_request::Action::Setup(Box::<OthelloSetup>::default())),
                     Expected { reply: referee.reply(Vec::new(), false), rejected: Some("setup") },
                 ),
                 Message::Empty => (
@@ -237,7 +237,7 @@ proptest! {
                 None => {
                     expected.push(Expected { reply: referee.reply(None, Vec::new()), rejected: Some("setup") });
                     requests.push(PlayConnectFourRequest {
-                        action: Some(play_connect_four_request::Action::Setup(Box::new(ConnectFourSetup::default()))),
+                        action: Some(play_connect_four_request::Action::Setup(Box::<ConnectFourSetup>::default())),
                     });
                 }
             }

@@ -9,9 +9,9 @@ use std::num::NonZeroUsize;
 
 use arbiter::proto::{
     check, game_action, play_connect_four_request, play_othello_request, Board, Cell, Check,
-    CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, GameAction,
-    JudgeTicTacToeRequest, ListOthelloMovesRequest, PlayConnectFourRequest, PlayManyRequest,
-    PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove,
+    CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, ConnectFourSetup,
+    GameAction, JudgeTicTacToeRequest, ListOthelloMovesRequest, PlayConnectFourRequest,
+    PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove, TimeControl,
 };
 use arbiter::rules::{connect_four, othello};
 
@@ -391,4 +391,42 @@ pub fn batch_workloads() -> Vec<(&'static str, LoadCall)> {
         ),
     ];
     batches.chain(games).collect()
+}
+
+/// The workloads on the clock, for instruction counts only (`benches/callgrind.sh`): their
+/// replies carry each side's time left, which differs from run to run, so they are
+/// checked by size within a margin rather than byte for byte, and the load runs, which
+/// check every reply's bytes, leave them out. "PlayMany 1000 clocked ConnectFour games
+/// on 6x7" is "PlayMany 1000 ConnectFour games on 6x7" with a first message that sets
+/// every game up on an hour's clock: its figure per item, beside that workload's, is
+/// what a clock costs a move.
+pub fn clocked_workloads() -> Vec<(&'static str, LoadCall)> {
+    let setup = PlayConnectFourRequest {
+        action: Some(play_connect_four_request::Action::Setup(Box::new(
+            ConnectFourSetup {
+                rows: 6,
+                cols: 7,
+                run_length: 4,
+                time_control: Some(TimeControl {
+                    initial: Some(prost_types::Duration {
+                        seconds: 3600,
+                        nanos: 0,
+                    }),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+        ))),
+    };
+    let script: Vec<_> = std::iter::once(setup)
+        .chain(connect_four_script())
+        .collect();
+    vec![(
+        "PlayMany 1000 clocked ConnectFour games on 6x7",
+        LoadCall::PlayMany(stepped_together(
+            BATCH,
+            &script,
+            game_action::Action::ConnectFour,
+        )),
+    )]
 }

@@ -346,14 +346,6 @@ impl Writer<'_> {
         }
     }
 
-    /// An `int64` field: a negative value as its two's complement.
-    pub(crate) fn int64(&mut self, field: Varint, value: i64) {
-        if value != 0 {
-            self.key(field);
-            self.varint(value as u64);
-        }
-    }
-
     /// A `uint64` field.
     pub(crate) fn uint64(&mut self, field: Varint, value: u64) {
         if value != 0 {
@@ -377,6 +369,13 @@ impl Writer<'_> {
             self.varint(value.len() as u64);
             self.buf.extend_from_slice(value.as_bytes());
         }
+    }
+    /// A message field of `encoded`, its fields already encoded: written even when
+    /// empty.
+    pub(crate) fn encoded_message(&mut self, field: Len, encoded: &[u8]) {
+        self.key(field);
+        self.varint(encoded.len() as u64);
+        self.buf.extend_from_slice(encoded);
     }
 
     /// A message field, its body written by `write`; returns the body's length. The

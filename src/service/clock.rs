@@ -155,11 +155,8 @@ pub(crate) fn ending(timing: Option<&Timing>, over: bool) -> i32 {
 
 impl Timing {
     fn write(&self, at: TimingFields, w: &mut Writer) {
-        let [a, b] = self.left;
-        w.message(at.clock, |w| {
-            duration(w, wire::clock::A_LEFT, a);
-            duration(w, wire::clock::B_LEFT, b);
-        });
+        let (clock, len) = clock_bytes(self.left);
+        w.encoded_message(at.clock, clock.get(..len).unwrap_or_default());
         w.int32(at.ending, self.ending.into());
         w.bool(at.unprompted, self.unprompted);
     }
@@ -174,13 +171,62 @@ impl Timing {
     }
 }
 
-/// A `google.protobuf.Duration` field of `value` (set even when zero).
-fn duration(w: &mut Writer, field: Len, value: Duration) {
-    let proto = to_proto(value);
-    w.message(field, |w| {
-        w.int64(wire::duration::SECONDS, proto.seconds);
-        w.int32(wire::duration::NANOS, proto.nanos);
-    });
+/// The most bytes of an encoded `Clock`: two Durations, each a one-byte key, a one-byte
+/// length, and at most two fields of a one-byte key and a ten-byte varint.
+const CLOCK_BYTES: usize = 2 * (2 + 2 * 11);
+
+/// The encoded `Clock` of `left` (A's time, then B's), as prost encodes it (each
+/// Duration present, its zero fields left out), and its length: built on the stack and
+/// written at once, since every reply of a game on the clock carries one (byte by byte
+/// through nested messages, it cost a clocked move a fifth of its instructions more).
+fn clock_bytes(left: [Duration; 2]) -> ([u8; CLOCK_BYTES], usize) {
+    use crate::proto::wire::Field;
+    /// The bytes of `value` as a varint.
+    const fn varint_len(value: u64) -> usize {
+        (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
+    }
+    let mut bytes = [0; CLOCK_BYTES];
+    let mut at = 0;
+    let mut put = |mut value: u64| {
+        while value >= 0x80 {
+            if let Some(byte) = bytes.get_mut(at) {
+                *byte = value as u8 | 0x80;
+            }
+            at += 1;
+            value >>= 7;
+        }
+        if let Some(byte) = bytes.get_mut(at) {
+            *byte = value as u8;
+        }
+        at += 1;
+    };
+    let (seconds_key, nanos_key) = (
+        u64::from(wire::duration::SECONDS.key()),
+        u64::from(wire::duration::NANOS.key()),
+    );
+    for (field, value) in [
+        (wire::clock::A_LEFT, left[0]),
+        (wire::clock::B_LEFT, left[1]),
+    ] {
+        let proto = to_proto(value);
+        let (seconds, nanos) = (proto.seconds as u64, i64::from(proto.nanos) as u64);
+        let len = [(seconds_key, seconds), (nanos_key, nanos)]
+            .iter()
+            .filter(|(_, value)| *value != 0)
+            .map(|&(key, value)| varint_len(key) + varint_len(value))
+            .sum::<usize>();
+        put(u64::from(field.key()));
+        put(len as u64);
+        if seconds != 0 {
+            put(seconds_key);
+            put(seconds);
+        }
+        if nanos != 0 {
+            put(nanos_key);
+            put(nanos);
+        }
+    }
+    (bytes, at.min(CLOCK_BYTES))
 }
 
 fn to_proto(value: Duration) -> prost_types::Duration {

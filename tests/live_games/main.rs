@@ -303,9 +303,9 @@ async fn othello_setup_errors_end_the_stream_with_each_field_named() {
         (setup(&["..", ".x"], "B"), vec!["setup.board.rows[1]"]),
         (
             PlayOthelloRequest {
-                action: Some(play_othello_request::Action::Setup(Box::new(
-                    OthelloSetup::default(),
-                ))),
+                action: Some(play_othello_request::Action::Setup(
+                    Box::<OthelloSetup>::default(),
+                )),
             },
             vec!["setup.board", "setup.to_move"],
         ),

@@ -4,7 +4,8 @@
 //! replies are field for field the ones that stream would send; what would end a
 //! single-game stream ends only that game, answered in place with `invalid`.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::time::Instant;
 
 use foldhash::fast::RandomState;
@@ -40,9 +41,58 @@ pub(crate) struct ManyGames {
     /// The bytes of the last reply per action it answered, to size the next reply's
     /// buffer at once: a stream's messages tend to carry games of the same kinds.
     bytes_per_action: usize,
-    /// When each game on a running clock runs out, soonest first: the stream's one
-    /// timer waits for the first.
-    deadlines: BTreeSet<(Instant, u64)>,
+    /// When each game on a running clock runs out: the stream's one timer.
+    deadlines: Deadlines,
+}
+
+/// When each game of a PlayMany stream on a running clock runs out, soonest first, in a
+/// binary heap. A game's old deadline is not taken out when a move moves it: it stays,
+/// stale, skipped when it comes up (the game's own deadline no longer matches it) and
+/// dropped when the stale ones outnumber the games three to one
+/// ([`ManyGames::tidy_deadlines`]). So a move costs a push, most often at the bottom of
+/// the heap (a new deadline is later than most), rather than a removal and an insertion
+/// in an ordered set.
+#[derive(Default)]
+struct Deadlines {
+    heap: BinaryHeap<Reverse<(Instant, u64)>>,
+    /// The latest deadline pushed: no running clock runs past it.
+    latest: Option<Instant>,
+    /// The games whose clock runs (whose own deadline is set): with none, the stale
+    /// entries wait for nothing.
+    running: usize,
+}
+
+impl Deadlines {
+    /// Brings game number `game`'s deadline up to date with its clock (`entry`).
+    fn refresh(&mut self, game: u64, entry: &mut Entry) {
+        let deadline = entry.game.deadline();
+        if deadline == entry.deadline {
+            return;
+        }
+        match (entry.deadline, deadline) {
+            (None, Some(_)) => self.running += 1,
+            (Some(_), None) => self.forget(entry),
+            _ => {}
+        }
+        if let Some(new) = deadline {
+            self.heap.push(Reverse((new, game)));
+            self.latest = self.latest.max(Some(new));
+        }
+        entry.deadline = deadline;
+    }
+
+    /// Notes that `entry`'s clock no longer runs: run out, stopped, or its game gone.
+    fn forget(&mut self, entry: &Entry) {
+        if entry.deadline.is_some() {
+            self.running = self.running.saturating_sub(1);
+        }
+    }
+
+    /// When the next clock runs out, if one runs (perhaps a deadline since moved).
+    fn next(&self) -> Option<Instant> {
+        let Reverse((deadline, _)) = self.heap.peek().filter(|_| self.running > 0)?;
+        Some(*deadline)
+    }
 }
 
 impl ManyGames {
@@ -54,7 +104,7 @@ impl ManyGames {
             limits,
             live_games,
             bytes_per_action: STATE_BYTES,
-            deadlines: BTreeSet::new(),
+            deadlines: Deadlines::default(),
         }
     }
 }
@@ -192,34 +242,60 @@ impl Games for ManyGames {
         if count > 0 {
             self.bytes_per_action = reply.as_bytes().len().div_ceil(count);
         }
+        self.tidy_deadlines();
         Ok(reply)
     }
 
     fn deadline(&self) -> Option<Instant> {
-        self.deadlines.first().map(|&(deadline, _)| deadline)
+        self.deadlines.next()
+    }
+
+    fn clocks_run_until(&self) -> Option<Instant> {
+        self.deadlines.latest.filter(|_| self.deadlines.running > 0)
     }
 
     /// One reply, `unprompted`, of every game whose time ran out by `now`.
     fn expire(&mut self, now: Instant, announced: &mut VecDeque<PlayManyReply>) {
         let mut reply = PlayManyReply::default();
-        while let Some(&(deadline, game)) = self.deadlines.first() {
+        while let Some(&Reverse((deadline, game))) = self.deadlines.heap.peek() {
             if deadline > now {
                 break;
             }
-            self.deadlines.pop_first();
-            if let Some(entry) = self.games.get_mut(&game) {
-                entry.deadline = None;
-                entry.game.run_out(game, now, &mut reply);
+            self.deadlines.heap.pop();
+            match self.games.get_mut(&game) {
+                Some(entry) if entry.deadline == Some(deadline) => {
+                    self.deadlines.forget(entry);
+                    entry.deadline = None;
+                    entry.game.run_out(game, now, &mut reply);
+                }
+                // A deadline the game has since moved past, or of a game closed.
+                _ => {}
             }
         }
+        self.tidy_deadlines();
         if reply.len() > 0 {
             reply.set_unprompted();
             announced.push_back(reply);
         }
     }
 }
-
 impl ManyGames {
+    /// Drops the stale deadlines once they outnumber the games' own three to one (so
+    /// each costs a few instructions, once). A stale one left at the top only wakes
+    /// the stream's timer early, to find that nothing ran out.
+    fn tidy_deadlines(&mut self) {
+        if self.deadlines.running == 0 {
+            self.deadlines.heap.clear();
+        } else if self.deadlines.heap.len() > 4 * self.games.len() + 64 {
+            let games = &self.games;
+            self.deadlines.heap.retain(|&Reverse((deadline, game))| {
+                games
+                    .get(&game)
+                    .is_some_and(|entry| entry.deadline == Some(deadline))
+            });
+        }
+    }
+
     /// Applies one action to its game, and writes the game's state into `out`; returns
     /// the state's length, as [`PlayManyReply::push`] does.
     fn act(&mut self, action: GameAction, now: Instant, out: &mut PlayManyReply) -> usize {
@@ -236,9 +312,7 @@ impl ManyGames {
             }
             Some(Action::Close(true)) => match self.games.remove(&game) {
                 Some(entry) => {
-                    if let Some(deadline) = entry.deadline {
-                        self.deadlines.remove(&(deadline, game));
-                    }
+                    self.deadlines.forget(&entry);
                     GameState {
                         game,
                         invalid: Vec::new(),
@@ -274,7 +348,7 @@ impl ManyGames {
         let Some(entry) = self.games.get_mut(&game) else {
             let len = self.start::<G>(game, request, now, out);
             if let Some(entry) = self.games.get_mut(&game).filter(|entry| entry.clocked) {
-                refresh(&mut self.deadlines, game, entry);
+                self.deadlines.refresh(game, entry);
             }
             return len;
         };
@@ -301,18 +375,14 @@ impl ManyGames {
         match written {
             Ok(len) => {
                 if entry.clocked {
-                    refresh(&mut self.deadlines, game, entry);
+                    self.deadlines.refresh(game, entry);
                 }
                 len
             }
             Err(_) => {
                 out.truncate(mark);
-                if let Some(Entry {
-                    deadline: Some(deadline),
-                    ..
-                }) = self.games.remove(&game)
-                {
-                    self.deadlines.remove(&(deadline, game));
+                if let Some(entry) = self.games.remove(&game) {
+                    self.deadlines.forget(&entry);
                 }
                 out.push(&invalid(
                     game,
@@ -391,22 +461,6 @@ impl ManyGames {
             ))),
         }
     }
-}
-
-/// Brings game number `game`'s place among a stream's `deadlines` up to date with its
-/// clock (`entry`).
-fn refresh(deadlines: &mut BTreeSet<(Instant, u64)>, game: u64, entry: &mut Entry) {
-    let deadline = entry.game.deadline();
-    if deadline == entry.deadline {
-        return;
-    }
-    if let Some(old) = entry.deadline {
-        deadlines.remove(&(old, game));
-    }
-    if let Some(new) = deadline {
-        deadlines.insert((new, game));
-    }
-    entry.deadline = deadline;
 }
 
 /// Why an action past the reply budget was not applied.
@@ -549,7 +603,7 @@ mod tests {
                 };
                 let action = match kind {
                     0 => None,
-                    1 => Some(play_othello_request::Action::Setup(Box::new(OthelloSetup::default()))),
+                    1 => Some(play_othello_request::Action::Setup(Box::<OthelloSetup>::default())),
                     _ => Some(play_othello_request::Action::Move(cell)),
                 };
                 PlayOthelloRequest { action }
@@ -566,7 +620,7 @@ mod tests {
             written_as_built(game, drops, clocked, |_, (kind, col)| PlayConnectFourRequest {
                 action: match kind {
                     0 => None,
-                    1 => Some(play_connect_four_request::Action::Setup(Box::new(ConnectFourSetup::default()))),
+                    1 => Some(play_connect_four_request::Action::Setup(Box::<ConnectFourSetup>::default())),
                     _ => Some(play_connect_four_request::Action::Drop(col)),
                 },
             })?;

@@ -388,8 +388,15 @@ pub(crate) trait Games: Send + 'static {
         announced: &mut VecDeque<Self::Response>,
     ) -> Result<Self::Response, ServiceError>;
 
-    /// When the next clock runs out, if a clock runs.
+    /// When the next clock runs out, if a clock runs: the time to wake the stream and
+    /// look (it may find that the clock has since moved on).
     fn deadline(&self) -> Option<Instant>;
+
+    /// A time no running clock runs past, if a clock runs: until then the stream is
+    /// not idle.
+    fn clocks_run_until(&self) -> Option<Instant> {
+        self.deadline()
+    }
 
     /// The announcements of the games whose time ran out by `now`, into `announced`.
     fn expire(&mut self, now: Instant, announced: &mut VecDeque<Self::Response>);
@@ -749,31 +756,52 @@ where
     /// Polls the timer of the next deadline, arming it for the games' next deadline
     /// first; true when it fired and the announcements it brought are queued.
     fn poll_timer(&mut self, cx: &mut Context<'_>) -> bool {
-        let deadline = self.slot.lock().as_ref().and_then(Games::deadline);
-        // While a clock runs, the clock and not the idle timeout bounds the game.
-        self.watch.set_clock_deadline(deadline);
-        let Some(deadline) = deadline else {
-            self.timer = None;
-            return false;
-        };
-        let sleep = match &mut self.timer {
-            Some((at, sleep)) if *at == deadline => sleep,
-            timer => {
-                let until = tokio::time::Instant::from_std(deadline);
-                &mut timer
-                    .insert((deadline, Box::pin(tokio::time::sleep_until(until))))
-                    .1
+        let mut fired = None;
+        loop {
+            let (deadline, until) = match self.slot.lock().as_ref() {
+                Some(games) => (games.deadline(), games.clocks_run_until()),
+                None => (None, None),
+            };
+            // While a clock runs, the clock and not the idle timeout bounds the game.
+            self.watch.set_clock_deadline(until);
+            let Some(deadline) = deadline else {
+                self.timer = None;
+                return false;
+            };
+            let mut until = tokio::time::Instant::from_std(deadline);
+            if fired == Some(deadline) {
+                // It fired and nothing ran out by it: never spin on it.
+                until += Duration::from_millis(1);
             }
-        };
-        if sleep.as_mut().poll(cx).is_pending() {
-            return false;
+            // One timer a stream, moved as the next deadline moves.
+            let sleep = match &mut self.timer {
+                Some((at, sleep)) => {
+                    if *at != deadline || fired.is_some() {
+                        *at = deadline;
+                        sleep.as_mut().reset(until);
+                    }
+                    sleep
+                }
+                timer => {
+                    &mut timer
+                        .insert((deadline, Box::pin(tokio::time::sleep_until(until))))
+                        .1
+                }
+            };
+            if sleep.as_mut().poll(cx).is_pending() {
+                return false;
+            }
+            let before = self.queued.len();
+            if let Some(games) = self.slot.lock().as_mut() {
+                games.expire(now(), &mut self.queued);
+            }
+            if self.queued.len() > before {
+                return true;
+            }
+            fired = Some(deadline);
+            // Nothing ran out (the deadline was one its game has since moved past):
+            // wait for the next.
         }
-        self.timer = None;
-        let before = self.queued.len();
-        if let Some(games) = self.slot.lock().as_mut() {
-            games.expire(now(), &mut self.queued);
-        }
-        self.queued.len() > before
     }
 
     /// Why the watch ended the game.
