@@ -24,6 +24,7 @@ import tempfile
 import time
 
 import grpc
+from google.protobuf import duration_pb2
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests" / "lib"))
 from proc import rss_kib  # noqa: E402
@@ -46,6 +47,8 @@ def othello_crowded(side):
     return [(".WB" * side)[:side]] * side
 
 
+HOUR = duration_pb2.Duration(seconds=3600)
+
 CASES = [
     # name, games, the action starting game number g
     ("Tic-Tac-Toe (3x3)", 10_000,
@@ -61,6 +64,9 @@ CASES = [
          board=pb.Board(rows=othello_crowded(100)), to_move="B")))),
     ("Connect Four 6x7", 10_000,
      lambda g: pb.GameAction(game=g, connect_four=pb.PlayConnectFourRequest(setup=pb.ConnectFourSetup()))),
+    ("Connect Four 6x7 on the clock (an hour each)", 10_000,
+     lambda g: pb.GameAction(game=g, connect_four=pb.PlayConnectFourRequest(setup=pb.ConnectFourSetup(
+         time_control=pb.TimeControl(initial=HOUR))))),
     ("Connect Four 8x8", 10_000,
      lambda g: pb.GameAction(game=g, connect_four=pb.PlayConnectFourRequest(setup=pb.ConnectFourSetup(
          rows=8, cols=8)))),
@@ -110,7 +116,8 @@ class Server:
 class Stream:
     """A PlayMany stream fed one message at a time; its games live until close()."""
 
-    def __init__(self, stub):
+    def __init__(self, stub, clocked=False):
+        self.clocked = clocked
         self.queue = queue.Queue()
         self.replies = stub.PlayMany(iter(self.queue.get, None))
 
@@ -121,30 +128,35 @@ class Stream:
             raise RuntimeError(f"not every game started: {reply.states[0]}")
 
     def close(self):
+        """Ends the stream: half-closes it, or, for games on a running clock (whose
+        stream stays open until the clocks run out), cancels it."""
         self.queue.put(None)
-        list(self.replies)
+        if self.clocked:
+            self.replies.cancel()
+        else:
+            list(self.replies)
 
 
-def warmed_up(server, start):
+def warmed_up(server, start, clocked):
     """A channel to `server` and its stub, warmed up: the connection, a stream and a game
     (`start(0)`, closed again), so that what is measured next is games."""
     channel = grpc.insecure_channel(server.address,
                                     options=[("grpc.max_receive_message_length", 256 << 20)])
     stub = pb_grpc.ArbiterServiceStub(channel)
-    warm = Stream(stub)
+    warm = Stream(stub, clocked)
     warm.exchange([start(0)])
     warm.close()
     return channel, stub
 
 
-def measure(binary, games, start):
+def measure(binary, games, start, clocked):
     server = Server(binary)
     try:
-        channel, stub = warmed_up(server, start)
+        channel, stub = warmed_up(server, start, clocked)
         before = server.rss()
         streams = []
         for first in range(0, games, PER_STREAM):
-            stream = Stream(stub)
+            stream = Stream(stub, clocked)
             streams.append(stream)
             last = min(first + PER_STREAM, games)
             for g in range(first, last, PER_MESSAGE):
@@ -164,7 +176,7 @@ def main():
     print("| game | games | RSS before | with the games open | per game | after the stream ended |")
     print("| --- | --- | --- | --- | --- | --- |")
     for name, games, start in CASES:
-        before, during, after = measure(binary, games, start)
+        before, during, after = measure(binary, games, start, "on the clock" in name)
         per_game = (during - before) * 1024 / games
         print(f"| {name} | {games:,} | {before:,} KiB | {during:,} KiB | "
               f"{per_game / 1024:,.1f} KiB | {after:,} KiB |", flush=True)
