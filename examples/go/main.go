@@ -11,10 +11,10 @@
 //	go run . 127.0.0.1:50051,127.0.0.1:50052   # balanced over replicas (dialReplicas)
 //
 // It makes one call of each one-shot RPC, reads the google.rpc.BadRequest of a
-// malformed one, plays a live game of each kind with a move the server rejects, sends a
-// CheckBatch with a malformed check and a PlayMany with games of two kinds, and resumes a
-// game on a new stream from its history. It exits non-zero if any answer is not the one
-// the rules give.
+// malformed one, plays a live game of each kind with a move the server rejects and a
+// game on the clock that A loses on time, sends a CheckBatch with a malformed check and a
+// PlayMany with games of two kinds, and resumes a game on a new stream from its history.
+// It exits non-zero if any answer is not the one the rules give.
 //
 // Every call has a deadline, the channel compresses requests with gzip, and the
 // one-shot RPCs, which are pure, are retried on UNAVAILABLE by the standard retry policy
@@ -38,6 +38,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // callTimeout bounds every call, a live game's whole stream included.
@@ -69,6 +70,7 @@ func main() {
 		{"JudgeTicTacToe", judgeTicTacToe},
 		{"a malformed request", malformedRequest},
 		{"PlayTicTacToe", playTicTacToe},
+		{"PlayTicTacToe on the clock", playTicTacToeOnTheClock},
 		{"PlayOthello", playOthello},
 		{"PlayConnectFour", playConnectFour},
 		{"CheckBatch", checkBatch},
@@ -257,6 +259,56 @@ func playTicTacToe(client pb.ArbiterServiceClient) error {
 	return expect(rejected == 1 && last.GetVerdict() == pb.Verdict_VERDICT_B_WINS &&
 		cells(last.GetLine()) == "[(0, 0), (0, 1), (0, 2)]",
 		"one move rejected, then B wins on the top row")
+}
+
+// playTicTacToeOnTheClock holds that a clock runs out on its own: with 300 ms each and no
+// move sent, the server announces, in a reply marked unprompted, that A (X) lost on
+// time with 0 left and B's 300 ms untouched, then ends the stream. The client
+// half-closes right after the setup: a running clock keeps the stream open until the
+// announcement, which comes well within the call's deadline.
+func playTicTacToeOnTheClock(client pb.ArbiterServiceClient) error {
+	ctx, cancel := withDeadline()
+	defer cancel()
+	stream, err := client.PlayTicTacToe(ctx)
+	if err != nil {
+		return err
+	}
+	initial := 300 * time.Millisecond
+	setup := &pb.TicTacToeSetup{TimeControl: &pb.TimeControl{Initial: durationpb.New(initial)}}
+	if err := stream.Send(&pb.PlayTicTacToeRequest{Setup: setup}); err != nil {
+		return err
+	}
+	sent := time.Now()
+	if err := stream.CloseSend(); err != nil {
+		return err
+	}
+	start, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	flag, err := stream.Recv() // sent by the server on its own
+	if err != nil {
+		return err
+	}
+	waited := time.Since(sent)
+	if _, err := stream.Recv(); err != io.EOF {
+		return fmt.Errorf("the stream did not end after the announcement: %v", err)
+	}
+	for _, reply := range []*pb.PlayTicTacToeResponse{start, flag} {
+		fmt.Printf("%s, %s, unprompted %t, time left A %v, B %v\n", reply.GetVerdict(), reply.GetEnding(),
+			reply.GetUnprompted(), reply.GetClock().GetALeft().AsDuration(), reply.GetClock().GetBLeft().AsDuration())
+	}
+	fmt.Printf("the announcement came %v after the setup\n", waited.Round(time.Millisecond))
+	if err := expect(start.GetClock().GetALeft().AsDuration() == initial &&
+		start.GetClock().GetBLeft().AsDuration() == initial &&
+		start.GetEnding() == pb.Ending_ENDING_UNSPECIFIED && !start.GetUnprompted(),
+		"the setup's reply: 300 ms each, the game going on"); err != nil {
+		return err
+	}
+	return expect(flag.GetUnprompted() && flag.GetEnding() == pb.Ending_ENDING_TIME &&
+		flag.GetVerdict() == pb.Verdict_VERDICT_B_WINS && flag.GetClock() != nil &&
+		flag.GetClock().GetALeft().AsDuration() == 0 && flag.GetClock().GetBLeft().AsDuration() == initial,
+		"an unprompted reply: A out of time with 0 left, B winning with 300 ms")
 }
 
 func othelloMove(row, col int32) *pb.PlayOthelloRequest {

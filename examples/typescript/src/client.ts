@@ -1,8 +1,9 @@
 // A TypeScript client of every Arbiter RPC on @grpc/grpc-js: one call of each one-shot
 // RPC, the google.rpc.BadRequest of a malformed one, a live game of each kind with a
-// move the server rejects, a CheckBatch with a malformed check, a PlayMany stream of two
-// kinds of game, and a Connect Four game resumed on a new stream from its history. It
-// exits non-zero if any answer is not the one the rules give.
+// move the server rejects, a game on the clock that A loses on time, a CheckBatch with a
+// malformed check, a PlayMany stream of two kinds of game, and a Connect Four game
+// resumed on a new stream from its history. It exits non-zero if any answer is not the
+// one the rules give.
 //
 //   npm ci && npm run build
 //   node dist/client.js                      # the server's default address, localhost:50051
@@ -34,6 +35,7 @@ import type { PlayManyRequest } from './generated/arbiter/v1/PlayManyRequest';
 import type { PlayOthelloRequest } from './generated/arbiter/v1/PlayOthelloRequest';
 import type { PlayTicTacToeRequest } from './generated/arbiter/v1/PlayTicTacToeRequest';
 import type { PlayTicTacToeResponse__Output } from './generated/arbiter/v1/PlayTicTacToeResponse';
+import type { Duration__Output } from './generated/google/protobuf/Duration';
 
 /** Fails the run with `what` unless `holds`. */
 function expect(holds: boolean, what: string): void {
@@ -48,6 +50,9 @@ function same(actual: unknown, expected: unknown): boolean {
 
 const cells = (list: Cell[]): string => `[${list.map(({ row, col }) => `(${row}, ${col})`).join(', ')}]`;
 const at = (...pairs: [number, number][]): Cell[] => pairs.map(([row, col]) => ({ row, col }));
+/** A google.protobuf.Duration in seconds; undefined when it is not set. */
+const seconds = (duration: Duration__Output | null | undefined): number | undefined =>
+  duration ? Number(duration.seconds) + duration.nanos / 1e9 : undefined;
 
 const OTHELLO_BOARD: Board = {
   rows: ['...B....', '...W....', '...W....', '...W....', 'WBB.WWWB', '...B....', '...B....', '...W....'],
@@ -180,6 +185,43 @@ async function playTicTacToe(client: ArbiterServiceClient): Promise<void> {
       same(last.board?.rows, ['OOO', '.X.', 'X.X']) &&
       last.movesPlayed === 6,
     'a taken square refused, then B wins along the top row',
+  );
+}
+
+/**
+ * A clock runs out on its own: with 300 ms each and no move sent, the server announces, in
+ * a reply marked unprompted, that A (X) lost on time with 0 left and B's 300 ms untouched,
+ * then ends the stream. Only the setup is sent and the requests end at once: a running
+ * clock keeps the stream open until the announcement, well within the call's deadline.
+ */
+async function playTicTacToeOnTheClock(client: ArbiterServiceClient): Promise<void> {
+  console.log('\n*** PlayTicTacToe on the clock');
+  const sent = Date.now();
+  const replies = await exchange(client.playTicTacToe(within(10)), [
+    { setup: { timeControl: { initial: { nanos: 300_000_000 } } } },
+  ]);
+  for (const { verdict, ending, unprompted, clock } of replies) {
+    console.log(
+      `${verdict}, ${ending}, unprompted ${unprompted}, time left A ${seconds(clock?.aLeft)} s, B ${seconds(clock?.bLeft)} s`,
+    );
+  }
+  console.log(`the stream ended ${Date.now() - sent} ms after the setup`);
+  const [start, flag] = replies;
+  expect(replies.length === 2, "the setup's reply, then the announcement, then the end of the stream");
+  expect(
+    seconds(start.clock?.aLeft) === 0.3 &&
+      seconds(start.clock?.bLeft) === 0.3 &&
+      start.ending === 'ENDING_UNSPECIFIED' &&
+      !start.unprompted,
+    "the setup's reply: 300 ms each, the game going on",
+  );
+  expect(
+    flag.unprompted &&
+      flag.ending === 'ENDING_TIME' &&
+      flag.verdict === 'VERDICT_B_WINS' &&
+      seconds(flag.clock?.aLeft) === 0 &&
+      seconds(flag.clock?.bLeft) === 0.3,
+    'an unprompted reply: A out of time with 0 left, B winning with 300 ms',
   );
 }
 
@@ -365,6 +407,7 @@ async function main(): Promise<void> {
     await judgeTicTacToe(client);
     await aMalformedRequest(client);
     await playTicTacToe(client);
+    await playTicTacToeOnTheClock(client);
     await playOthello(client);
     await playConnectFour(client);
     await checkBatch(client);

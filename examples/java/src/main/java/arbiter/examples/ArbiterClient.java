@@ -11,6 +11,7 @@ import arbiter.v1.Arbiter.CheckOthelloMoveRequest;
 import arbiter.v1.Arbiter.CheckOthelloMoveResponse;
 import arbiter.v1.Arbiter.CheckResult;
 import arbiter.v1.Arbiter.ConnectFourSetup;
+import arbiter.v1.Arbiter.Ending;
 import arbiter.v1.Arbiter.FieldViolation;
 import arbiter.v1.Arbiter.GameAction;
 import arbiter.v1.Arbiter.GameState;
@@ -28,6 +29,8 @@ import arbiter.v1.Arbiter.PlayOthelloResponse;
 import arbiter.v1.Arbiter.PlayTicTacToeRequest;
 import arbiter.v1.Arbiter.PlayTicTacToeResponse;
 import arbiter.v1.Arbiter.TicTacToeMove;
+import arbiter.v1.Arbiter.TicTacToeSetup;
+import arbiter.v1.Arbiter.TimeControl;
 import arbiter.v1.Arbiter.Verdict;
 import arbiter.v1.ArbiterServiceGrpc;
 import arbiter.v1.ArbiterServiceGrpc.ArbiterServiceBlockingStub;
@@ -39,6 +42,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -51,9 +55,10 @@ import java.util.stream.Collectors;
  *
  * <p>It makes one call of each one-shot RPC, reads the {@code google.rpc.BadRequest} of a
  * malformed one, plays a live game of each kind (each with a move the server rejects, the
- * stream going on after it), sends a CheckBatch and a PlayMany, and resumes a game on a new
- * stream from its history, as a game server does after a deploy or a lost connection. It
- * fails (exit status 1) if any answer is not the one the rules give.
+ * stream going on after it) and a game on the clock that A loses on time, sends a CheckBatch
+ * and a PlayMany, and resumes a game on a new stream from its history, as a game server does
+ * after a deploy or a lost connection. It fails (exit status 1) if any answer is not the one
+ * the rules give.
  *
  * <pre>
  * mvn compile exec:java                                        # localhost:50051
@@ -88,6 +93,7 @@ public final class ArbiterClient {
       client.judgeTicTacToe();
       client.aMalformedRequest();
       client.playTicTacToe();
+      client.playTicTacToeOnTheClock();
       client.playOthello();
       client.playConnectFour();
       client.checkBatch();
@@ -248,6 +254,56 @@ public final class ArbiterClient {
     expect(rejected == 1 && reply.getVerdict() == Verdict.VERDICT_A_WINS
             && cells(reply.getLineList()).equals("[(0, 1), (1, 1), (2, 1)]"),
         "one taken square, then A completes the middle column");
+  }
+
+  /**
+   * A clock runs out on its own: with 300 ms each and no move sent, the server announces, in a
+   * reply marked unprompted, that A (X) lost on time with 0 left and B's 300 ms untouched, then
+   * ends the stream. The client half-closes right after the setup: a running clock keeps the
+   * stream open until the announcement, which comes well within the call's deadline.
+   */
+  void playTicTacToeOnTheClock() throws InterruptedException {
+    System.out.println("\n*** PlayTicTacToe on the clock");
+    LiveStream<PlayTicTacToeRequest, PlayTicTacToeResponse> game =
+        LiveStream.open(async::playTicTacToe);
+    Duration initial = Duration.ofMillis(300);
+    game.send(PlayTicTacToeRequest.newBuilder()
+        .setSetup(TicTacToeSetup.newBuilder()
+            .setTimeControl(TimeControl.newBuilder().setInitial(proto(initial))))
+        .build());
+    long sent = System.nanoTime();
+    game.closeSend();
+    PlayTicTacToeResponse start = game.next();
+    PlayTicTacToeResponse flag = game.next(); // sent by the server on its own
+    long waited = System.nanoTime() - sent;
+    expect(start != null && flag != null, "the setup's reply, then the announcement");
+    expect(game.next() == null, "the stream ends after the announcement");
+    for (PlayTicTacToeResponse reply : List.of(start, flag)) {
+      System.out.printf("%s, %s, unprompted %s, time left A %s, B %s%n", reply.getVerdict(),
+          reply.getEnding(), reply.getUnprompted(), duration(reply.getClock().getALeft()),
+          duration(reply.getClock().getBLeft()));
+    }
+    System.out.printf("the announcement came %d ms after the setup%n", waited / 1_000_000);
+    expect(start.hasClock() && duration(start.getClock().getALeft()).equals(initial)
+            && duration(start.getClock().getBLeft()).equals(initial)
+            && start.getEnding() == Ending.ENDING_UNSPECIFIED && !start.getUnprompted(),
+        "the setup's reply: 300 ms each, the game going on");
+    expect(flag.getUnprompted() && flag.getEnding() == Ending.ENDING_TIME
+            && flag.getVerdict() == Verdict.VERDICT_B_WINS && flag.hasClock()
+            && duration(flag.getClock().getALeft()).isZero()
+            && duration(flag.getClock().getBLeft()).equals(initial),
+        "an unprompted reply: A out of time with 0 left, B winning with 300 ms");
+  }
+
+  /** A {@link Duration} as a {@code google.protobuf.Duration}. */
+  static com.google.protobuf.Duration proto(Duration duration) {
+    return com.google.protobuf.Duration.newBuilder()
+        .setSeconds(duration.getSeconds()).setNanos(duration.getNano()).build();
+  }
+
+  /** A {@code google.protobuf.Duration} as a {@link Duration}. */
+  static Duration duration(com.google.protobuf.Duration proto) {
+    return Duration.ofSeconds(proto.getSeconds(), proto.getNanos());
   }
 
   /**
