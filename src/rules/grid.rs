@@ -88,11 +88,25 @@ impl fmt::Display for OffBoard {
 }
 
 /// `n` `thing`s, in the singular for one.
-pub fn counted(n: usize, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
+pub fn counted(n: usize, thing: &str) -> Counted<'_> {
+    Counted { n, thing }
+}
+
+/// `n` `thing`s as text ([`counted`]): written where it is used, never allocated.
+#[derive(Debug, Clone, Copy)]
+pub struct Counted<'a> {
+    n: usize,
+    thing: &'a str,
+}
+
+impl fmt::Display for Counted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self { n, thing } = *self;
+        if n == 1 {
+            write!(f, "1 {thing}")
+        } else {
+            write!(f, "{n} {thing}s")
+        }
     }
 }
 

@@ -21,7 +21,7 @@ use std::time::Instant;
 use super::answer::Answer;
 use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
-use super::error::{ServiceError, Violation, Violations};
+use super::error::{describe, ServiceError, Violation, Violations};
 use super::fields::{self, BoardRows, MAX_SIDE};
 use super::play::{self, Handled, Opened, Reply};
 use crate::rules::clock::{Clock, Side};
@@ -74,7 +74,7 @@ pub(crate) fn check_of(
     let piece = match (&board, cell, player) {
         (Some(board), Some(cell), Some(player)) => board
             .check_piece(cell, player)
-            .map_err(|error| violations.push(Violation::new("player", error.to_string())))
+            .map_err(|error| violations.push(Violation::new("player", describe(error))))
             .ok(),
         _ => None,
     };
@@ -174,9 +174,7 @@ impl play::sealed::Play for Game {
         keeper: Option<&'a mut Timekeeper>,
     ) -> (Handled, Played<'a>) {
         let dropped = match request.action {
-            Some(Action::Drop(col)) => self
-                .drop_piece(i64::from(col))
-                .map_err(|error| error.to_string()),
+            Some(Action::Drop(col)) => self.drop_piece(i64::from(col)).map_err(describe),
             Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
             None => Err("the message sets no action: send `drop` (or `setup` first)".to_owned()),
         };

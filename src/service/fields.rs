@@ -10,7 +10,7 @@ use crate::rules::othello::Color;
 use crate::rules::rows::{Rows, RowsView};
 use crate::rules::{connect_four, othello};
 
-use super::error::{echo, ServiceError, Violation, Violations};
+use super::error::{describe, echo, ServiceError, Violation, Violations};
 
 /// The most rows, and the most columns, a board may have.
 pub(crate) const MAX_SIDE: usize = 100;
@@ -67,7 +67,7 @@ pub(crate) fn replay_history<M, T, E: std::fmt::Display>(
                 let field = format!("setup.history[{index}]");
                 return Err(invalid(
                     message,
-                    Violation::new(field, error.to_string()).into(),
+                    Violation::new(field, describe(error)).into(),
                 ));
             }
         }
@@ -222,7 +222,7 @@ fn parse_board<B: GameBoard>(
 
 /// The violation for a problem of a board that does not parse.
 fn grid_violation(field: &str, error: &GridError) -> Violation {
-    let description = error.to_string();
+    let description = describe(error);
     match error {
         GridError::NoRows => Violation::new(field, "must have at least one row"),
         GridError::EmptyRow { row }

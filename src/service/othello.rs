@@ -19,7 +19,7 @@ use std::time::Instant;
 use super::answer::Answer;
 use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
-use super::error::{ServiceError, Violations};
+use super::error::{describe, ServiceError, Violations};
 use super::fields::{self, BoardRows};
 use super::play::{self, Handled, Opened, Reply};
 use crate::rules::clock::{Clock, Side};
@@ -209,7 +209,7 @@ impl play::sealed::Play for Game {
         let played = match request.action {
             Some(Action::Move(cell)) => self
                 .play_move(i64::from(cell.row), i64::from(cell.col))
-                .map_err(|error| error.to_string()),
+                .map_err(describe),
             Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
             None => Err("the message sets no action: send `move` (or `setup` first)".to_owned()),
         };

@@ -18,7 +18,7 @@ use std::time::Instant;
 use super::answer::Answer;
 use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
-use super::error::{ServiceError, Violation, Violations};
+use super::error::{describe, ServiceError, Violation, Violations};
 use super::fields;
 use super::play::{self, Handled, Opened, Reply};
 use crate::rules::clock::{Clock, Side};
@@ -77,7 +77,7 @@ fn replay(moves: &[TicTacToeMove], field: &str) -> Result<Game, Violations> {
             // Past the violations listed, a bad move is only counted: a million of
             // them cost no text.
             violations.push_with(field, || {
-                Violation::new(format!("{field}[{index}]"), error.to_string())
+                Violation::new(format!("{field}[{index}]"), describe(error))
             });
             game = None;
         }
@@ -160,7 +160,7 @@ impl play::sealed::Play for Game {
             Err(play::SETUP_NOT_FIRST.to_owned())
         } else {
             self.play(i64::from(request.row), i64::from(request.col))
-                .map_err(|error| error.to_string())
+                .map_err(describe)
         };
         let (handled, rejected) = match played {
             Ok(_) => (Handled::Applied, String::new()),

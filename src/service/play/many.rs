@@ -18,7 +18,7 @@ use crate::proto::wire::{fields as wire, Len};
 use crate::proto::{GameAction, GameState, PlayManyRequest};
 use crate::rules::{connect_four, othello, tic_tac_toe, GameKind};
 use crate::service::budget::MAX_REPLY_BYTES;
-use crate::service::error::{ServiceError, Violation};
+use crate::service::error::{describe, ServiceError, Violation};
 use crate::service::fields;
 
 use super::{Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
@@ -434,7 +434,7 @@ impl ManyGames {
         let live_limit = self.limits.max_live_games;
         let Some(open) = self.live_games.try_open(live_limit, G::KIND) else {
             let error = ServiceError::TooManyGames { limit: live_limit };
-            return Err(Box::new(invalid(game, "game", error.to_string())));
+            return Err(Box::new(invalid(game, "game", describe(error))));
         };
         match Referee::<G>::open(first, self.limits.max_unapplied, now) {
             Ok((referee, response)) => {
