@@ -23,7 +23,7 @@ use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
 use super::error::{describe, ServiceError, Violation, Violations};
 use super::fields::{self, BoardRows, MAX_SIDE};
-use super::play::{self, Handled, Opened, Reply};
+use super::play::{self, Handled, Opened};
 use crate::rules::clock::{Clock, Side};
 
 /// The rows of a Connect Four game set up without them.
@@ -129,16 +129,12 @@ impl play::sealed::Play for Game {
     fn open(first: PlayConnectFourRequest, now: Instant) -> Opened<Self> {
         if let Some(Action::Setup(setup)) = &first.action {
             let (game, placed, clock) = set_up(setup)?;
-            let to_move = game.to_move().map(side);
-            let keeper = clock.map(|clock| Timekeeper::open(clock, now, to_move));
-            let answer = Played {
-                game: &game,
+            return play::set_up(game, clock, now, |game, timing| Played {
+                game,
                 placed,
                 rejected: String::new(),
-                timing: keeper.as_ref().map(Timekeeper::said),
-            };
-            let reply = Reply::setup(answer.into_response());
-            return Ok((game, keeper, reply));
+                timing,
+            });
         }
         let game = Game::new(DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_RUN_LENGTH);
         play::first_move(game, first)

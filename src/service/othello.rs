@@ -158,6 +158,7 @@ impl play::sealed::Play for Game {
     fn open(first: PlayOthelloRequest, now: Instant) -> Opened<Self> {
         let action = match first.action {
             Some(Action::Setup(setup)) => {
+                // Not `play::set_up`: this reply borrows the setup's last flips.
                 let (game, last, clock) = set_up(*setup)?;
                 let to_move = game.to_move().map(side);
                 let keeper = clock.map(|clock| Timekeeper::open(clock, now, to_move));

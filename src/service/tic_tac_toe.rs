@@ -20,7 +20,7 @@ use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
 use super::error::{describe, ServiceError, Violation, Violations};
 use super::fields;
-use super::play::{self, Handled, Opened, Reply};
+use super::play::{self, Handled, Opened};
 use crate::rules::clock::{Clock, Side};
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.
@@ -117,15 +117,11 @@ impl play::sealed::Play for Game {
             return play::first_move(Game::new(), first);
         };
         let (game, clock) = set_up(setup)?;
-        let to_move = side_to_move(&game);
-        let keeper = clock.map(|clock| Timekeeper::open(clock, now, to_move));
-        let answer = Played {
-            game: &game,
+        play::set_up(game, clock, now, |game, timing| Played {
+            game,
             rejected: String::new(),
-            timing: keeper.as_ref().map(Timekeeper::said),
-        };
-        let reply = Reply::setup(answer.into_response());
-        Ok((game, keeper, reply))
+            timing,
+        })
     }
 
     fn side_to_move(&self) -> Option<Side> {

@@ -31,9 +31,10 @@ use tonic::Status;
 
 use self::reaper::{Reaper, Watch};
 use super::answer::Answer;
-use super::clock::Timekeeper;
+use super::clock::{Timekeeper, Timing};
 use super::error::ServiceError;
 use crate::proto::replies::{WrittenAs, WrittenReply};
+use crate::rules::clock::Clock;
 use crate::rules::GameKind;
 use crate::telemetry::games::{self, GameEnding};
 use crate::telemetry::otel;
@@ -192,6 +193,20 @@ pub(crate) mod sealed {
             }
         }
     }
+}
+
+/// Opens `game`, just set up, with its clock (if the setup set one) running from `now`
+/// for the side to move, and the reply to the setup, which `answer` makes from the game
+/// and what the clock says.
+pub(crate) fn set_up<G: LiveGame>(
+    game: G,
+    clock: Option<Clock>,
+    now: Instant,
+    answer: impl for<'a> FnOnce(&'a G, Option<&'a Timing>) -> G::Played<'a>,
+) -> Opened<G> {
+    let keeper = clock.map(|clock| Timekeeper::open(clock, now, game.side_to_move()));
+    let reply = answer(&game, keeper.as_ref().map(Timekeeper::said)).into_response();
+    Ok((game, keeper, Reply::setup(reply)))
 }
 
 /// Opens `game` as it stands, with no clock, with `first`, received at `now`, as its
