@@ -1400,3 +1400,66 @@ async fn a_half_closed_game_on_the_clock_ends_on_time() {
         "no time passed waiting for a game without a clock"
     );
 }
+
+/// A PlayMany message that sets a game up with no time left for the side to move, then
+/// moves in it: the move is not applied. The announcement of the loss on time comes
+/// first, in its own reply, and the message's reply answers the move as after the end,
+/// as a single-game stream answers it (where the announcement comes between the setup's
+/// reply and the move's). Fails on a server that checks clocks only as a message
+/// begins, which applied the move.
+#[tokio::test(start_paused = true)]
+async fn a_move_after_a_setup_with_no_time_left_in_one_play_many_message() {
+    let arbiter = Arbiter::default();
+    let (sender, requests) = mpsc::channel(4);
+    let mut replies = arbiter.open_many(ReceiverStream::new(requests));
+    let minute = Duration::from_secs(60);
+    let setup = TicTacToeKind::setup(
+        control_of(minute),
+        Some(Clock {
+            a_left: Some(proto_duration(Duration::ZERO)),
+            b_left: Some(proto_duration(minute)),
+        }),
+        &[],
+    );
+    let centre = PlayTicTacToeRequest {
+        row: 1,
+        col: 1,
+        setup: None,
+    };
+    let actions = [setup, centre]
+        .into_iter()
+        .map(|request| GameAction {
+            game: 1,
+            action: Some(game_action::Action::TicTacToe(request)),
+        })
+        .collect();
+    sender.send(Ok(PlayManyRequest { actions })).await.unwrap();
+    let announcement = replies.next().await.unwrap().unwrap();
+    let announcement = announcement.to_response().unwrap();
+    assert!(announcement.unprompted);
+    let [state] = &announcement.states[..] else {
+        panic!("one announcement: {announcement:?}");
+    };
+    let Some(game_state::State::TicTacToe(lost)) = &state.state else {
+        panic!("a Tic-Tac-Toe state: {state:?}");
+    };
+    assert_announcement(lost, Side::A, [Duration::ZERO, minute], "in one message");
+    let reply = replies.next().await.unwrap().unwrap();
+    let reply = reply.to_response().unwrap();
+    assert!(!reply.unprompted);
+    let [set_up, moved] = &reply.states[..] else {
+        panic!("one state per action: {reply:?}");
+    };
+    let (Some(game_state::State::TicTacToe(set_up)), Some(game_state::State::TicTacToe(moved))) =
+        (&set_up.state, &moved.state)
+    else {
+        panic!("Tic-Tac-Toe states: {reply:?}");
+    };
+    assert_eq!(set_up.moves_played, 0);
+    assert_eq!(moved.moves_played, 0, "the move is not applied: {moved:?}");
+    assert!(
+        !moved.rejected.is_empty(),
+        "the move is rejected: {moved:?}"
+    );
+    assert_eq!(moved.ending, i32::from(Ending::Time));
+}

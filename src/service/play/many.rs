@@ -43,6 +43,9 @@ pub(crate) struct ManyGames {
     bytes_per_action: usize,
     /// When each game on a running clock runs out: the stream's one timer.
     deadlines: Deadlines,
+    /// The announcements of games found out of time while a message is played (set up
+    /// with no time left earlier in it), sent before its reply.
+    late: PlayManyReply,
 }
 
 /// When each game of a PlayMany stream on a running clock runs out, soonest first, in a
@@ -105,6 +108,7 @@ impl ManyGames {
             live_games,
             bytes_per_action: STATE_BYTES,
             deadlines: Deadlines::default(),
+            late: PlayManyReply::default(),
         }
     }
 }
@@ -243,6 +247,11 @@ impl Games for ManyGames {
             self.bytes_per_action = reply.as_bytes().len().div_ceil(count);
         }
         self.tidy_deadlines();
+        if self.late.len() > 0 {
+            let mut late = std::mem::take(&mut self.late);
+            late.set_unprompted();
+            announced.push_back(late);
+        }
         Ok(reply)
     }
 
@@ -286,6 +295,7 @@ impl ManyGames {
     fn tidy_deadlines(&mut self) {
         if self.deadlines.running == 0 {
             self.deadlines.heap.clear();
+            self.deadlines.latest = None;
         } else if self.deadlines.heap.len() > 4 * self.games.len() + 64 {
             let games = &self.games;
             self.deadlines.heap.retain(|&Reverse((deadline, game))| {
@@ -293,6 +303,13 @@ impl ManyGames {
                     .get(&game)
                     .is_some_and(|entry| entry.deadline == Some(deadline))
             });
+            // Only live deadlines are left: the latest of them, not of those dropped.
+            self.deadlines.latest = self
+                .deadlines
+                .heap
+                .iter()
+                .map(|&Reverse((deadline, _))| deadline)
+                .max();
         }
     }
 
@@ -352,6 +369,14 @@ impl ManyGames {
             }
             return len;
         };
+        // A clock out of time though the message began in time (a game set up earlier
+        // in it with no time left): its announcement goes first, as a single-game
+        // stream sends it, and this message is answered as after the end.
+        if entry.deadline.is_some_and(|deadline| deadline <= now) {
+            self.deadlines.forget(entry);
+            entry.deadline = None;
+            entry.game.run_out(game, now, &mut self.late);
+        }
         let Some(referee) = G::referee(&mut entry.game) else {
             let kind = entry.game.kind().label();
             return out.push(&invalid(
