@@ -181,10 +181,7 @@ const CLOCK_BYTES: usize = 2 * (2 + 2 * 11);
 /// through nested messages, it cost a clocked move a fifth of its instructions more).
 fn clock_bytes(left: [Duration; 2]) -> ([u8; CLOCK_BYTES], usize) {
     use crate::proto::wire::Field;
-    /// The bytes of `value` as a varint.
-    const fn varint_len(value: u64) -> usize {
-        (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
-    }
+    use prost::encoding::encoded_len_varint as varint_len;
     let mut bytes = [0; CLOCK_BYTES];
     let mut at = 0;
     let mut put = |mut value: u64| {

@@ -8,11 +8,12 @@ mod tic_tac_toe;
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Board, ConnectFourSetup, Ending, OthelloSetup,
+    play_connect_four_request, play_othello_request, Board, Ending, OthelloSetup,
     PlayConnectFourRequest, PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse,
     Verdict,
 };
 use common::messages::{board as rows, cell, cells, open_stream};
+use common::setups::connect_four_setup;
 use common::status::assert_stream_ends;
 use common::TestServer;
 use std::future::Future;
@@ -103,17 +104,7 @@ fn place(row: i32, col: i32) -> PlayOthelloRequest {
 }
 
 fn shape(rows: i32, cols: i32, run_length: i32) -> PlayConnectFourRequest {
-    PlayConnectFourRequest {
-        action: Some(play_connect_four_request::Action::Setup(Box::new(
-            ConnectFourSetup {
-                rows,
-                cols,
-                run_length,
-                history: Vec::new(),
-                ..Default::default()
-            },
-        ))),
-    }
+    connect_four_setup((rows, cols, run_length), &[])
 }
 
 fn drop_in(col: i32) -> PlayConnectFourRequest {

@@ -43,8 +43,8 @@ pub(crate) struct ManyGames {
     bytes_per_action: usize,
     /// When each game on a running clock runs out: the stream's one timer.
     deadlines: Deadlines,
-    /// The announcements of games found out of time while a message is played (set up
-    /// with no time left earlier in it), sent before its reply.
+    /// The announcements of games found out of time, as a message begins or while it
+    /// is played (set up with no time left earlier in it), sent before its reply.
     late: PlayManyReply,
 }
 
@@ -231,7 +231,7 @@ impl Games for ManyGames {
     ) -> Result<PlayManyReply, ServiceError> {
         let count = request.actions.len();
         fields::at_most("PlayManyRequest", "actions", count, MAX_ACTIONS, "message")?;
-        self.expire(now, announced);
+        self.run_out_due(now);
         let room = count.saturating_mul(self.bytes_per_action);
         let mut reply = PlayManyReply::with_capacity(room.min(MAX_REPLY_BYTES));
         let mut bytes = 0;
@@ -247,11 +247,7 @@ impl Games for ManyGames {
             self.bytes_per_action = reply.as_bytes().len().div_ceil(count);
         }
         self.tidy_deadlines();
-        if self.late.len() > 0 {
-            let mut late = std::mem::take(&mut self.late);
-            late.set_unprompted();
-            announced.push_back(late);
-        }
+        self.announce(announced);
         Ok(reply)
     }
 
@@ -265,7 +261,15 @@ impl Games for ManyGames {
 
     /// One reply, `unprompted`, of every game whose time ran out by `now`.
     fn expire(&mut self, now: Instant, announced: &mut VecDeque<PlayManyReply>) {
-        let mut reply = PlayManyReply::default();
+        self.run_out_due(now);
+        self.announce(announced);
+    }
+}
+
+impl ManyGames {
+    /// Ends on time every game whose deadline is past by `now`, their announcements
+    /// into `late`.
+    fn run_out_due(&mut self, now: Instant) {
         while let Some(&Reverse((deadline, game))) = self.deadlines.heap.peek() {
             if deadline > now {
                 break;
@@ -273,22 +277,24 @@ impl Games for ManyGames {
             self.deadlines.heap.pop();
             match self.games.get_mut(&game) {
                 Some(entry) if entry.deadline == Some(deadline) => {
-                    self.deadlines.forget(entry);
-                    entry.deadline = None;
-                    entry.game.run_out(game, now, &mut reply);
+                    end_on_time(&mut self.deadlines, game, entry, now, &mut self.late);
                 }
                 // A deadline the game has since moved past, or of a game closed.
                 _ => {}
             }
         }
         self.tidy_deadlines();
-        if reply.len() > 0 {
-            reply.set_unprompted();
-            announced.push_back(reply);
+    }
+
+    /// Sends the announcements in `late`, if any, as one `unprompted` reply.
+    fn announce(&mut self, announced: &mut VecDeque<PlayManyReply>) {
+        if self.late.len() > 0 {
+            let mut late = std::mem::take(&mut self.late);
+            late.set_unprompted();
+            announced.push_back(late);
         }
     }
-}
-impl ManyGames {
+
     /// Drops the stale deadlines once they outnumber the games' own three to one (so
     /// each costs a few instructions, once). A stale one left at the top only wakes
     /// the stream's timer early, to find that nothing ran out.
@@ -373,9 +379,7 @@ impl ManyGames {
         // in it with no time left): its announcement goes first, as a single-game
         // stream sends it, and this message is answered as after the end.
         if entry.deadline.is_some_and(|deadline| deadline <= now) {
-            self.deadlines.forget(entry);
-            entry.deadline = None;
-            entry.game.run_out(game, now, &mut self.late);
+            end_on_time(&mut self.deadlines, game, entry, now, &mut self.late);
         }
         let Some(referee) = G::referee(&mut entry.game) else {
             let kind = entry.game.kind().label();
@@ -486,6 +490,19 @@ impl ManyGames {
             ))),
         }
     }
+}
+
+/// Ends game number `game` (`entry`) on time at `now`, its announcement into `late`.
+fn end_on_time(
+    deadlines: &mut Deadlines,
+    game: u64,
+    entry: &mut Entry,
+    now: Instant,
+    late: &mut PlayManyReply,
+) {
+    deadlines.forget(entry);
+    entry.deadline = None;
+    entry.game.run_out(game, now, late);
 }
 
 /// Why an action past the reply budget was not applied.
