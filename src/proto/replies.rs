@@ -370,12 +370,25 @@ impl Writer<'_> {
             self.buf.extend_from_slice(value.as_bytes());
         }
     }
-    /// A message field of `encoded`, its fields already encoded: written even when
-    /// empty.
-    pub(crate) fn encoded_message(&mut self, field: Len, encoded: &[u8]) {
-        self.key(field);
-        self.varint(encoded.len() as u64);
+
+    /// Fields already encoded, keys and all: the first `len` bytes of `encoded`. The
+    /// whole array is copied and the rest cut off, since a copy of a size known when
+    /// compiling costs a few moves, and one of any size a call to `memcpy`.
+    pub(crate) fn encoded_fields_within<const N: usize>(&mut self, encoded: &[u8; N], len: usize) {
+        let end = self.buf.len() + len.min(N);
         self.buf.extend_from_slice(encoded);
+        self.buf.truncate(end);
+    }
+
+    /// A message field whose body, already encoded, is `parts` one after the other:
+    /// written even when empty.
+    pub(crate) fn encoded_message_of<const N: usize>(&mut self, field: Len, parts: [&[u8]; N]) {
+        let len = parts.iter().map(|part| part.len()).sum::<usize>();
+        self.key(field);
+        self.varint(len as u64);
+        for part in parts {
+            self.buf.extend_from_slice(part);
+        }
     }
 
     /// A message field, its body written by `write`; returns the body's length. The

@@ -2,13 +2,13 @@
 //! checked, the clock kept beside the game, and the clock and the ending written into
 //! every reply.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::proto::replies::Writer;
 use crate::proto::wire::fields as wire;
-use crate::proto::wire::{Len, Varint};
+use crate::proto::wire::{Field, Len, Varint};
 use crate::proto::{self, Ending};
-use crate::rules::clock::{Clock, Side, TimeControl};
+use crate::rules::clock::{Clock, Moment, Side, TimeControl};
 
 use super::error::{Violation, Violations};
 
@@ -20,7 +20,7 @@ const MAX_INCREMENT: Duration = Duration::from_secs(60 * 60);
 const MAX_LEFT: Duration = Duration::from_secs(48 * 60 * 60);
 
 /// A live game's clock, kept beside a game on the clock (a game without one has none,
-/// and its replies say only how the board ended it), and the instant the message being
+/// and its replies say only how the board ended it), and the moment the message being
 /// answered was received.
 #[derive(Debug, Clone)]
 pub struct Timekeeper {
@@ -28,7 +28,7 @@ pub struct Timekeeper {
     /// The side to move ran out: the game ended on time.
     ended_on_time: bool,
     /// When the message being answered arrived.
-    now: Instant,
+    now: Moment,
     /// What the reply to the last message played says (see [`Timekeeper::after`]).
     said: Timing,
 }
@@ -37,8 +37,10 @@ pub struct Timekeeper {
 /// B's), how the game ended, and whether the reply answers no message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
-    /// Each side's time left.
-    pub(crate) left: [Duration; 2],
+    /// Each side's time left, in nanoseconds.
+    left: [u64; 2],
+    /// `left` as the reply's `Clock` holds it: each side's `Duration` field, encoded.
+    encoded: [EncodedSide; 2],
     /// How the game ended; `Unspecified` while it goes on.
     pub(crate) ending: Ending,
     /// The reply announces a loss on time, answering no message.
@@ -48,22 +50,22 @@ pub struct Timing {
 impl Timekeeper {
     /// A game set up with `clock`, its first message received at `now`; the clock starts
     /// for `to_move`, or stays stopped if the game is already over.
-    pub(crate) fn open(mut clock: Clock, now: Instant, to_move: Option<Side>) -> Self {
+    pub(crate) fn open(mut clock: Clock, now: Moment, to_move: Option<Side>) -> Self {
         if let Some(side) = to_move {
             clock.start(side, now);
         }
-        let mut keeper = Self {
+        let ending = if to_move.is_none() {
+            Ending::Board
+        } else {
+            Ending::Unspecified
+        };
+        let said = Timing::of_nanos(clock.left_nanos_at(now), ending, false);
+        Self {
             clock,
             ended_on_time: false,
             now,
-            said: Timing {
-                left: [Duration::ZERO; 2],
-                ending: Ending::Unspecified,
-                unprompted: false,
-            },
-        };
-        keeper.said = keeper.timing(now, false, to_move.is_none());
-        keeper
+            said,
+        }
     }
 
     /// What the reply to the last message played says: as the game opens, the reply
@@ -73,7 +75,7 @@ impl Timekeeper {
     }
 
     /// Notes that the message being answered arrived at `now`.
-    pub(crate) fn received(&mut self, now: Instant) {
+    pub(crate) fn received(&mut self, now: Moment) {
         self.now = now;
     }
 
@@ -85,17 +87,19 @@ impl Timekeeper {
         if applied {
             self.clock.moved(self.now, to_move);
         }
-        self.said = self.timing(self.now, false, to_move.is_none());
+        let ending = self.ending(to_move.is_none());
+        self.said
+            .update(self.clock.left_nanos_at(self.now), ending, false);
         &self.said
     }
 
     /// When the side to move runs out, while the clock runs.
-    pub(crate) fn deadline(&self) -> Option<Instant> {
+    pub(crate) fn deadline(&self) -> Option<Moment> {
         self.clock.deadline()
     }
 
     /// Whether the side to move has run out by `now`.
-    pub(crate) fn is_out(&self, now: Instant) -> bool {
+    pub(crate) fn is_out(&self, now: Moment) -> bool {
         self.clock.is_out(now)
     }
 
@@ -106,20 +110,18 @@ impl Timekeeper {
         let deadline = self.clock.deadline()?;
         let loser = self.clock.run_out()?;
         self.ended_on_time = true;
-        Some((loser, self.timing(deadline, true, true)))
+        let mut timing = self.said;
+        timing.update(self.clock.left_nanos_at(deadline), Ending::Time, true);
+        Some((loser, timing))
     }
 
-    fn timing(&self, now: Instant, unprompted: bool, over: bool) -> Timing {
-        Timing {
-            left: self.clock.left_at(now),
-            ending: if self.ended_on_time {
-                Ending::Time
-            } else if over {
-                Ending::Board
-            } else {
-                Ending::Unspecified
-            },
-            unprompted,
+    fn ending(&self, over: bool) -> Ending {
+        if self.ended_on_time {
+            Ending::Time
+        } else if over {
+            Ending::Board
+        } else {
+            Ending::Unspecified
         }
     }
 }
@@ -154,16 +156,83 @@ pub(crate) fn ending(timing: Option<&Timing>, over: bool) -> i32 {
 }
 
 impl Timing {
+    /// What a reply says: `left` on each side, the game's `ending`, and whether it is an
+    /// announcement (`unprompted`).
+    #[cfg(test)]
+    pub(crate) fn new(left: [Duration; 2], ending: Ending, unprompted: bool) -> Self {
+        let nanos = |span: Duration| u64::try_from(span.as_nanos()).unwrap_or(u64::MAX);
+        Self::of_nanos(left.map(nanos), ending, unprompted)
+    }
+
+    /// [`Timing::new`] of each side's nanoseconds left.
+    fn of_nanos(left: [u64; 2], ending: Ending, unprompted: bool) -> Self {
+        Self {
+            left,
+            encoded: [
+                EncodedSide::new(wire::clock::A_LEFT, left[0]),
+                EncodedSide::new(wire::clock::B_LEFT, left[1]),
+            ],
+            ending,
+            unprompted,
+        }
+    }
+
+    /// Makes this what the next reply says: only a side whose time changed is encoded
+    /// again (after a move, only the mover's has: the other's turn has just begun), in
+    /// place.
+    fn update(&mut self, left: [u64; 2], ending: Ending, unprompted: bool) {
+        if left[0] != self.left[0] {
+            self.encoded[0].set(wire::clock::A_LEFT, left[0]);
+        }
+        if left[1] != self.left[1] {
+            self.encoded[1].set(wire::clock::B_LEFT, left[1]);
+        }
+        self.left = left;
+        self.ending = ending;
+        self.unprompted = unprompted;
+    }
+
+    // Inlined, as are `EncodedSide::set` and `varint35`: as calls, they cost a clocked
+    // move in PlayMany a twentieth more.
+    #[inline(always)]
     fn write(&self, at: TimingFields, w: &mut Writer) {
-        let (clock, len) = clock_bytes(self.left);
-        w.encoded_message(at.clock, clock.get(..len).unwrap_or_default());
-        w.int32(at.ending, self.ending.into());
-        w.bool(at.unprompted, self.unprompted);
+        let [a, b] = &self.encoded;
+        let keys = [at.clock.key(), at.ending.key(), at.unprompted.key()];
+        let ending = i32::from(self.ending);
+        if keys.iter().all(|&key| key < 0x80) && (0..0x80).contains(&ending) {
+            // Every key of these fields is one byte, and so is every ending: the
+            // fields are put together in fixed-size copies and written at once.
+            let mut fields = [0; 2 + 2 * 16 + 4];
+            fields[0] = keys[0] as u8;
+            fields[1] = a.len + b.len;
+            fields[2..18].copy_from_slice(&a.bytes);
+            let mut len = 2 + usize::from(a.len);
+            if let Some(slot) = fields.get_mut(len..len + 16) {
+                slot.copy_from_slice(&b.bytes);
+            }
+            len += usize::from(b.len);
+            for (key, value) in [
+                (keys[1], ending as u8),
+                (keys[2], u8::from(self.unprompted)),
+            ] {
+                if value != 0 {
+                    if let Some(slot) = fields.get_mut(len..len + 2) {
+                        slot.copy_from_slice(&[key as u8, value]);
+                    }
+                    len += 2;
+                }
+            }
+            w.encoded_fields_within(&fields, len);
+        } else {
+            w.encoded_message_of(at.clock, [a.bytes(), b.bytes()]);
+            w.int32(at.ending, ending);
+            w.bool(at.unprompted, self.unprompted);
+        }
     }
 
     /// The clock as the reply's message holds it.
     pub(crate) fn clock(&self) -> proto::Clock {
-        let [a, b] = self.left;
+        let [a, b] = self.left.map(Duration::from_nanos);
         proto::Clock {
             a_left: Some(to_proto(a)),
             b_left: Some(to_proto(b)),
@@ -171,59 +240,78 @@ impl Timing {
     }
 }
 
-/// The most bytes of an encoded `Clock`: two Durations, each a one-byte key, a one-byte
-/// length, and at most two fields of a one-byte key and a ten-byte varint.
-const CLOCK_BYTES: usize = 2 * (2 + 2 * 11);
+/// One side's time left as a `Clock` holds it: the `Duration` field, key, length and
+/// body, as prost encodes it (its zero fields left out), at most 14 bytes. Kept from
+/// reply to reply, since a move changes one side's time and every reply of a game on the
+/// clock carries both, and built in a register: byte by byte through nested messages,
+/// the clock cost a clocked move in PlayMany a fifth of its instructions more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EncodedSide {
+    bytes: [u8; 16],
+    len: u8,
+}
 
-/// The encoded `Clock` of `left` (A's time, then B's), as prost encodes it (each
-/// Duration present, its zero fields left out), and its length: built on the stack and
-/// written at once, since every reply of a game on the clock carries one (byte by byte
-/// through nested messages, it cost a clocked move a fifth of its instructions more).
-fn clock_bytes(left: [Duration; 2]) -> ([u8; CLOCK_BYTES], usize) {
-    use crate::proto::wire::Field;
-    use prost::encoding::encoded_len_varint as varint_len;
-    let mut bytes = [0; CLOCK_BYTES];
-    let mut at = 0;
-    let mut put = |mut value: u64| {
-        while value >= 0x80 {
-            if let Some(byte) = bytes.get_mut(at) {
-                *byte = value as u8 | 0x80;
-            }
-            at += 1;
-            value >>= 7;
-        }
-        if let Some(byte) = bytes.get_mut(at) {
-            *byte = value as u8;
-        }
-        at += 1;
-    };
-    let (seconds_key, nanos_key) = (
-        u64::from(wire::duration::SECONDS.key()),
-        u64::from(wire::duration::NANOS.key()),
-    );
-    for (field, value) in [
-        (wire::clock::A_LEFT, left[0]),
-        (wire::clock::B_LEFT, left[1]),
-    ] {
-        let proto = to_proto(value);
-        let (seconds, nanos) = (proto.seconds as u64, i64::from(proto.nanos) as u64);
-        let len = [(seconds_key, seconds), (nanos_key, nanos)]
-            .iter()
-            .filter(|(_, value)| *value != 0)
-            .map(|&(key, value)| varint_len(key) + varint_len(value))
-            .sum::<usize>();
-        put(u64::from(field.key()));
-        put(len as u64);
-        if seconds != 0 {
-            put(seconds_key);
-            put(seconds);
-        }
-        if nanos != 0 {
-            put(nanos_key);
-            put(nanos);
-        }
+impl EncodedSide {
+    /// Field `field` of a `Clock`, of `nanos` nanoseconds.
+    fn new(field: Len, nanos: u64) -> Self {
+        let mut side = Self {
+            bytes: [0; 16],
+            len: 0,
+        };
+        side.set(field, nanos);
+        side
     }
-    (bytes, at.min(CLOCK_BYTES))
+
+    /// Makes this field `field` of a `Clock`, of `nanos` nanoseconds.
+    #[inline(always)]
+    fn set(&mut self, field: Len, nanos: u64) {
+        const NANOS_PER_SECOND: u64 = 1_000_000_000;
+        let (seconds, nanos) = (nanos / NANOS_PER_SECOND, nanos % NANOS_PER_SECOND);
+        // Every key here is one byte: the fields of `Clock` and `Duration` are 1 and 2.
+        let bytes = &mut self.bytes;
+        bytes[0] = field.key() as u8;
+        let mut at = 2;
+        for (key, value) in [
+            (wire::duration::SECONDS.key(), seconds),
+            (wire::duration::NANOS.key(), nanos),
+        ] {
+            if value != 0 {
+                // The key and the varint: six bytes at most, written as eight, the
+                // bytes past them overwritten next or left out.
+                let (varint, len) = varint35(value);
+                let field = u64::from(key) | varint << 8;
+                if let Some(slot) = bytes.get_mut(at..at + 8) {
+                    slot.copy_from_slice(&field.to_le_bytes());
+                }
+                at += 1 + len;
+            }
+        }
+        bytes[1] = (at - 2) as u8;
+        self.len = at as u8;
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.bytes.get(..usize::from(self.len)).unwrap_or_default()
+    }
+}
+
+/// `value` as a varint of at most five bytes, in the low bytes of the result, and its
+/// length: without a loop, since a clock's times fit 35 bits (a side's time is at most
+/// `u64::MAX` nanoseconds: under 2^35 seconds; its nanoseconds, under 2^30). A larger
+/// value is written as the largest that fits.
+#[inline(always)]
+fn varint35(value: u64) -> (u64, usize) {
+    let value = value.min((1 << 35) - 1);
+    let spread = (value & 0x7f)
+        | (value << 1 & 0x7f << 8)
+        | (value << 2 & 0x7f << 16)
+        | (value << 3 & 0x7f << 24)
+        | (value << 4 & 0x7f << 32);
+    // Seven bits a byte: 1 to 5 bytes.
+    let len = (64 - (value | 1).leading_zeros() as usize).div_ceil(7);
+    // Every byte but the last says another follows.
+    let more = 0x8080_8080 & ((1u64 << (8 * (len - 1))) - 1);
+    (spread | more, len)
 }
 
 fn to_proto(value: Duration) -> prost_types::Duration {
@@ -250,34 +338,32 @@ pub(crate) fn set_up(
         return None;
     };
     let before = violations.len();
-    let field = "setup.time_control";
+    let field = "setup.time_control.initial";
     let initial = match &control.initial {
         None => {
-            violations.push(Violation::new(format!("{field}.initial"), "is required"));
+            violations.push(Violation::new(field, "is required"));
             None
         }
-        Some(initial) => {
-            checked(&format!("{field}.initial"), initial, violations).and_then(|initial| {
-                let fits = !initial.is_zero() && initial <= MAX_INITIAL;
-                if !fits {
-                    violations.push(Violation::new(
-                        format!("{field}.initial"),
-                        "must be more than 0 and at most 24 hours",
-                    ));
-                }
-                fits.then_some(initial)
-            })
-        }
+        Some(initial) => checked(field, initial, violations).and_then(|initial| {
+            let fits = !initial.is_zero() && initial <= MAX_INITIAL;
+            if !fits {
+                violations.push(Violation::new(
+                    field,
+                    "must be more than 0 and at most 24 hours",
+                ));
+            }
+            fits.then_some(initial)
+        }),
     };
     let increment = within(
-        &format!("{field}.increment"),
+        "setup.time_control.increment",
         control.increment.as_ref(),
         MAX_INCREMENT,
         "1 hour",
         violations,
     );
     let move_limit = within(
-        &format!("{field}.move_limit"),
+        "setup.time_control.move_limit",
         control.move_limit.as_ref(),
         MAX_INITIAL,
         "24 hours",
@@ -366,4 +452,41 @@ fn checked(
     let seconds = u64::try_from(seconds).ok()?;
     let nanos = u32::try_from(nanos).ok()?;
     Some(Duration::new(seconds, nanos))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use prost::Message;
+
+    proptest! {
+        /// A side's time is written as prost writes it, whatever its size: zero, whole
+        /// seconds, under a second, and varints of every length.
+        #[test]
+        fn a_side_is_encoded_as_prost_encodes_it(
+            // Up to the most a side can hold, `u64::MAX` nanoseconds.
+            seconds in prop_oneof![Just(0u64), 0..128u64, 0..=u64::MAX / 1_000_000_000 - 1],
+            nanos in prop_oneof![Just(0u32), 0..128u32, 0..1_000_000_000u32],
+            b_side in any::<bool>(),
+        ) {
+            let value = Duration::new(seconds, nanos);
+            let (field, clock) = if b_side {
+                (wire::clock::B_LEFT, proto::Clock { a_left: None, b_left: Some(to_proto(value)) })
+            } else {
+                (wire::clock::A_LEFT, proto::Clock { a_left: Some(to_proto(value)), b_left: None })
+            };
+            let encoded = EncodedSide::new(field, seconds * 1_000_000_000 + u64::from(nanos));
+            prop_assert_eq!(encoded.bytes(), &clock.encode_to_vec()[..]);
+        }
+
+        #[test]
+        fn a_varint_of_35_bits_is_prost_s(value in prop_oneof![0..(1u64 << 7), 0..(1u64 << 35)]) {
+            let (varint, len) = varint35(value);
+            let mut expected = Vec::new();
+            prost::encoding::encode_varint(value, &mut expected);
+            prop_assert_eq!(&varint.to_le_bytes()[..len], &expected[..]);
+            prop_assert_eq!(varint >> (8 * len), 0);
+        }
+    }
 }

@@ -16,15 +16,13 @@ use crate::rules::grid::Cell;
 
 use crate::rules::GameKind;
 
-use std::time::Instant;
-
 use super::answer::Answer;
 use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
 use super::error::{describe, ServiceError, Violation, Violations};
 use super::fields::{self, BoardRows, MAX_SIDE};
 use super::play::{self, Handled, Opened};
-use crate::rules::clock::{Clock, Side};
+use crate::rules::clock::{Clock, Moment, Side};
 
 /// The rows of a Connect Four game set up without them.
 pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::MIN.saturating_add(5);
@@ -126,7 +124,7 @@ impl play::sealed::Play for Game {
     };
     type Played<'a> = Played<'a>;
 
-    fn open(first: PlayConnectFourRequest, now: Instant) -> Opened<Self> {
+    fn open(first: PlayConnectFourRequest, now: Moment) -> Opened<Self> {
         if let Some(Action::Setup(setup)) = &first.action {
             let (game, placed, clock) = set_up(setup)?;
             return play::set_up(game, clock, now, |game, timing| Played {

@@ -14,15 +14,13 @@ use crate::rules::othello::{Board, Color, Game, MoveCheck, Outcome};
 
 use crate::rules::GameKind;
 
-use std::time::Instant;
-
 use super::answer::Answer;
 use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
 use super::error::{describe, ServiceError, Violations};
 use super::fields::{self, BoardRows};
 use super::play::{self, Handled, Opened, Reply};
-use crate::rules::clock::{Clock, Side};
+use crate::rules::clock::{Clock, Moment, Side};
 
 /// Answers a CheckOthelloMove request.
 pub(crate) fn check_move(request: CheckOthelloMoveRequest) -> Result<MoveAnswer, ServiceError> {
@@ -155,7 +153,7 @@ impl play::sealed::Play for Game {
     };
     type Played<'a> = Played<'a>;
 
-    fn open(first: PlayOthelloRequest, now: Instant) -> Opened<Self> {
+    fn open(first: PlayOthelloRequest, now: Moment) -> Opened<Self> {
         let action = match first.action {
             Some(Action::Setup(setup)) => {
                 // Not `play::set_up`: this reply borrows the setup's last flips.

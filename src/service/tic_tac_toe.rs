@@ -13,15 +13,13 @@ use crate::rules::tic_tac_toe::{self, Game, Outcome, Player, MAX_MOVES};
 
 use crate::rules::GameKind;
 
-use std::time::Instant;
-
 use super::answer::Answer;
 use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
 use super::error::{describe, ServiceError, Violation, Violations};
 use super::fields;
 use super::play::{self, Handled, Opened};
-use crate::rules::clock::{Clock, Side};
+use crate::rules::clock::{Clock, Moment, Side};
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.
 ///
@@ -112,7 +110,7 @@ impl play::sealed::Play for Game {
     };
     type Played<'a> = Played<'a>;
 
-    fn open(first: PlayTicTacToeRequest, now: Instant) -> Opened<Self> {
+    fn open(first: PlayTicTacToeRequest, now: Moment) -> Opened<Self> {
         let Some(setup) = &first.setup else {
             return play::first_move(Game::new(), first);
         };

@@ -23,7 +23,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
@@ -34,7 +34,7 @@ use super::answer::Answer;
 use super::clock::{Timekeeper, Timing};
 use super::error::ServiceError;
 use crate::proto::replies::{WrittenAs, WrittenReply};
-use crate::rules::clock::Clock;
+use crate::rules::clock::{Clock, Moment};
 use crate::rules::GameKind;
 use crate::telemetry::games::{self, GameEnding};
 use crate::telemetry::otel;
@@ -111,11 +111,9 @@ pub(crate) use self::sealed::{Handled, Opened, Reply};
 
 /// The part of [`LiveGame`] that only this crate implements.
 pub(crate) mod sealed {
-    use std::time::Instant;
-
     use super::{GameKind, ServiceError};
     use crate::proto::replies::WrittenAs;
-    use crate::rules::clock::Side;
+    use crate::rules::clock::{Moment, Side};
     use crate::service::answer::Answer;
     use crate::service::clock::{Timekeeper, Timing, TimingFields};
 
@@ -160,7 +158,7 @@ pub(crate) mod sealed {
 
         /// The game a stream's first message, received at `now`, opens, with its clock,
         /// and the reply to that message; an error (a malformed setup) ends the stream.
-        fn open(first: Self::Request, now: Instant) -> Opened<Self>;
+        fn open(first: Self::Request, now: Moment) -> Opened<Self>;
 
         /// Plays a later message: what became of it, and its answer, whose clock
         /// `keeper` keeps.
@@ -201,7 +199,7 @@ pub(crate) mod sealed {
 pub(crate) fn set_up<G: LiveGame>(
     game: G,
     clock: Option<Clock>,
-    now: Instant,
+    now: Moment,
     answer: impl for<'a> FnOnce(&'a G, Option<&'a Timing>) -> G::Played<'a>,
 ) -> Opened<G> {
     let keeper = clock.map(|clock| Timekeeper::open(clock, now, game.side_to_move()));
@@ -235,7 +233,7 @@ impl<G: LiveGame> Referee<G> {
     pub(crate) fn open(
         first: G::Request,
         max_unapplied: usize,
-        now: Instant,
+        now: Moment,
     ) -> Result<(Self, G::Response), ServiceError> {
         let (game, keeper, reply) = G::open(first, now)?;
         let mut referee = Self {
@@ -254,7 +252,7 @@ impl<G: LiveGame> Referee<G> {
         &mut self,
         request: G::Request,
         max_unapplied: usize,
-        now: Instant,
+        now: Moment,
     ) -> Result<G::Response, ServiceError> {
         if let Some(keeper) = &mut self.keeper {
             keeper.received(now);
@@ -269,7 +267,7 @@ impl<G: LiveGame> Referee<G> {
     pub(crate) fn play<T>(
         &mut self,
         max_unapplied: usize,
-        now: Instant,
+        now: Moment,
         play: impl FnOnce(&mut G, Option<&mut Timekeeper>) -> (Handled, T),
     ) -> Result<T, ServiceError> {
         if let Some(keeper) = &mut self.keeper {
@@ -285,7 +283,7 @@ impl<G: LiveGame> Referee<G> {
     }
 
     /// When the side to move runs out, if the game is on the clock and goes on.
-    pub(crate) fn deadline(&self) -> Option<Instant> {
+    pub(crate) fn deadline(&self) -> Option<Moment> {
         self.keeper.as_ref().and_then(|keeper| keeper.deadline())
     }
 
@@ -293,7 +291,7 @@ impl<G: LiveGame> Referee<G> {
     /// announcement of it with `announce`, from the game's answer to no message.
     pub(crate) fn run_out<T>(
         &mut self,
-        now: Instant,
+        now: Moment,
         announce: impl FnOnce(G::Played<'_>) -> T,
     ) -> Option<T> {
         let keeper = self.keeper.as_mut()?;
@@ -399,22 +397,22 @@ pub(crate) trait Games: Send + 'static {
     fn handle(
         &mut self,
         request: Self::Request,
-        now: Instant,
+        now: Moment,
         announced: &mut VecDeque<Self::Response>,
     ) -> Result<Self::Response, ServiceError>;
 
     /// When the next clock runs out, if a clock runs: the time to wake the stream and
     /// look (it may find that the clock has since moved on).
-    fn deadline(&self) -> Option<Instant>;
+    fn deadline(&self) -> Option<Moment>;
 
     /// A time no running clock runs past, if a clock runs: until then the stream is
     /// not idle.
-    fn clocks_run_until(&self) -> Option<Instant> {
+    fn clocks_run_until(&self) -> Option<Moment> {
         self.deadline()
     }
 
     /// The announcements of the games whose time ran out by `now`, into `announced`.
-    fn expire(&mut self, now: Instant, announced: &mut VecDeque<Self::Response>);
+    fn expire(&mut self, now: Moment, announced: &mut VecDeque<Self::Response>);
 }
 
 /// The one game of a Play* stream, and its place in the live-game count; its replies
@@ -437,10 +435,10 @@ pub(crate) trait Form<G: LiveGame>: 'static {
         referee: &mut Referee<G>,
         request: G::Request,
         max_unapplied: usize,
-        now: Instant,
+        now: Moment,
     ) -> Result<Self::Reply, ServiceError>;
     /// The announcement that the side to move ran out by `now`, if it has.
-    fn run_out(referee: &mut Referee<G>, now: Instant) -> Option<Self::Reply>;
+    fn run_out(referee: &mut Referee<G>, now: Moment) -> Option<Self::Reply>;
 }
 
 /// Replies built as prost's messages: for clients in process.
@@ -458,11 +456,11 @@ impl<G: LiveGame> Form<G> for Built {
         referee: &mut Referee<G>,
         request: G::Request,
         max_unapplied: usize,
-        now: Instant,
+        now: Moment,
     ) -> Result<G::Response, ServiceError> {
         referee.reply(request, max_unapplied, now)
     }
-    fn run_out(referee: &mut Referee<G>, now: Instant) -> Option<G::Response> {
+    fn run_out(referee: &mut Referee<G>, now: Moment) -> Option<G::Response> {
         referee.run_out(now, |answer| answer.into_response())
     }
 }
@@ -479,14 +477,14 @@ impl<G: LiveGame> Form<G> for Written {
         referee: &mut Referee<G>,
         request: G::Request,
         max_unapplied: usize,
-        now: Instant,
+        now: Moment,
     ) -> Result<WrittenReplyOf<G>, ServiceError> {
         referee.play(max_unapplied, now, |game, keeper| {
             let (handled, answer) = game.answer(request, keeper);
             (handled, WrittenReplyOf::<G>::written(|w| answer.write(w)))
         })
     }
-    fn run_out(referee: &mut Referee<G>, now: Instant) -> Option<WrittenReplyOf<G>> {
+    fn run_out(referee: &mut Referee<G>, now: Moment) -> Option<WrittenReplyOf<G>> {
         referee.run_out(now, |answer| {
             WrittenReplyOf::<G>::written(|w| answer.write(w))
         })
@@ -500,7 +498,7 @@ impl<G: LiveGame, F: Form<G>> Games for OneGame<G, F> {
     fn handle(
         &mut self,
         request: G::Request,
-        now: Instant,
+        now: Moment,
         announced: &mut VecDeque<F::Reply>,
     ) -> Result<F::Reply, ServiceError> {
         match &mut self.referee {
@@ -520,11 +518,11 @@ impl<G: LiveGame, F: Form<G>> Games for OneGame<G, F> {
         }
     }
 
-    fn deadline(&self) -> Option<Instant> {
+    fn deadline(&self) -> Option<Moment> {
         self.referee.as_ref().and_then(Referee::deadline)
     }
 
-    fn expire(&mut self, now: Instant, announced: &mut VecDeque<F::Reply>) {
+    fn expire(&mut self, now: Moment, announced: &mut VecDeque<F::Reply>) {
         if let Some(referee) = &mut self.referee {
             announced.extend(F::run_out(referee, now));
         }
@@ -576,15 +574,10 @@ struct Session<T: Games, S> {
     /// The error that ends the stream, sent once the replies before it are.
     failed: Option<Status>,
     /// The timer of the next deadline, while a clock runs.
-    timer: Option<(Instant, Pin<Box<tokio::time::Sleep>>)>,
+    timer: Option<(Moment, Pin<Box<tokio::time::Sleep>>)>,
     /// A clock ran among its games after the last message: the timer needs looking
     /// after (a stream without one never locks its games to ask).
     timed: bool,
-}
-
-/// Now, by the clock the games' deadlines are kept on (tokio's, which tests can stop).
-fn now() -> Instant {
-    tokio::time::Instant::now().into_std()
 }
 
 // Nothing of a session is pinned: its fields are moved freely, the timer boxed.
@@ -743,9 +736,8 @@ where
                 return None;
             }
         };
-        let at = tokio::time::Instant::now();
-        self.watch.touch_at(at);
-        let now = at.into_std();
+        let now = self.now();
+        self.watch.touch(now);
         let mut held = self.slot.lock();
         let Some(games) = held.as_mut() else {
             drop(held);
@@ -783,7 +775,7 @@ where
                 self.timer = None;
                 return false;
             };
-            let mut until = tokio::time::Instant::from_std(deadline);
+            let mut until = self.watch.instant(deadline);
             if fired == Some(deadline) {
                 // It fired and nothing ran out by it: never spin on it.
                 until += Duration::from_millis(1);
@@ -808,7 +800,7 @@ where
             }
             let before = self.queued.len();
             if let Some(games) = self.slot.lock().as_mut() {
-                games.expire(now(), &mut self.queued);
+                games.expire(self.now(), &mut self.queued);
             }
             if self.queued.len() > before {
                 return true;
@@ -817,6 +809,12 @@ where
             // Nothing ran out (the deadline was one its game has since moved past):
             // wait for the next.
         }
+    }
+
+    /// Now, on the timeline of the stream's clocks, by tokio's clock (which tests can
+    /// stop).
+    fn now(&self) -> Moment {
+        self.watch.moment(tokio::time::Instant::now())
     }
 
     /// Why the watch ended the game.

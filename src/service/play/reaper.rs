@@ -12,6 +12,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::StreamLimits;
+use crate::rules::clock::Moment;
 
 /// Why the watch ended a game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,21 +79,32 @@ impl Watched {
 pub(super) struct Watch(Arc<Watched>);
 
 impl Watch {
+    /// The moment `at` on the timeline of the stream's clocks, which starts when the
+    /// watch began (before the stream's first message).
+    pub(super) fn moment(&self, at: Instant) -> Moment {
+        let since = at.saturating_duration_since(self.0.opened);
+        Moment::from_nanos(u64::try_from(since.as_nanos()).unwrap_or(u64::MAX))
+    }
+
+    /// The instant of `moment` on the timeline of [`Watch::moment`] (a century on, for a
+    /// moment past what an instant can hold).
+    pub(super) fn instant(&self, moment: Moment) -> Instant {
+        let since = Duration::from_nanos(moment.as_nanos());
+        self.0
+            .opened
+            .checked_add(since)
+            .unwrap_or_else(|| self.0.opened + Duration::from_secs(100 * 365 * 24 * 60 * 60))
+    }
+
     /// Notes that a message arrived at `now`.
-    pub(super) fn touch_at(&self, now: Instant) {
-        let since = now.saturating_duration_since(self.0.opened);
-        let nanos = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX);
-        self.0.last_message.store(nanos, Ordering::Relaxed);
+    pub(super) fn touch(&self, now: Moment) {
+        self.0.last_message.store(now.as_nanos(), Ordering::Relaxed);
     }
 
     /// Notes when the next clock of the stream's games runs out, if one runs: the idle
     /// timeout waits until then.
-    pub(super) fn set_clock_deadline(&self, deadline: Option<std::time::Instant>) {
-        let nanos = deadline.map_or(0, |deadline| {
-            let since =
-                tokio::time::Instant::from_std(deadline).saturating_duration_since(self.0.opened);
-            u64::try_from(since.as_nanos()).unwrap_or(u64::MAX).max(1)
-        });
+    pub(super) fn set_clock_deadline(&self, deadline: Option<Moment>) {
+        let nanos = deadline.map_or(0, |deadline| deadline.as_nanos().max(1));
         self.0.clock_deadline.store(nanos, Ordering::Relaxed);
     }
 
