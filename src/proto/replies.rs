@@ -189,6 +189,13 @@ impl CheckBatchReply {
         Writer { buf: &mut self.buf }.encoded(fields::check_batch_response::RESULTS, result)
     }
 
+    /// Appends the result of a check that was not answered, its `invalid` written by
+    /// `write`; returns the `CheckResult`'s encoded length, as [`CheckBatchReply::push`]
+    /// does.
+    pub(crate) fn push_invalid(&mut self, write: impl FnOnce(&mut Writer)) -> usize {
+        Writer { buf: &mut self.buf }.message(fields::check_batch_response::RESULTS, write)
+    }
+
     /// Appends a check's answer as the reply's next `results`, the answer's message
     /// (`field` of `CheckResult`'s `result`) written by `write`; returns the
     /// `CheckResult`'s encoded length, as [`CheckBatchReply::push`] does.
@@ -225,6 +232,16 @@ impl PlayManyReply {
         Writer { buf: &mut self.buf }.message(fields::play_many_response::STATES, |w| {
             w.uint64(fields::game_state::GAME, game);
             w.message(field, write);
+        })
+    }
+
+    /// Appends the state of game number `game` for an action that reached no game, its
+    /// `invalid` written by `write`; returns the `GameState`'s encoded length, as
+    /// [`PlayManyReply::push`] does.
+    pub(crate) fn push_invalid(&mut self, game: u64, write: impl FnOnce(&mut Writer)) -> usize {
+        Writer { buf: &mut self.buf }.message(fields::play_many_response::STATES, |w| {
+            w.uint64(fields::game_state::GAME, game);
+            write(w);
         })
     }
 
@@ -378,6 +395,18 @@ impl Writer<'_> {
         let end = self.buf.len() + len.min(N);
         self.buf.extend_from_slice(encoded);
         self.buf.truncate(end);
+    }
+
+    /// A `string` field whose text is `parts` one after the other.
+    pub(crate) fn string_of<const N: usize>(&mut self, field: Len, parts: [&str; N]) {
+        let len = parts.iter().map(|part| part.len()).sum::<usize>();
+        if len > 0 {
+            self.key(field);
+            self.varint(len as u64);
+            for part in parts {
+                self.buf.extend_from_slice(part.as_bytes());
+            }
+        }
     }
 
     /// A message field whose body, already encoded, is `parts` one after the other:

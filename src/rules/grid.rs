@@ -5,6 +5,14 @@ use std::num::NonZeroUsize;
 
 use super::rows::{Rows, RowsView};
 
+/// An error that writes its text in pieces into any [`fmt::Write`], without
+/// `core::fmt`'s formatting of arguments, which costs several times as much: a bulk call
+/// of malformed items writes thousands of these texts. Its `Display` says the same.
+pub trait Text {
+    /// Writes the text into `out`.
+    fn write_text<W: fmt::Write + ?Sized>(&self, out: &mut W) -> fmt::Result;
+}
+
 /// A cell of a board: `row` 0 is the top row, `col` 0 the leftmost column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Cell {
@@ -66,23 +74,38 @@ impl OffBoard {
 
 impl fmt::Display for OffBoard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_text(f)
+    }
+}
+
+impl Text for OffBoard {
+    fn write_text<W: fmt::Write + ?Sized>(&self, f: &mut W) -> fmt::Result {
         let (col, cols) = (self.col, self.cols);
+        let mut number = itoa::Buffer::new();
         match self.row {
-            Some(row) => write!(
-                f,
-                "({row}, {col}) is outside the board, which has {} and {}",
-                counted(self.rows, "row"),
-                counted(cols, "column")
-            ),
-            None if cols == 1 => write!(
-                f,
-                "column {col} is outside the board, which has 1 column (only 0)"
-            ),
-            None => write!(
-                f,
-                "column {col} is outside the board, which has {cols} columns (0 to {})",
-                cols.saturating_sub(1)
-            ),
+            Some(row) => {
+                f.write_str("(")?;
+                f.write_str(number.format(row))?;
+                f.write_str(", ")?;
+                f.write_str(number.format(col))?;
+                f.write_str(") is outside the board, which has ")?;
+                counted(self.rows, "row").write_text(f)?;
+                f.write_str(" and ")?;
+                counted(cols, "column").write_text(f)
+            }
+            None => {
+                f.write_str("column ")?;
+                f.write_str(number.format(col))?;
+                if cols == 1 {
+                    f.write_str(" is outside the board, which has 1 column (only 0)")
+                } else {
+                    f.write_str(" is outside the board, which has ")?;
+                    f.write_str(number.format(cols))?;
+                    f.write_str(" columns (0 to ")?;
+                    f.write_str(number.format(cols.saturating_sub(1)))?;
+                    f.write_str(")")
+                }
+            }
         }
     }
 }
@@ -101,11 +124,20 @@ pub struct Counted<'a> {
 
 impl fmt::Display for Counted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_text(f)
+    }
+}
+
+impl Text for Counted<'_> {
+    fn write_text<W: fmt::Write + ?Sized>(&self, f: &mut W) -> fmt::Result {
         let Self { n, thing } = *self;
+        f.write_str(itoa::Buffer::new().format(n))?;
+        f.write_str(" ")?;
+        f.write_str(thing)?;
         if n == 1 {
-            write!(f, "1 {thing}")
+            Ok(())
         } else {
-            write!(f, "{n} {thing}s")
+            f.write_str("s")
         }
     }
 }
@@ -143,19 +175,16 @@ fn index(value: i64, len: usize) -> Option<usize> {
 }
 
 /// Why a list of rows is not a board of a game.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GridError {
     /// There is not a single row.
-    #[error("the board has no rows")]
     NoRows,
     /// A row holds no cell at all.
-    #[error("row {row} is empty")]
     EmptyRow {
         /// The index of the empty row.
         row: usize,
     },
     /// A row is not as long as row 0.
-    #[error("row {row} has {found} cells but row 0 has {expected}")]
     RaggedRow {
         /// The index of the row.
         row: usize,
@@ -165,7 +194,6 @@ pub enum GridError {
         found: usize,
     },
     /// A cell holds a character outside the game's alphabet.
-    #[error("row {row}, column {col}: {found:?} is not one of {alphabet:?}")]
     BadCell {
         /// The row of the cell.
         row: usize,
@@ -177,6 +205,71 @@ pub enum GridError {
         alphabet: &'static str,
     },
 }
+
+impl fmt::Display for GridError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_text(f)
+    }
+}
+
+impl Text for GridError {
+    fn write_text<W: fmt::Write + ?Sized>(&self, f: &mut W) -> fmt::Result {
+        let mut number = itoa::Buffer::new();
+        match *self {
+            Self::NoRows => f.write_str("the board has no rows"),
+            Self::EmptyRow { row } => {
+                f.write_str("row ")?;
+                f.write_str(number.format(row))?;
+                f.write_str(" is empty")
+            }
+            Self::RaggedRow {
+                row,
+                expected,
+                found,
+            } => {
+                f.write_str("row ")?;
+                f.write_str(number.format(row))?;
+                f.write_str(" has ")?;
+                f.write_str(number.format(found))?;
+                f.write_str(" cells but row 0 has ")?;
+                f.write_str(number.format(expected))
+            }
+            Self::BadCell {
+                row,
+                col,
+                found,
+                alphabet,
+            } => {
+                f.write_str("row ")?;
+                f.write_str(number.format(row))?;
+                f.write_str(", column ")?;
+                f.write_str(number.format(col))?;
+                f.write_str(": ")?;
+                // As `{:?}` quotes them: a plain ASCII character or alphabet as it is.
+                if found.is_ascii_graphic() && !matches!(found, '\'' | '\\') {
+                    f.write_str("'")?;
+                    f.write_str(found.encode_utf8(&mut [0; 4]))?;
+                    f.write_str("'")?;
+                } else {
+                    write!(f, "{found:?}")?;
+                }
+                f.write_str(" is not one of ")?;
+                if alphabet
+                    .bytes()
+                    .all(|byte| byte.is_ascii_graphic() && !matches!(byte, b'"' | b'\\'))
+                {
+                    f.write_str("\"")?;
+                    f.write_str(alphabet)?;
+                    f.write_str("\"")
+                } else {
+                    write!(f, "{alphabet:?}")
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for GridError {}
 
 /// A rectangular board of one byte per cell, row-major, every byte from one game's alphabet.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -472,6 +565,9 @@ pub fn common_width(rows: RowsView<'_>) -> Option<usize> {
 /// How many cells `row` holds: its characters, each byte that is not UTF-8 counted as
 /// one, without a copy.
 pub fn cell_count(row: &[u8]) -> usize {
+    if row.is_ascii() {
+        return row.len();
+    }
     row.utf8_chunks()
         .map(|chunk| chunk.valid().chars().count() + chunk.invalid().len())
         .sum()
@@ -512,7 +608,8 @@ fn problems<'a>(
 fn bad_cell(row_index: usize, row: &[u8], at: usize, alphabet: &'static str) -> GridError {
     // All bytes before `at` are ASCII, so `at` is both a character boundary and the column.
     // The character there, whatever follows it; U+FFFD if its bytes are not UTF-8.
-    let found = row[at..]
+    // (A character is at most four bytes: the rest of the row is not looked at.)
+    let found = row[at..row.len().min(at + 4)]
         .utf8_chunks()
         .next()
         .and_then(|chunk| chunk.valid().chars().next())
@@ -701,6 +798,53 @@ mod tests {
             proptest::prop_assert_eq!(
                 all_in(&bytes, alphabet),
                 bytes.iter().all(|x| alphabet.contains(x))
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// The errors' texts, written in pieces, say what `format!` would: the text
+        /// each had when it was written with `write!`, quoting included.
+        #[test]
+        fn error_texts_are_as_format_writes_them(
+            row in proptest::prelude::any::<i64>(),
+            col in proptest::prelude::any::<i64>(),
+            rows in 0..200usize,
+            cols in 0..200usize,
+            index in 0..200usize,
+            found in proptest::prelude::any::<char>(),
+            alphabet in proptest::sample::select(vec![".BW", ".XO", "01", "a'b", "q\"\\r"]),
+        ) {
+            let off = OffBoard { row: Some(row), col, rows, cols };
+            let rows_text = if rows == 1 { "1 row".to_owned() } else { format!("{rows} rows") };
+            let cols_text = if cols == 1 { "1 column".to_owned() } else { format!("{cols} columns") };
+            proptest::prop_assert_eq!(
+                off.to_string(),
+                format!("({row}, {col}) is outside the board, which has {rows_text} and {cols_text}")
+            );
+            let column = OffBoard { row: None, col, rows, cols };
+            let expected = if cols == 1 {
+                format!("column {col} is outside the board, which has 1 column (only 0)")
+            } else {
+                format!(
+                    "column {col} is outside the board, which has {cols} columns (0 to {})",
+                    cols.saturating_sub(1)
+                )
+            };
+            proptest::prop_assert_eq!(column.to_string(), expected);
+            let bad = GridError::BadCell { row: index, col: cols, found, alphabet };
+            proptest::prop_assert_eq!(
+                bad.to_string(),
+                format!("row {index}, column {cols}: {found:?} is not one of {alphabet:?}")
+            );
+            let ragged = GridError::RaggedRow { row: index, expected: rows, found: cols };
+            proptest::prop_assert_eq!(
+                ragged.to_string(),
+                format!("row {index} has {cols} cells but row 0 has {rows}")
+            );
+            proptest::prop_assert_eq!(
+                GridError::EmptyRow { row: index }.to_string(),
+                format!("row {index} is empty")
             );
         }
     }

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::grid::{self, Cell, OffBoard};
+use super::grid::{self, Cell, OffBoard, Text};
 
 /// The side of the board.
 pub const SIZE: usize = 3;
@@ -119,6 +119,15 @@ pub enum MoveError {
         /// How it ended.
         outcome: Outcome,
     },
+}
+
+impl Text for MoveError {
+    fn write_text<W: fmt::Write + ?Sized>(&self, out: &mut W) -> fmt::Result {
+        match self {
+            Self::OffBoard(off) => off.write_text(out),
+            other => write!(out, "{other}"),
+        }
+    }
 }
 
 /// A game in progress: the board, whose turn it is, and the outcome so far.

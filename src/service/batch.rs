@@ -8,7 +8,6 @@
 use crate::proto::replies::CheckBatchReply;
 use crate::proto::requests::{CheckBatchChecks, CheckRef};
 use crate::proto::wire::{fields as wire, Len};
-use crate::proto::{CheckResult, FieldViolation};
 use crate::rules::grid::Cell;
 use crate::rules::rows::RowsView;
 
@@ -37,7 +36,7 @@ pub(crate) fn check_batch(request: &CheckBatchChecks) -> Result<CheckBatchReply,
         bytes += 4 + if bytes < MAX_REPLY_BYTES {
             answer(check, &mut reply, &mut scratch)
         } else {
-            reply.push(&over_budget())
+            over_budget(&mut reply)
         };
     }
     Ok(reply)
@@ -119,10 +118,7 @@ fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch)
         }),
     };
     result.unwrap_or_else(|error| {
-        out.push(&CheckResult {
-            invalid: error.into_field_violations("check"),
-            result: None,
-        })
+        out.push_invalid(|w| error.write_field_violations("check", result::INVALID, w))
     })
 }
 
@@ -140,15 +136,17 @@ fn write<A: Answer>(answer: &A, field: Len, out: &mut CheckBatchReply) -> usize 
     out.push_result(field, |w| answer.write(w))
 }
 
-/// The answer to a check past the reply budget.
-fn over_budget() -> CheckResult {
-    CheckResult {
-        invalid: vec![FieldViolation {
-            field: "check".to_owned(),
-            description: "not run: the reply is full; send it again in another call".to_owned(),
-        }],
-        result: None,
-    }
+/// Writes the answer to a check past the reply budget into `out`; returns its length.
+fn over_budget(out: &mut CheckBatchReply) -> usize {
+    out.push_invalid(|w| {
+        w.message(wire::check_result::INVALID, |w| {
+            w.string_of(wire::field_violation::FIELD, ["check"]);
+            w.string_of(
+                wire::field_violation::DESCRIPTION,
+                ["not run: the reply is full; send it again in another call"],
+            );
+        });
+    })
 }
 
 #[cfg(test)]

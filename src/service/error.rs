@@ -19,7 +19,9 @@ use std::fmt;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
-use crate::proto;
+use crate::proto::replies::Writer;
+use crate::proto::wire::{fields as wire, Len};
+use crate::rules::grid::Text;
 
 /// The most violations one error reply lists; one more then says how many were left out.
 pub(crate) const MAX_LISTED_VIOLATIONS: usize = 10;
@@ -184,6 +186,32 @@ impl Extend<Violation> for Violations {
     }
 }
 
+/// The text of a rules error, in a buffer sized once for a sentence, written without
+/// `core::fmt` (see [`Text`]): what [`describe`] makes of it, at a fraction of the cost.
+pub(crate) fn text_of(what: &impl Text) -> String {
+    let mut text = String::with_capacity(DESCRIPTION_BYTES);
+    // Writing into a `String` cannot fail; a text that fails leaves what it wrote.
+    let _ = what.write_text(&mut text);
+    text
+}
+
+/// The path of element `index` of the list `field` (`moves[4]`), `field` given in
+/// `parts` (`["board", ".rows"]`): put together without `core::fmt`, since a bulk call
+/// of malformed items names thousands.
+pub(crate) fn indexed(parts: &[&str], index: usize) -> String {
+    let mut number = itoa::Buffer::new();
+    let number = number.format(index);
+    let len = parts.iter().map(|part| part.len()).sum::<usize>() + number.len() + 2;
+    let mut path = String::with_capacity(len);
+    for part in parts {
+        path.push_str(part);
+    }
+    path.push('[');
+    path.push_str(number);
+    path.push(']');
+    path
+}
+
 /// The bytes a violation's description is given at once: most are a sentence.
 const DESCRIPTION_BYTES: usize = 128;
 
@@ -319,19 +347,48 @@ fn listed<V>(violations: Violations, make: impl Fn(String, String) -> V) -> Vec<
         })
         .collect();
     if left_out > 0 {
-        // The first field left out names the extra violation, a few more its
-        // description.
-        let field = paths.first().cloned().unwrap_or_default();
-        let description = match paths.len() {
-            0 | 1 => format!("... and {left_out} more violations not listed"),
-            _ => format!(
-                "... and {left_out} more violations not listed, on {}",
-                paths.join(", ")
-            ),
-        };
-        out.push(make(field, cut(description, MAX_DESCRIPTION_BYTES)));
+        let (field, description) = self::left_out(left_out, &paths);
+        out.push(make(field, description));
     }
     out
+}
+
+/// The violation that says how many were `left_out` and, from `paths`, on which fields:
+/// the first field left out names it, a few more its description.
+fn left_out(left_out: usize, paths: &[String]) -> (String, String) {
+    let field = paths.first().cloned().unwrap_or_default();
+    let description = match paths.len() {
+        0 | 1 => format!("... and {left_out} more violations not listed"),
+        _ => format!(
+            "... and {left_out} more violations not listed, on {}",
+            paths.join(", ")
+        ),
+    };
+    (field, cut(description, MAX_DESCRIPTION_BYTES))
+}
+
+/// Writes one `FieldViolation` on `path`, `description`, cut as [`listed`] cuts them, as
+/// the repeated field `field`.
+pub(crate) fn write_violation(field: Len, path: &str, description: &str, w: &mut Writer) {
+    w.message(field, |w| {
+        w.string_of(wire::field_violation::FIELD, cut_str(path, MAX_FIELD_BYTES));
+        w.string_of(
+            wire::field_violation::DESCRIPTION,
+            cut_str(description, MAX_DESCRIPTION_BYTES),
+        );
+    });
+}
+
+/// `text` as [`cut`] cuts it, without a copy: its head, and `...` if cut.
+fn cut_str(text: &str, max: usize) -> [&str; 2] {
+    if text.len() <= max {
+        return [text, ""];
+    }
+    let mut end = max.saturating_sub(3);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    [text.get(..end).unwrap_or_default(), "..."]
 }
 
 impl From<ServiceError> for Status {
@@ -359,18 +416,26 @@ impl From<ServiceError> for Status {
 }
 
 impl ServiceError {
-    /// What a CheckBatch check or a PlayMany action reports in place of this error: a
-    /// malformed request's violations, bounded as an error reply's are; any other
-    /// error as one violation on `item`, the item itself.
-    pub(crate) fn into_field_violations(self, item: &str) -> Vec<proto::FieldViolation> {
+    /// Writes what a CheckBatch check or a PlayMany action reports in place of this
+    /// error, as the repeated `FieldViolation` field `field` of its result: a malformed
+    /// request's violations, bounded as an error reply's are; any other error as one
+    /// violation on `item`, the item itself. Written straight from the violations:
+    /// a bulk call may answer ten thousand malformed items.
+    pub(crate) fn write_field_violations(self, item: &str, field: Len, w: &mut Writer) {
         let violations = match self {
             ServiceError::InvalidRequest { violations, .. } => violations,
-            other => Violation::new(item, other.to_string()).into(),
+            other => {
+                write_violation(field, item, &describe(&other), w);
+                return;
+            }
         };
-        listed(violations, |field, description| proto::FieldViolation {
-            field,
-            description,
-        })
+        for violation in &violations.listed {
+            write_violation(field, &violation.field, &violation.description, w);
+        }
+        if violations.left_out > 0 {
+            let (path, description) = left_out(violations.left_out, &violations.left_out_paths);
+            write_violation(field, &path, &description, w);
+        }
     }
 
     /// The error for a status the transport raised, where Arbiter reports it otherwise:
@@ -549,5 +614,48 @@ mod tests {
         );
         let listed = super::listed(Violation::new("row", "bad").into(), FieldViolation::new);
         assert_eq!(listed.len(), 1);
+    }
+
+    proptest::proptest! {
+        /// A bulk item's violations written straight into its result are, byte for
+        /// byte, the `CheckResult` prost encodes from the violations an error reply
+        /// lists: cut, at most ten, and the one that counts the rest.
+        #[test]
+        fn violations_are_written_as_prost_encodes_them(
+            violations in proptest::collection::vec(
+                ("[a-z.]{0,3}(\\[[0-9]{1,3}\\])?|é{20,40}", "[ -~]{0,20}|é{90,120}"),
+                0..14,
+            ),
+            other_error in proptest::prelude::any::<bool>(),
+        ) {
+            use crate::proto::{self, replies::CheckBatchReply};
+            use prost::Message;
+            let collected: Violations = violations
+                .iter()
+                .map(|(field, description)| Violation::new(field.as_str(), description.as_str()))
+                .collect();
+            let error = if other_error {
+                ServiceError::TooManyGames { limit: 7 }
+            } else {
+                ServiceError::InvalidRequest { message: "Check", violations: collected.clone() }
+            };
+            let expected = match &error {
+                ServiceError::InvalidRequest { .. } => listed(collected, |field, description| {
+                    proto::FieldViolation { field, description }
+                }),
+                other => vec![proto::FieldViolation {
+                    field: "check".into(),
+                    description: other.to_string(),
+                }],
+            };
+            let mut written = CheckBatchReply::default();
+            written.push_invalid(|w| {
+                error.write_field_violations("check", wire::check_result::INVALID, w);
+            });
+            let built = proto::CheckBatchResponse {
+                results: vec![proto::CheckResult { invalid: expected, result: None }],
+            };
+            proptest::prop_assert_eq!(written.as_bytes(), &built.encode_to_vec()[..]);
+        }
     }
 }

@@ -10,7 +10,7 @@ use crate::rules::othello::Color;
 use crate::rules::rows::{Rows, RowsView};
 use crate::rules::{connect_four, othello};
 
-use super::error::{describe, echo, ServiceError, Violation, Violations};
+use super::error::{describe, echo, indexed, text_of, ServiceError, Violation, Violations};
 
 /// The most rows, and the most columns, a board may have.
 pub(crate) const MAX_SIDE: usize = 100;
@@ -222,13 +222,13 @@ fn parse_board<B: GameBoard>(
 
 /// The violation for a problem of a board that does not parse.
 fn grid_violation(field: &str, error: &GridError) -> Violation {
-    let description = describe(error);
+    let description = text_of(error);
     match error {
         GridError::NoRows => Violation::new(field, "must have at least one row"),
         GridError::EmptyRow { row }
         | GridError::RaggedRow { row, .. }
         | GridError::BadCell { row, .. } => {
-            Violation::new(format!("{field}.rows[{row}]"), description)
+            Violation::new(indexed(&[field, ".rows"], *row), description)
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::rules::GameKind;
 use super::answer::Answer;
 use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
-use super::error::{describe, ServiceError, Violation, Violations};
+use super::error::{describe, indexed, text_of, ServiceError, Violation, Violations};
 use super::fields;
 use super::play::{self, Handled, Opened};
 use crate::rules::clock::{Clock, Moment, Side};
@@ -75,7 +75,7 @@ fn replay(moves: &[TicTacToeMove], field: &str) -> Result<Game, Violations> {
             // Past the violations listed, a bad move is only counted: a million of
             // them cost no text.
             violations.push_with(field, || {
-                Violation::new(format!("{field}[{index}]"), describe(error))
+                Violation::new(indexed(&[field], index), text_of(&error))
             });
             game = None;
         }

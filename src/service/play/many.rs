@@ -14,11 +14,13 @@ use crate::proto::game_action::Action;
 use crate::proto::game_state::State;
 use crate::proto::replies::PlayManyReply;
 use crate::proto::wire::{fields as wire, Len};
-use crate::proto::{GameAction, GameState, PlayManyRequest};
+#[cfg(test)]
+use crate::proto::GameState;
+use crate::proto::{GameAction, PlayManyRequest};
 use crate::rules::clock::Moment;
 use crate::rules::{connect_four, othello, tic_tac_toe, GameKind};
 use crate::service::budget::MAX_REPLY_BYTES;
-use crate::service::error::{describe, ServiceError, Violation};
+use crate::service::error::{write_violation, ServiceError};
 use crate::service::fields;
 
 use super::{Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
@@ -253,7 +255,7 @@ impl Games for ManyGames {
             bytes += 4 + if bytes < MAX_REPLY_BYTES {
                 self.act(action, now, &mut reply)
             } else {
-                reply.push(&invalid(action.game, "action", over_budget()))
+                invalid(&mut reply, action.game, "action", over_budget())
             };
         }
         if count > 0 {
@@ -350,39 +352,39 @@ impl ManyGames {
     /// the state's length, as [`PlayManyReply::push`] does.
     fn act(&mut self, action: GameAction, now: Moment, out: &mut PlayManyReply) -> usize {
         let game = action.game;
-        let state = match action.action {
-            Some(Action::Othello(request)) => {
-                return self.play::<othello::Game>(game, request, now, out)
-            }
+        match action.action {
+            Some(Action::Othello(request)) => self.play::<othello::Game>(game, request, now, out),
             Some(Action::ConnectFour(request)) => {
-                return self.play::<connect_four::Game>(game, request, now, out)
+                self.play::<connect_four::Game>(game, request, now, out)
             }
             Some(Action::TicTacToe(request)) => {
-                return self.play::<tic_tac_toe::Game>(game, request, now, out)
+                self.play::<tic_tac_toe::Game>(game, request, now, out)
             }
             Some(Action::Close(true)) => match self.games.remove(&game) {
                 Some(entry) => {
                     self.deadlines.forget(&entry);
-                    GameState {
-                        game,
-                        invalid: Vec::new(),
-                        state: None,
-                    }
+                    out.push_invalid(game, |_| {})
                 }
-                None => invalid(game, "game", format!("game {game} holds no game to close")),
+                None => invalid(
+                    out,
+                    game,
+                    "game",
+                    &format!("game {game} holds no game to close"),
+                ),
             },
             Some(Action::Close(false)) => invalid(
+                out,
                 game,
                 "action",
                 "close is false: set it true to end the game, or send a move",
             ),
             None => invalid(
+                out,
                 game,
                 "action",
                 "sets no action: set one of othello, connect_four, tic_tac_toe, close",
             ),
-        };
-        out.push(&state)
+        }
     }
 
     /// Plays `request` in game number `game`, of kind `G`, starting that game if the
@@ -410,15 +412,16 @@ impl ManyGames {
         }
         let Some(referee) = G::referee(&mut entry.game) else {
             let kind = entry.game.kind().label();
-            return out.push(&invalid(
+            return invalid(
+                out,
                 game,
                 "action",
-                format!(
+                &format!(
                     "game {game} is a {kind} game; `{}` is for a {} game",
                     G::ACTION,
                     G::KIND.label()
                 ),
-            ));
+            );
         };
         // The state is written straight from the game; taken back if the message turns
         // out to be one unapplied message too many, which ends the game instead.
@@ -440,11 +443,7 @@ impl ManyGames {
                 if let Some(entry) = self.games.remove(&game) {
                     self.deadlines.forget(&entry);
                 }
-                out.push(&invalid(
-                    game,
-                    "game",
-                    too_many_unapplied(game, max_unapplied),
-                ))
+                invalid(out, game, "game", &too_many_unapplied(game, max_unapplied))
             }
         }
     }
@@ -459,38 +458,35 @@ impl ManyGames {
         now: Moment,
         out: &mut PlayManyReply,
     ) -> usize {
-        let state = match self.open::<G>(game, first, now) {
-            Ok(response) => {
-                return out.push_state(game, G::STATE_FIELD, |w| w.fields_of(&response));
-            }
-            Err(state) => state,
-        };
-        out.push(&state)
+        match self.open::<G>(game, first, now) {
+            Ok(response) => out.push_state(game, G::STATE_FIELD, |w| w.fields_of(&response)),
+            Err(Refusal::Error(error)) => out.push_invalid(game, |w| {
+                error.write_field_violations("game", wire::game_state::INVALID, w);
+            }),
+            Err(Refusal::Said(description)) => invalid(out, game, "game", &description),
+        }
     }
 
     /// Opens game number `game` of kind `G` with `first` as its first message: its reply
-    /// to it, or the state that says why the game was not started.
+    /// to it, or why the game was not started.
     fn open<G: Kind>(
         &mut self,
         game: u64,
         first: G::Request,
         now: Moment,
-    ) -> Result<G::Response, Box<GameState>> {
+    ) -> Result<G::Response, Refusal> {
         let limit = self.limits.max_games_per_stream;
         if self.games.len() >= limit {
-            return Err(Box::new(invalid(
-                game,
-                "game",
-                format!(
-                    "this stream already holds its limit of {limit} games \
-                     (--max-games-per-stream); close one to start another"
-                ),
+            return Err(Refusal::Said(format!(
+                "this stream already holds its limit of {limit} games \
+                 (--max-games-per-stream); close one to start another"
             )));
         }
         let live_limit = self.limits.max_live_games;
         let Some(open) = self.live_games.try_open(live_limit, G::KIND) else {
-            let error = ServiceError::TooManyGames { limit: live_limit };
-            return Err(Box::new(invalid(game, "game", describe(error))));
+            return Err(Refusal::Error(ServiceError::TooManyGames {
+                limit: live_limit,
+            }));
         };
         match Referee::<G>::open(first, self.limits.max_unapplied, now) {
             Ok((referee, response)) => {
@@ -506,15 +502,10 @@ impl ManyGames {
                 );
                 Ok(response)
             }
-            Err(error @ ServiceError::InvalidRequest { .. }) => Err(Box::new(GameState {
+            Err(error @ ServiceError::InvalidRequest { .. }) => Err(Refusal::Error(error)),
+            Err(_) => Err(Refusal::Said(too_many_unapplied(
                 game,
-                invalid: error.into_field_violations("game"),
-                state: None,
-            })),
-            Err(_) => Err(Box::new(invalid(
-                game,
-                "game",
-                too_many_unapplied(game, self.limits.max_unapplied),
+                self.limits.max_unapplied,
             ))),
         }
     }
@@ -547,16 +538,20 @@ fn too_many_unapplied(game: u64, limit: usize) -> String {
 }
 
 /// The answer to an action that reached no game: one violation on `field`.
-fn invalid(game: u64, field: &str, description: impl Into<String>) -> GameState {
-    GameState {
-        game,
-        invalid: ServiceError::InvalidRequest {
-            message: "GameAction",
-            violations: Violation::new(field, description).into(),
-        }
-        .into_field_violations(field),
-        state: None,
-    }
+/// Writes into `out` the state of game number `game` for an action that reached no
+/// game: one violation, `description` of `field`; returns its length.
+fn invalid(out: &mut PlayManyReply, game: u64, field: &str, description: &str) -> usize {
+    out.push_invalid(game, |w| {
+        write_violation(wire::game_state::INVALID, field, description, w);
+    })
+}
+
+/// Why a PlayMany action started no game.
+enum Refusal {
+    /// The setup was malformed, or a limit of the server's stopped it.
+    Error(ServiceError),
+    /// A limit of the stream's stopped it, or its messages did.
+    Said(String),
 }
 
 #[cfg(test)]
