@@ -8,6 +8,9 @@
 //! a valid CheckBatch does, twice over: it is answered with ten of its problems and the
 //! count of the rest, and the rest are only counted (`Violations::push_with`).
 //!
+//! Every RPC has its case: the unary checks' malformed boards, the live games' malformed
+//! setups, and the bulk RPCs'.
+//!
 //! One test runs every case in turn, on a runtime of one thread, so that nothing else
 //! allocates while a case is measured. `cargo test --test request_cost -- --nocapture`
 //! prints the figures.
@@ -18,11 +21,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::requests::{CheckBatchChecks, PlayManyActions};
 use arbiter::proto::{
-    check, game_action, play_othello_request, Board, Check, CheckBatchRequest,
-    CheckConnectFourRequest, CheckOthelloMoveRequest, GameAction, JudgeTicTacToeRequest,
-    OthelloSetup, PlayManyRequest, PlayOthelloRequest, TicTacToeMove,
+    check, game_action, play_connect_four_request, play_othello_request, Board, Check,
+    CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, ConnectFourSetup,
+    GameAction, JudgeTicTacToeRequest, ListOthelloMovesRequest, OthelloSetup,
+    PlayConnectFourRequest, PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest,
+    TicTacToeMove, TicTacToeSetup,
 };
-use arbiter::Arbiter;
+use arbiter::rules::{connect_four, othello, tic_tac_toe};
+use arbiter::{Arbiter, LiveGame};
 use futures_util::StreamExt;
 use prost::Message;
 use tonic::Request;
@@ -147,6 +153,51 @@ fn one_check(check: check::Check) -> Check {
     Check { check: Some(check) }
 }
 
+/// A unary call's cost: `request` decoded from its bytes, refused by `call`, and the
+/// error's trailers written.
+fn unary_status<M, F, Fut>(request: M, call: F) -> Cost
+where
+    M: Message + Default + 'static,
+    F: FnOnce(Arbiter, Request<M>) -> Fut + 'static,
+    Fut: std::future::Future<Output = Result<(), tonic::Status>>,
+{
+    measure(request.encode_to_vec(), |bytes| async move {
+        let request = M::decode(&bytes[..]).unwrap();
+        drop(bytes);
+        let status = call(Arbiter::default(), Request::new(request))
+            .await
+            .unwrap_err();
+        trailers_of(&status);
+    })
+}
+
+/// A live game's cost, opened with `first` (a malformed setup): decoded, refused, and
+/// the error that ends the stream written as trailers.
+fn live_status<G: LiveGame>(first: G::Request) -> Cost
+where
+    G::Request: Message + Default,
+{
+    measure(first.encode_to_vec(), |bytes| async move {
+        let first = G::Request::decode(&bytes[..]).unwrap();
+        drop(bytes);
+        let mut replies = Arbiter::default()
+            .open_game::<G, _>(tokio_stream::iter([Ok(first)]))
+            .unwrap();
+        let Some(Err(status)) = replies.next().await else {
+            panic!("the malformed setup was not refused");
+        };
+        trailers_of(&status);
+    })
+}
+
+/// Writes `status` as the trailers it is sent as, and checks it is a refusal.
+fn trailers_of(status: &tonic::Status) {
+    assert_eq!(status.code(), tonic::Code::InvalidArgument, "{status:?}");
+    let mut trailers = tonic::codegen::http::HeaderMap::new();
+    status.add_header(&mut trailers).unwrap();
+    assert!(trailers.len() >= 2);
+}
+
 #[test]
 fn no_request_costs_more_than_its_size_allows() {
     let othello = [
@@ -232,6 +283,63 @@ fn no_request_costs_more_than_its_size_allows() {
         assert!(!reply.as_bytes().is_empty());
     });
 
+    // A board of 100 rows of 10,000 bad characters: about 1 MB, a violation a row.
+    let bad_rows = || Some(Board::from_rows(vec!["X".repeat(10_000); 100]));
+    let unary_othello_move = unary_status(
+        CheckOthelloMoveRequest {
+            board: bad_rows(),
+            row: 0,
+            col: 0,
+            color: "B".into(),
+        },
+        |arbiter, request| async move { arbiter.check_othello_move(request).await.map(drop) },
+    );
+    let unary_listing = unary_status(
+        ListOthelloMovesRequest {
+            board: bad_rows(),
+            color: "B".into(),
+        },
+        |arbiter, request| async move { arbiter.list_othello_moves(request).await.map(drop) },
+    );
+    let unary_connect_four = unary_status(
+        CheckConnectFourRequest {
+            board: bad_rows(),
+            row: 0,
+            col: 0,
+            player: 0,
+            run_length: 0,
+        },
+        |arbiter, request| async move { arbiter.check_connect_four(request).await.map(drop) },
+    );
+    let live_othello_setup = live_status::<othello::Game>(PlayOthelloRequest {
+        action: Some(play_othello_request::Action::Setup(Box::new(
+            OthelloSetup {
+                board: bad_rows(),
+                to_move: "B".into(),
+                ..Default::default()
+            },
+        ))),
+    });
+    let live_connect_four_setup = live_status::<connect_four::Game>(PlayConnectFourRequest {
+        action: Some(play_connect_four_request::Action::Setup(Box::new(
+            ConnectFourSetup {
+                rows: 100,
+                cols: 100,
+                // Every drop off the board: 1 MB of history.
+                history: vec![1_000_000; 250_000],
+                ..Default::default()
+            },
+        ))),
+    });
+    let live_tic_tac_toe_setup = live_status::<tic_tac_toe::Game>(PlayTicTacToeRequest {
+        row: 0,
+        col: 0,
+        setup: Some(Box::new(TicTacToeSetup {
+            history: off_board_moves(166_000),
+            ..Default::default()
+        })),
+    });
+
     let valid = [
         ("valid CheckBatch, 8x8 Othello", &valid_othello),
         (
@@ -252,6 +360,30 @@ fn no_request_costs_more_than_its_size_allows() {
         (
             "PlayMany, one message of 10,000 malformed Othello setups",
             &many_bad_setups,
+        ),
+        (
+            "CheckOthelloMove, 100 rows of 10,000 bad cells",
+            &unary_othello_move,
+        ),
+        (
+            "ListOthelloMoves, 100 rows of 10,000 bad cells",
+            &unary_listing,
+        ),
+        (
+            "CheckConnectFour, 100 rows of 10,000 bad cells",
+            &unary_connect_four,
+        ),
+        (
+            "PlayOthello, a setup of 100 rows of 10,000 bad cells",
+            &live_othello_setup,
+        ),
+        (
+            "PlayConnectFour, a setup of 250,000 drops off the board",
+            &live_connect_four_setup,
+        ),
+        (
+            "PlayTicTacToe, a setup of 166,000 moves off the board",
+            &live_tic_tac_toe_setup,
         ),
     ];
     for (name, cost) in valid.iter().chain(&malformed) {
@@ -274,13 +406,22 @@ fn no_request_costs_more_than_its_size_allows() {
             cost.bytes
         );
     }
-    // The requests whose problems are a hundred thousand moves off the board hold no
-    // more than the valid batches do: those problems are counted, not written out.
+    // The requests answered with an error (all but the two bulk ones answered item by
+    // item) hold no more than four times their bytes, whatever their problems, and
+    // allocate no more per byte than the valid batches do, twice over: past the ten
+    // listed, problems are counted, not written out.
     let most_valid = valid
         .iter()
         .map(|(_, cost)| cost.allocated_per_byte())
         .fold(0.0, f64::max);
-    for (name, cost) in &malformed[..2] {
+    let answered_by_item = [
+        "CheckBatch, 10,000 checks of 9 moves off the board",
+        "PlayMany, one message of 10,000 malformed Othello setups",
+    ];
+    for (name, cost) in malformed
+        .iter()
+        .filter(|(name, _)| !answered_by_item.contains(name))
+    {
         assert!(cost.peak_per_byte() <= 4.0, "{name}: {cost:?}");
         assert!(
             cost.allocated_per_byte() <= 2.0 * most_valid,

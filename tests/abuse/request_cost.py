@@ -48,6 +48,20 @@ def play_many(channel):
     return lambda data: list(call(iter([data])))
 
 
+def live(channel, method):
+    """Sends a request's bytes as the one message of a live game's stream; any status is
+    an answer."""
+    call = channel.stream_stream(SERVICE + method, request_serializer=None,
+                                 response_deserializer=None)
+
+    def send(data):
+        try:
+            list(call(iter([data])))
+        except grpc.RpcError:
+            pass
+    return send
+
+
 def measure(server, name, send, request):
     data = request.SerializeToString()
     send(data)
@@ -89,6 +103,25 @@ def main():
                 pb.PlayManyRequest(actions=[pb.GameAction(game=game, othello=pb.PlayOthelloRequest(
                     setup=pb.OthelloSetup(board=pb.Board(rows=["XXXXXXXX"] * 8), to_move="B")))
                     for game in range(10_000)]))
+        # A board of 100 rows of 10,000 bad characters: about 1 MB, a violation a row.
+        bad = pb.Board(rows=["X" * 10_000] * 100)
+        measure(server, "CheckOthelloMove, 100 rows of 10,000 bad cells",
+                unary(channel, "CheckOthelloMove"),
+                pb.CheckOthelloMoveRequest(board=bad, row=0, col=0, color="B"))
+        measure(server, "ListOthelloMoves, 100 rows of 10,000 bad cells",
+                unary(channel, "ListOthelloMoves"), pb.ListOthelloMovesRequest(board=bad, color="B"))
+        measure(server, "CheckConnectFour, 100 rows of 10,000 bad cells",
+                unary(channel, "CheckConnectFour"), pb.CheckConnectFourRequest(board=bad))
+        measure(server, "PlayOthello, a setup of 100 rows of 10,000 bad cells",
+                live(channel, "PlayOthello"),
+                pb.PlayOthelloRequest(setup=pb.OthelloSetup(board=bad, to_move="B")))
+        measure(server, "PlayConnectFour, a setup of 250,000 drops off the board",
+                live(channel, "PlayConnectFour"),
+                pb.PlayConnectFourRequest(setup=pb.ConnectFourSetup(
+                    rows=100, cols=100, history=[1_000_000] * 250_000)))
+        measure(server, "PlayTicTacToe, a setup of 166,000 moves off the board",
+                live(channel, "PlayTicTacToe"),
+                pb.PlayTicTacToeRequest(setup=pb.TicTacToeSetup(history=[off] * 166_000)))
     finally:
         server.stop()
 
