@@ -5,6 +5,29 @@ use std::num::NonZeroUsize;
 
 use super::rows::{Rows, RowsView};
 
+/// One piece of a [`Text`]: words, or a number (written through `itoa`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Part<'a> {
+    /// Words, as they are.
+    Words(&'a str),
+    /// A count or an index.
+    Count(usize),
+}
+
+/// Writes `parts` in turn into `out`. Inlined, so that the parts are never an array
+/// in memory: as a call, it cost a malformed board a fifth more.
+#[inline(always)]
+pub(crate) fn write_parts<W: fmt::Write + ?Sized>(out: &mut W, parts: &[Part<'_>]) -> fmt::Result {
+    let mut number = itoa::Buffer::new();
+    for part in parts {
+        out.write_str(match *part {
+            Part::Words(words) => words,
+            Part::Count(n) => number.format(n),
+        })?;
+    }
+    Ok(())
+}
+
 /// An error that writes its text in pieces into any [`fmt::Write`], without
 /// `core::fmt`'s formatting of arguments, which costs several times as much: a bulk call
 /// of malformed items writes thousands of these texts. Its `Display` says the same.
@@ -79,6 +102,8 @@ impl fmt::Display for OffBoard {
 }
 
 impl Text for OffBoard {
+    // Written call by call: as parts (`write_parts`), its ten pieces cost a bulk call of
+    // off-board moves a twentieth more.
     fn write_text<W: fmt::Write + ?Sized>(&self, f: &mut W) -> fmt::Result {
         let (col, cols) = (self.col, self.cols);
         let mut number = itoa::Buffer::new();
@@ -214,42 +239,53 @@ impl fmt::Display for GridError {
 
 impl Text for GridError {
     fn write_text<W: fmt::Write + ?Sized>(&self, f: &mut W) -> fmt::Result {
-        let mut number = itoa::Buffer::new();
+        use Part::{Count, Words};
         match *self {
             Self::NoRows => f.write_str("the board has no rows"),
             Self::EmptyRow { row } => {
-                f.write_str("row ")?;
-                f.write_str(number.format(row))?;
-                f.write_str(" is empty")
+                write_parts(f, &[Words("row "), Count(row), Words(" is empty")])
             }
             Self::RaggedRow {
                 row,
                 expected,
                 found,
-            } => {
-                f.write_str("row ")?;
-                f.write_str(number.format(row))?;
-                f.write_str(" has ")?;
-                f.write_str(number.format(found))?;
-                f.write_str(" cells but row 0 has ")?;
-                f.write_str(number.format(expected))
-            }
+            } => write_parts(
+                f,
+                &[
+                    Words("row "),
+                    Count(row),
+                    Words(" has "),
+                    Count(found),
+                    Words(" cells but row 0 has "),
+                    Count(expected),
+                ],
+            ),
             Self::BadCell {
                 row,
                 col,
                 found,
                 alphabet,
             } => {
-                f.write_str("row ")?;
-                f.write_str(number.format(row))?;
-                f.write_str(", column ")?;
-                f.write_str(number.format(col))?;
-                f.write_str(": ")?;
+                write_parts(
+                    f,
+                    &[
+                        Words("row "),
+                        Count(row),
+                        Words(", column "),
+                        Count(col),
+                        Words(": "),
+                    ],
+                )?;
                 // As `{:?}` quotes them: a plain ASCII character or alphabet as it is.
                 if found.is_ascii_graphic() && !matches!(found, '\'' | '\\') {
-                    f.write_str("'")?;
-                    f.write_str(found.encode_utf8(&mut [0; 4]))?;
-                    f.write_str("'")?;
+                    write_parts(
+                        f,
+                        &[
+                            Words("'"),
+                            Words(found.encode_utf8(&mut [0; 4])),
+                            Words("'"),
+                        ],
+                    )?;
                 } else {
                     write!(f, "{found:?}")?;
                 }
@@ -258,9 +294,7 @@ impl Text for GridError {
                     .bytes()
                     .all(|byte| byte.is_ascii_graphic() && !matches!(byte, b'"' | b'\\'))
                 {
-                    f.write_str("\"")?;
-                    f.write_str(alphabet)?;
-                    f.write_str("\"")
+                    write_parts(f, &[Words("\""), Words(alphabet), Words("\"")])
                 } else {
                     write!(f, "{alphabet:?}")
                 }
