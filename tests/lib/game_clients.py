@@ -84,19 +84,21 @@ def log_trouble(lost, problems, manys):
 
 
 class ServerProcess:
-    """One arbiter process on 127.0.0.1 port 0, logging to `log_path`; the address it
-    bound is read from its log (and its metrics address, when `extra` has
-    `--metrics-listen`). `name` is what errors call it."""
+    """One arbiter process on 127.0.0.1 port 0 (or on `listen`), logging to `log_path`
+    at `log_filter` (RUST_LOG); the address it bound is read from its log (and its
+    metrics address, when `extra` has `--metrics-listen`). `name` is what errors call
+    it."""
 
-    def __init__(self, binary, log_path, name, extra):
+    def __init__(self, binary, log_path, name, extra, listen="127.0.0.1:0",
+                 log_filter="warn,arbiter=info"):
         self.name = name
         self.log_path = pathlib.Path(log_path)
         self.log_file = open(self.log_path, "w")
         self.with_metrics = "--metrics-listen" in extra
         self.process = subprocess.Popen(
-            [binary, "--listen", "127.0.0.1:0", *extra],
+            [binary, "--listen", listen, *extra],
             stdout=self.log_file, stderr=subprocess.STDOUT,
-            env={**os.environ, "RUST_LOG": "warn,arbiter=info"})
+            env={**os.environ, "RUST_LOG": log_filter})
         self.address = None
         self.metrics = None
 

@@ -56,6 +56,7 @@ import collections
 import json
 import os
 import pathlib
+import shutil
 import signal
 import socket
 import statistics
@@ -84,10 +85,13 @@ SERVING, NOT_SERVING = b"\x08\x01", b"\x08\x02"
 
 
 class Replica(ServerProcess):
-    """One arbiter process on 127.0.0.1 port 0; its address is read from its log."""
+    """One arbiter process on 127.0.0.1 port 0 (or on `listen`: a replacement on its
+    predecessor's port, --upstream fixed); its address is read from its log."""
 
-    def __init__(self, binary, workdir, name, extra):
-        super().__init__(binary, pathlib.Path(workdir) / f"{name}.log", name, extra)
+    def __init__(self, binary, workdir, name, extra, listen="127.0.0.1:0",
+                 log_filter="warn,arbiter=info"):
+        super().__init__(binary, pathlib.Path(workdir) / f"{name}.log", name, extra,
+                         listen=listen, log_filter=log_filter)
 
     async def health(self):
         """The replica's health over a new connection, or None if it does not answer."""
@@ -135,9 +139,18 @@ class Nginx:
     environment variable, the mechanism of its binary upgrade), whose port the config's
     `listen` names. No port is freed and bound again."""
 
-    def __init__(self, binary, workdir, grpc_error_page=True):
+    def __init__(self, binary, workdir, grpc_error_page=True, log_level="notice",
+                 keepalive=64, server_params="", upstream_extra="", location_extra="",
+                 access_log=False):
         self.binary = binary
         self.grpc_error_page = grpc_error_page
+        # --upstream fixed: what its nginx configuration adds (see FIXED_NGINX).
+        self.log_level = log_level
+        self.keepalive = keepalive
+        self.server_params = server_params
+        self.upstream_extra = upstream_extra
+        self.location_extra = location_extra
+        self.access_log = access_log
         self.dir = pathlib.Path(workdir) / "nginx"
         self.dir.mkdir()
         os.chmod(self.dir, 0o755)
@@ -153,8 +166,20 @@ class Nginx:
         self.process = None
 
     def write_config(self, upstreams):
-        servers = "\n".join(f"    server {address};" for address in upstreams)
+        params = f" {self.server_params}" if self.server_params else ""
+        servers = "\n".join(f"    server {address}{params};" for address in upstreams)
+        upstream_extra = "".join(f"\n    {d.strip()};" for d in self.upstream_extra.split(";")
+                                 if d.strip())
+        location_extra = "".join(f"\n      {d.strip()};" for d in self.location_extra.split(";")
+                                 if d.strip())
         d = self.dir
+        # Per call: when it ended, how long it took, the upstream(s) tried and their
+        # statuses and times ("a, b" when nginx went on to the next upstream).
+        access_log = (f"""log_format calls '$time_iso8601 $msec $status $request_time '
+                    '"$request_uri" up=$upstream_addr st=$upstream_status '
+                    'ct=$upstream_connect_time ht=$upstream_header_time '
+                    'rt=$upstream_response_time';
+  access_log {d}/access.log calls;""" if self.access_log else "access_log off;")
         # nginx's own failures (a replica that died under a call: 502) answered as gRPC
         # UNAVAILABLE in a Trailers-Only response, as nginx's gRPC gateway guide does,
         # instead of an HTML 502 page. A client's retry policy may retry only a call whose
@@ -172,10 +197,10 @@ class Nginx:
 daemon off;
 worker_processes 1;
 pid {d}/nginx.pid;
-error_log {self.error_log} notice;
+error_log {self.error_log} {self.log_level};
 events {{ worker_connections 4096; }}
 http {{
-  access_log off;
+  {access_log}
   client_body_temp_path {d}/body;
   proxy_temp_path {d}/proxy;
   fastcgi_temp_path {d}/fastcgi;
@@ -183,7 +208,7 @@ http {{
   scgi_temp_path {d}/scgi;
   upstream arbiter {{
 {servers}
-    keepalive 64;
+    keepalive {self.keepalive};{upstream_extra}
   }}
   server {{
     listen 127.0.0.1:{self.port} http2;
@@ -191,7 +216,7 @@ http {{
     location / {{
       grpc_pass grpc://arbiter;
       grpc_read_timeout 1h;
-      grpc_send_timeout 1h;{error_page}
+      grpc_send_timeout 1h;{location_extra}{error_page}
     }}
   }}
 }}
@@ -260,6 +285,23 @@ RETRY_POLICY = {
 }
 
 
+# --upstream fixed: nginx's configuration beyond the test's usual one (grpc_pass, the
+# long read and send timeouts, the gRPC answer to its own failures): `issue`, as nginx is
+# usually run in front of VMs; `deploy`, DEPLOY.md's.
+FIXED_NGINX = {
+    "issue": {
+        "why": "keepalive 32 and grpc_next_upstream error timeout, as the issue ran it",
+        "keepalive": 32, "server": "", "upstream": "",
+        "location": "grpc_next_upstream error timeout",
+    },
+    "deploy": {
+        "why": "DEPLOY.md's (to be settled)",
+        "keepalive": 32, "server": "", "upstream": "",
+        "location": "grpc_next_upstream error timeout",
+    },
+}
+
+
 def channel_options(retry):
     """The game clients' and unary callers' channel options; `retry` adds the retry
     policy (and `grpc.enable_retries`, on by default in grpcio but said here)."""
@@ -294,20 +336,24 @@ class RoundRobin:
 
 
 class Proxied:
-    """One channel to nginx, whose upstream follows the replicas."""
+    """One channel to nginx, whose upstream follows the replicas; with `fixed`
+    (--upstream fixed) the upstream is the first three addresses, never rewritten."""
 
     name = "nginx"
 
-    def __init__(self, nginx, options):
+    def __init__(self, nginx, options, fixed=False):
         self.nginx = nginx
         self.options = options
+        self.fixed = fixed
         self.channel = None
+        if fixed:
+            self.name = "nginx (fixed upstream)"
 
     async def set(self, addresses):
         if self.channel is None:
             await self.nginx.start(addresses)
             self.channel = grpc.aio.insecure_channel(self.nginx.address, options=self.options)
-        else:
+        elif not self.fixed:
             await self.nginx.reload(addresses)
 
     async def close(self):
@@ -382,6 +428,9 @@ class Stats:
         self.messages = 0
         self.loop_lag = []
         self.unary_seconds = []
+        self.unary_codes = collections.Counter()  # failed unary calls by status code
+        self.unary_failures = []   # (wall clock at the end, seconds, method, code, details)
+        self.resume_events = []    # (wall clock when answered, seconds, PlayMany or not)
 
 
 class Games(Client):
@@ -428,6 +477,7 @@ class Games(Client):
 
     def resumed(self, seconds, many):
         (self.stats.many_resume_seconds if many else self.stats.resume_seconds).append(seconds)
+        self.stats.resume_events.append((time.time(), seconds, many is not None))
 
 
 # Unary calls with known answers, made once each.
@@ -469,6 +519,9 @@ async def unary_caller(balancer, stats, stop):
             if not right(reply):
                 stats.unary_lost[f"{name}: wrong answer {reply}"] += 1
         except grpc.aio.AioRpcError as error:
+            stats.unary_codes[error.code().name] += 1
+            stats.unary_failures.append((time.time(), time.monotonic() - t0, name,
+                                         error.code().name, error.details()))
             stats.unary_lost[f"{name}: {error.code().name}: {error.details()} at "
                              f"{time.strftime('%H:%M:%S')} ({error.debug_error_string()})"] += 1
 
@@ -477,20 +530,42 @@ async def unary_caller(balancer, stats, stop):
 # The phases.
 
 
+def clock(t=None):
+    """A wall-clock time with milliseconds (now, or `t`), to set beside the replicas' and
+    nginx's logs."""
+    t = time.time() if t is None else t
+    return time.strftime("%H:%M:%S", time.localtime(t)) + f".{int(t * 1000) % 1000:03d}"
+
+
 class Fleet:
-    def __init__(self, binary, workdir, extra):
+    def __init__(self, binary, workdir, extra, log_filter="warn,arbiter=info"):
         self.binary = binary
         self.workdir = workdir
         self.extra = extra
+        self.log_filter = log_filter
         self.started = 0
         self.replicas = []
         self.all = []
 
-    async def start_one(self):
+    async def start_one(self, address=None):
+        """A new replica, once SERVING: on port 0, or on `address` (its predecessor's,
+        --upstream fixed), whose bind is tried again for up to 5 s while the old
+        replica's socket goes (a start that fails so is logged as replica-N.try-K)."""
         self.started += 1
-        replica = Replica(self.binary, self.workdir, f"replica-{self.started}", self.extra)
-        self.all.append(replica)
-        await replica.started()
+        name = f"replica-{self.started}"
+        for attempt in range(50):
+            replica = Replica(self.binary, self.workdir,
+                              name if attempt == 0 else f"{name}.try-{attempt + 1}", self.extra,
+                              listen=address or "127.0.0.1:0", log_filter=self.log_filter)
+            replica.name = name
+            self.all.append(replica)
+            try:
+                await replica.started()
+                break
+            except RuntimeError:
+                if address is None or attempt == 49 or "in use" not in replica.log_path.read_text():
+                    raise
+                await asyncio.sleep(0.1)
         await replica.wait_health(SERVING)
         return replica
 
@@ -502,14 +577,33 @@ class Fleet:
             replica.kill()
 
 
-async def rolling_restart(fleet, balancer, report, stop_mode):
+async def rolling_restart(fleet, balancer, report, stop_mode, fixed=False):
     """Replaces each replica in turn, as a Deployment would: `term`, a graceful restart
     (SIGTERM, the replica leaves the balancer once its health says NOT_SERVING); `kill`,
     a crash (SIGKILL, the replica leaves the balancer once its health no longer
-    answers). Either way a new replica starts in its place and joins once SERVING."""
+    answers). Either way a new replica starts in its place and joins once SERVING.
+
+    With `fixed` (--upstream fixed) nothing tells the balancer: the replica is sent
+    SIGTERM (or SIGKILL), it exits, and its replacement starts on the same address, as
+    a process manager restarts a service on a VM behind a plain nginx."""
     for i in range(len(fleet.replicas)):
         old = fleet.replicas[i]
         t0 = time.monotonic()
+        if fixed:
+            signalled = time.time()
+            old.sigkill() if stop_mode == "kill" else old.terminate()
+            code = await old.exited()
+            exited = time.time()
+            new = await fleet.start_one(old.address)
+            fleet.replicas[i] = new
+            signal_name = "SIGKILL" if stop_mode == "kill" else "SIGTERM"
+            log(f"  {balancer.name}: {old.name} ({old.address}) {signal_name} at {clock(signalled)}, "
+                f"exited {code} at {clock(exited)} ({exited - signalled:.1f} s); {new.name} "
+                f"serving on the same address at {clock()}, "
+                f"{time.monotonic() - t0:.1f} s after {signal_name}")
+            report.append((old.name, code))
+            await asyncio.sleep(1.5)
+            continue
         if stop_mode == "kill":
             old.sigkill()
             await old.wait_unanswered()
@@ -560,7 +654,7 @@ async def phase(fleet, balancer, args, seed):
     verb = "killing" if args.stop == "kill" else "restarting"
     log(f"{balancer.name}: {live} games live, {stats.messages} replies so far; {verb}")
     exits = []
-    await rolling_restart(fleet, balancer, exits, args.stop)
+    await rolling_restart(fleet, balancer, exits, args.stop, fixed=args.upstream == "fixed")
     stop.set()
     log(f"{balancer.name}: {verb} done; letting the games finish")
     await asyncio.wait_for(asyncio.gather(*tasks, *unary, lag), 120)
@@ -603,17 +697,70 @@ async def main():
                         help="let nginx answer a dead upstream with its HTML 502 instead of a "
                              "gRPC UNAVAILABLE (to see which unary calls grpcio's retry policy "
                              "then fails to retry)")
+    parser.add_argument("--upstream", choices=["rewrite", "fixed"], default="rewrite",
+                        help="rewrite (the default): each balancer in turn, the stopping replica "
+                             "taken out of it once its health says so, its replacement on a new "
+                             "port; fixed: nginx alone, with an upstream of three fixed addresses "
+                             "never rewritten, each replica stopped, then replaced on its own "
+                             "address once it has exited (see FIXED_NGINX for its configuration)")
+    parser.add_argument("--nginx-conf", choices=sorted(FIXED_NGINX), default="deploy",
+                        help="with --upstream fixed, nginx's configuration: " + "; ".join(
+                            f"{k}: {v['why']}" for k, v in sorted(FIXED_NGINX.items())))
+    parser.add_argument("--nginx-keepalive", type=int,
+                        help="with --upstream fixed, the upstream's `keepalive` instead")
+    parser.add_argument("--nginx-server-params",
+                        help="with --upstream fixed, each upstream `server`'s parameters instead "
+                             "(e.g. 'max_fails=1 fail_timeout=1s')")
+    parser.add_argument("--nginx-upstream",
+                        help="with --upstream fixed, the upstream block's further directives "
+                             "instead, ';'-separated")
+    parser.add_argument("--nginx-location",
+                        help="with --upstream fixed, the location's further directives instead, "
+                             "';'-separated (e.g. 'grpc_next_upstream error timeout')")
+    parser.add_argument("--nginx-log-level", help="nginx's error_log level (default notice; "
+                                                  "info with --upstream fixed)")
+    parser.add_argument("--replica-log", default="warn,arbiter=info",
+                        help="RUST_LOG for the replicas (e.g. 'debug,h2=trace' to see each frame)")
+    parser.add_argument("--retry-policy", action="store_true",
+                        help="with --stop term, give the unary calls the retry policy too")
+    parser.add_argument("--resume-on-reset", action="store_true",
+                        help="with --stop term, resume a stream reset (RST_STREAM) too")
+    parser.add_argument("--max-resume", type=float,
+                        help="fail if a resume takes longer than this many seconds (default: "
+                             "1 with --upstream fixed, no limit otherwise)")
+    parser.add_argument("--keep-logs", metavar="DIR",
+                        help="copy the replicas' and nginx's logs to DIR, pass or fail")
     args = parser.parse_args()
-    args.retry = args.stop == "kill" and not args.no_retry_policy
-    args.resume_resets = args.stop == "kill" and not args.no_resume_on_reset
+    args.retry = (args.stop == "kill" or args.retry_policy) and not args.no_retry_policy
+    args.resume_resets = ((args.stop == "kill" or args.resume_on_reset)
+                          and not args.no_resume_on_reset)
+    fixed = args.upstream == "fixed"
+    if args.max_resume is None and fixed:
+        args.max_resume = 1.0
 
     # A timeout's SIGTERM cancels the run, so that the finally below still stops the
     # replicas and nginx.
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
     workdir = tempfile.mkdtemp(prefix="arbiter-rolling-")
     fleet = Fleet(args.binary, workdir, ["--shutdown-drain", args.drain,
-                                          "--shutdown-grace", args.grace])
-    nginx = Nginx(args.nginx, workdir, grpc_error_page=not args.no_grpc_error_page)
+                                          "--shutdown-grace", args.grace],
+                  log_filter=args.replica_log)
+    if fixed:
+        conf = FIXED_NGINX[args.nginx_conf]
+        nginx = Nginx(
+            args.nginx, workdir, grpc_error_page=not args.no_grpc_error_page,
+            log_level=args.nginx_log_level or "info",
+            keepalive=args.nginx_keepalive or conf["keepalive"],
+            server_params=(conf["server"] if args.nginx_server_params is None
+                           else args.nginx_server_params),
+            upstream_extra=(conf["upstream"] if args.nginx_upstream is None
+                            else args.nginx_upstream),
+            location_extra=(conf["location"] if args.nginx_location is None
+                            else args.nginx_location),
+            access_log=True)
+    else:
+        nginx = Nginx(args.nginx, workdir, grpc_error_page=not args.no_grpc_error_page,
+                      log_level=args.nginx_log_level or "notice")
     check = Checks()
 
     started = time.monotonic()
@@ -628,7 +775,13 @@ async def main():
                                   else "not retried (no retry policy)")
             + "; games resumed on UNAVAILABLE"
             + (" and on a stream reset (RST_STREAM)" if args.resume_resets else ""))
-        for number, balancer in enumerate([RoundRobin(options), Proxied(nginx, options)], 1):
+        if fixed:
+            log(f"nginx with a fixed upstream (--nginx-conf {args.nginx_conf}): server params "
+                f"{nginx.server_params!r}, keepalive {nginx.keepalive}, upstream "
+                f"{nginx.upstream_extra!r}, location {nginx.location_extra!r}")
+        balancers = ([Proxied(nginx, options, fixed=True)] if fixed
+                     else [RoundRobin(options), Proxied(nginx, options)])
+        for number, balancer in enumerate(balancers, 2 if fixed else 1):
             t0 = time.monotonic()
             stats, exits = await phase(fleet, balancer, args, args.seed + number)
             results.append((balancer.name, stats, exits, time.monotonic() - t0))
@@ -659,6 +812,15 @@ async def main():
             log(f"{name}: " + summary("single-stream resumes", stats.resume_seconds))
             log(f"{name}: " + summary("PlayMany resumes (all its games in one setup message)",
                                       stats.many_resume_seconds))
+            if stats.unary_codes:
+                log(f"{name}: unary calls failed by code: {dict(stats.unary_codes)}")
+            for at, seconds, method, code, details in stats.unary_failures[:10]:
+                log(f"  unary {method} failed at {clock(at)} after {seconds:.3f} s: {code} {details!r}")
+            slowest = sorted(stats.resume_events, key=lambda e: -e[1])[:5]
+            if slowest:
+                log(f"{name}: slowest resumes: " + ", ".join(
+                    f"{seconds:.3f} s ({'PlayMany' if many else 'single'}, answered at {clock(at)})"
+                    for at, seconds, many in slowest))
             for (code, details), count in stats.statuses.most_common():
                 log(f"{name}: streams ended {code} x{count}: {details!r}")
             for (code, details), count in stats.ended_after_last_reply.most_common():
@@ -676,6 +838,10 @@ async def main():
             many_problems = sum(len(m.problems) for m in stats.manys)
             check(f"{name}: PlayMany replies out of shape: {many_problems}", many_problems == 0)
             check(f"{name}: games resumed: {resumed} (the test must interrupt games)", resumed > 0)
+            if args.max_resume is not None:
+                worst = max((seconds for _, seconds, _ in stats.resume_events), default=0)
+                check(f"{name}: slowest resume {worst * 1000:.0f} ms (at most "
+                      f"{args.max_resume * 1000:.0f} ms)", worst <= args.max_resume)
             lost_unary = sum(stats.unary_lost.values())
             check(f"{name}: unary calls lost: {lost_unary} of {stats.unary_calls}",
                   lost_unary == 0 and stats.unary_calls > 0,
@@ -693,6 +859,9 @@ async def main():
     finally:
         fleet.stop_all()
         nginx.stop()
+        if args.keep_logs:
+            shutil.copytree(workdir, args.keep_logs, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("body", "proxy", "*cgi", "uwsgi"))
     return check.report(started, workdir, "the logs are")
 
 
