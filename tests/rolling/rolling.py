@@ -18,6 +18,19 @@ new replica (on a new port) taking each one's place:
   replica that died under a call) with a gRPC UNAVAILABLE, Trailers-Only, rather than
   an HTML page (see Nginx.write_config).
 
+With `--upstream fixed` there is one phase, behind nginx as it is usually run in front of
+VMs: its upstream lists the first three replicas' addresses once and is never rewritten,
+and nothing tells it that a replica stops. Each replica in turn gets SIGTERM (SIGKILL
+with `--stop kill`), exits, and its replacement starts on the same address (the first
+three took ports the OS picked; a replacement whose bind fails while the old socket goes
+tries again). nginx's configuration is FIXED_NGINX[`--nginx-conf`]: `deploy`, DEPLOY.md's
+(the default), or `defaults`, nginx's defaults beyond keepalive (each server max_fails=1
+fail_timeout=10s), and `--nginx-*` options change single directives. nginx logs at
+`info` and writes an access log of every call with its upstreams (nginx/access.log; keep
+the logs with --keep-logs). `--retry-policy` gives the unary calls the retry policy with
+`--stop term` too. Such a run also fails if a resume took more than a second
+(`--max-resume`).
+
 Throughout each phase, SLOTS single-game streams (Tic-Tac-Toe, Othello, Connect Four,
 a third each) play games back to back, a move every few hundred milliseconds, and
 MANY PlayMany streams hold GAMES_PER_MANY games each; tasks make unary calls back to
@@ -286,18 +299,21 @@ RETRY_POLICY = {
 
 
 # --upstream fixed: nginx's configuration beyond the test's usual one (grpc_pass, the
-# long read and send timeouts, the gRPC answer to its own failures): `issue`, as nginx is
-# usually run in front of VMs; `deploy`, DEPLOY.md's.
+# long read and send timeouts, the gRPC answer to its own failures): `defaults`, as nginx
+# is usually run in front of VMs; `deploy`, DEPLOY.md's.
 FIXED_NGINX = {
-    "issue": {
-        "why": "keepalive 32 and grpc_next_upstream error timeout, as the issue ran it",
+    "defaults": {
+        "why": "keepalive 32 and grpc_next_upstream error timeout (nginx's default), "
+               "nothing else: each server max_fails=1 fail_timeout=10s",
         "keepalive": 32, "server": "", "upstream": "",
         "location": "grpc_next_upstream error timeout",
     },
     "deploy": {
-        "why": "DEPLOY.md's (to be settled)",
-        "keepalive": 32, "server": "", "upstream": "",
-        "location": "grpc_next_upstream error timeout",
+        "why": "DEPLOY.md's: as defaults, and a server that refused a connection is skipped "
+               "for 1 s, not nginx's 10 s (max_fails=1 fail_timeout=1s), and a connection "
+               "not set up within 1 s goes to the next server (grpc_connect_timeout 1s)",
+        "keepalive": 32, "server": "max_fails=1 fail_timeout=1s", "upstream": "",
+        "location": "grpc_next_upstream error timeout; grpc_connect_timeout 1s",
     },
 }
 
@@ -597,8 +613,8 @@ async def rolling_restart(fleet, balancer, report, stop_mode, fixed=False):
             new = await fleet.start_one(old.address)
             fleet.replicas[i] = new
             signal_name = "SIGKILL" if stop_mode == "kill" else "SIGTERM"
-            log(f"  {balancer.name}: {old.name} ({old.address}) {signal_name} at {clock(signalled)}, "
-                f"exited {code} at {clock(exited)} ({exited - signalled:.1f} s); {new.name} "
+            log(f"  {balancer.name}: {old.name} ({old.address}) {signal_name} at "
+                f"{clock(signalled)}, exited {code} at {clock(exited)} ({exited - signalled:.1f} s); {new.name} "
                 f"serving on the same address at {clock()}, "
                 f"{time.monotonic() - t0:.1f} s after {signal_name}")
             report.append((old.name, code))
@@ -815,7 +831,8 @@ async def main():
             if stats.unary_codes:
                 log(f"{name}: unary calls failed by code: {dict(stats.unary_codes)}")
             for at, seconds, method, code, details in stats.unary_failures[:10]:
-                log(f"  unary {method} failed at {clock(at)} after {seconds:.3f} s: {code} {details!r}")
+                log(f"  unary {method} failed at {clock(at)} after {seconds:.3f} s: "
+                    f"{code} {details!r}")
             slowest = sorted(stats.resume_events, key=lambda e: -e[1])[:5]
             if slowest:
                 log(f"{name}: slowest resumes: " + ", ".join(

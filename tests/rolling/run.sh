@@ -6,7 +6,10 @@
 # restart and its replies compared. Run twice: a graceful restart (--stop term: SIGTERM,
 # the drain), then a crash (--stop kill: SIGKILL, with a client that retries the unary
 # RPCs by the service config's retry policy and also resumes a game whose stream a proxy
-# reset). rolling.py says what it checks. Each run is bounded (timeout), the whole under
+# reset). Then a graceful restart behind nginx with a fixed upstream, as nginx is run in
+# front of VMs (--upstream fixed: nginx is never told a replica stops, and each
+# replacement starts on the same address), with DEPLOY.md's nginx configuration and the
+# retry policy. rolling.py says what it checks. Each run is bounded (timeout), the whole under
 # six minutes after the build; loopback only. Installs nginx (Debian's nginx-light) if
 # there is none.
 #
@@ -33,11 +36,12 @@ fi
 
 cargo build --release --bin arbiter
 status=0
-for stop in term kill; do
-  echo "rolling: --stop $stop"
+for run in "--stop term" "--stop kill" "--stop term --upstream fixed --retry-policy"; do
+  echo "rolling: $run"
   started=$SECONDS
-  timeout 170 "$venv/bin/python" tests/rolling/rolling.py --stop "$stop" \
+  # shellcheck disable=SC2086 # the run's options, split on purpose
+  timeout 170 "$venv/bin/python" tests/rolling/rolling.py $run \
     --binary "${CARGO_TARGET_DIR:-target}/release/arbiter" --nginx "$nginx" "$@" || status=$?
-  echo "rolling: --stop $stop took $((SECONDS - started)) s"
+  echo "rolling: $run took $((SECONDS - started)) s"
 done
 exit "$status"
