@@ -268,6 +268,8 @@ impl EncodedSide {
         const NANOS_PER_SECOND: u64 = 1_000_000_000;
         let (seconds, nanos) = (nanos / NANOS_PER_SECOND, nanos % NANOS_PER_SECOND);
         // Every key here is one byte: the fields of `Clock` and `Duration` are 1 and 2.
+        // Cleared first, so that equal times are equal bytes past `len` too.
+        self.bytes = [0; 16];
         let bytes = &mut self.bytes;
         bytes[0] = field.key() as u8;
         let mut at = 2;

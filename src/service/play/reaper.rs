@@ -87,13 +87,13 @@ impl Watch {
     }
 
     /// The instant of `moment` on the timeline of [`Watch::moment`] (a century on, for a
-    /// moment past what an instant can hold).
+    /// moment past what an instant can hold, which no platform's is).
     pub(super) fn instant(&self, moment: Moment) -> Instant {
         let since = Duration::from_nanos(moment.as_nanos());
-        self.0
-            .opened
-            .checked_add(since)
-            .unwrap_or_else(|| self.0.opened + Duration::from_secs(100 * 365 * 24 * 60 * 60))
+        let century = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+        (self.0.opened.checked_add(since))
+            .or_else(|| self.0.opened.checked_add(century))
+            .unwrap_or(self.0.opened)
     }
 
     /// Notes that a message arrived at `now`.
