@@ -381,11 +381,7 @@ impl Writer<'_> {
 
     /// A `string` field.
     pub(crate) fn string(&mut self, field: Len, value: &str) {
-        if !value.is_empty() {
-            self.key(field);
-            self.varint(value.len() as u64);
-            self.buf.extend_from_slice(value.as_bytes());
-        }
+        self.string_of(field, [value]);
     }
 
     /// Fields already encoded, keys and all: the first `len` bytes of `encoded`. The

@@ -54,12 +54,11 @@ impl Timekeeper {
         if let Some(side) = to_move {
             clock.start(side, now);
         }
-        let ending = if to_move.is_none() {
-            Ending::Board
-        } else {
-            Ending::Unspecified
-        };
-        let said = Timing::of_nanos(clock.left_nanos_at(now), ending, false);
+        let said = Timing::of_nanos(
+            clock.left_nanos_at(now),
+            board_ending(to_move.is_none()),
+            false,
+        );
         Self {
             clock,
             ended_on_time: false,
@@ -118,10 +117,8 @@ impl Timekeeper {
     fn ending(&self, over: bool) -> Ending {
         if self.ended_on_time {
             Ending::Time
-        } else if over {
-            Ending::Board
         } else {
-            Ending::Unspecified
+            board_ending(over)
         }
     }
 }
@@ -148,10 +145,17 @@ pub(crate) fn write_timing(timing: Option<&Timing>, over: bool, at: TimingFields
 
 /// A live reply's `ending` (see [`write_timing`]).
 pub(crate) fn ending(timing: Option<&Timing>, over: bool) -> i32 {
-    match timing {
-        Some(timing) => timing.ending.into(),
-        None if over => Ending::Board.into(),
-        None => Ending::Unspecified.into(),
+    timing
+        .map_or(board_ending(over), |timing| timing.ending)
+        .into()
+}
+
+/// How a game stands that did not end on time: ended by the board (`over`), or going on.
+fn board_ending(over: bool) -> Ending {
+    if over {
+        Ending::Board
+    } else {
+        Ending::Unspecified
     }
 }
 

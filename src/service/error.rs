@@ -57,15 +57,12 @@ pub(crate) fn echo(text: &str) -> String {
 
 /// `text` cut to at most `max` bytes (at a character boundary), ending in `...` if cut.
 fn cut(mut text: String, max: usize) -> String {
-    if text.len() <= max {
-        return text;
+    let [head, more] = cut_str(&text, max);
+    if !more.is_empty() {
+        let end = head.len();
+        text.truncate(end);
+        text.push_str("...");
     }
-    let mut end = max.saturating_sub(3);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text.truncate(end);
-    text.push_str("...");
     text
 }
 
@@ -189,10 +186,7 @@ impl Extend<Violation> for Violations {
 /// The text of a rules error, in a buffer sized once for a sentence, written without
 /// `core::fmt` (see [`Text`]): what [`describe`] makes of it, at a fraction of the cost.
 pub(crate) fn text_of(what: &impl Text) -> String {
-    let mut text = String::with_capacity(DESCRIPTION_BYTES);
-    // Writing into a `String` cannot fail; a text that fails leaves what it wrote.
-    let _ = what.write_text(&mut text);
-    text
+    sentence(|text| what.write_text(text))
 }
 
 /// The path of element `index` of the list `field` (`moves[4]`), `field` given in
@@ -220,9 +214,14 @@ const DESCRIPTION_BYTES: usize = 128;
 /// pays on every violation (`tests/abuse/request_cost.py`).
 pub(crate) fn describe(what: impl fmt::Display) -> String {
     use fmt::Write as _;
+    sentence(|text| write!(text, "{what}"))
+}
+
+/// What `write` writes, in a buffer sized once for a sentence.
+fn sentence(write: impl FnOnce(&mut String) -> fmt::Result) -> String {
     let mut text = String::with_capacity(DESCRIPTION_BYTES);
-    // Writing into a `String` cannot fail; a `Display` that fails leaves what it wrote.
-    let _ = write!(text, "{what}");
+    // Writing into a `String` cannot fail; a text that fails leaves what it wrote.
+    let _ = write(&mut text);
     text
 }
 

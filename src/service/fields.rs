@@ -205,7 +205,7 @@ fn parse_board<B: GameBoard>(
             let cells = grid::cell_count(row);
             if cells > MAX_SIDE {
                 violations.push(Violation::new(
-                    format!("{field}.rows[{index}]"),
+                    indexed(&[field, ".rows"], index),
                     format!("has {cells} cells; at most {MAX_SIDE} are allowed"),
                 ));
             }
