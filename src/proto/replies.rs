@@ -39,6 +39,9 @@ pub trait WrittenReply: prost::Message + Default + Send + 'static {
 
     /// The reply of `response`'s bytes, as prost encodes them.
     fn encoded(response: &Self::Response) -> Self;
+
+    /// The reply as the client's message, decoded from its bytes.
+    fn to_response(&self) -> Result<Self::Response, DecodeError>;
 }
 
 /// A message that the server writes as its `Reply` (`build.rs` puts that type in the
@@ -79,6 +82,11 @@ macro_rules! written_reply {
                     buf: prost::Message::encode_to_vec(response),
                 }
             }
+
+            fn to_response(&self) -> Result<$whole, DecodeError> {
+                // The inherent method's, which needs no trait in scope.
+                $reply::to_response(self)
+            }
         }
 
         impl $reply {
@@ -111,32 +119,10 @@ macro_rules! written_reply {
     };
 }
 
-written_reply! {
-    /// A `CheckBatchResponse` as the server writes it: its `results`, one per check, in
-    /// order, each written as soon as it is known.
-    CheckBatchReply: CheckBatchResponse
-}
-
-written_reply! {
-    /// A `PlayManyResponse` as the server writes it: its `states`, one per action, in
-    /// order, each written as soon as it is known.
-    PlayManyReply: PlayManyResponse
-}
-
-written_reply! {
-    /// A `PlayOthelloResponse` as the server writes it, straight from the game.
-    PlayOthelloReply: PlayOthelloResponse
-}
-
-written_reply! {
-    /// A `PlayConnectFourResponse` as the server writes it, straight from the game.
-    PlayConnectFourReply: PlayConnectFourResponse
-}
-
-written_reply! {
-    /// A `PlayTicTacToeResponse` as the server writes it, straight from the game.
-    PlayTicTacToeReply: PlayTicTacToeResponse
-}
+// One written reply type for each reply on a stream and for CheckBatch's, named after
+// its response (`PlayOthelloResponse` is written as a `PlayOthelloReply`): build.rs
+// lists them from the contract, and points the server's stubs at them.
+include!(concat!(env!("OUT_DIR"), "/written_replies.rs"));
 
 /// Keeps one field read from `buf` in `out` (the client's decoding checks it, not the
 /// server's): its key and its value, a varint re-encoded in its shortest form, any

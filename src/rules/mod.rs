@@ -28,12 +28,30 @@ impl GameKind {
     /// Every game, for registering metrics.
     pub const ALL: [Self; 3] = [Self::TicTacToe, Self::Othello, Self::ConnectFour];
 
+    /// Its place in [`GameKind::ALL`], which lists the games in their order here.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
     /// The `game` label of the metrics.
     pub const fn label(self) -> &'static str {
         match self {
             Self::TicTacToe => "tic_tac_toe",
             Self::Othello => "othello",
             Self::ConnectFour => "connect_four",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GameKind;
+
+    /// `ALL` lists every game in its order of declaration, which `index` counts on.
+    #[test]
+    fn every_game_is_in_all_at_its_index() {
+        for (index, game) in GameKind::ALL.into_iter().enumerate() {
+            assert_eq!(game.index(), index, "{game:?}");
         }
     }
 }

@@ -117,6 +117,7 @@ impl play::sealed::Play for Game {
     type Request = PlayConnectFourRequest;
     type Response = PlayConnectFourResponse;
     const KIND: GameKind = GameKind::ConnectFour;
+    const RPC: &'static str = "PlayConnectFour";
     const TIMING: TimingFields = TimingFields {
         clock: wire::play_connect_four_response::CLOCK,
         ending: wire::play_connect_four_response::ENDING,

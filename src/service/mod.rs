@@ -4,8 +4,9 @@
 //! how they are parsed, which rule decides them, how the answer is written
 //! ([`othello`], [`connect_four`], [`tic_tac_toe`]). [`batch`] answers many checks in one
 //! call through those same modules, and [`play`] drives the live-game streams, one game
-//! or many. The checks every game shares are in `fields.rs`, and errors become statuses
-//! in one place, `error.rs`.
+//! or many. Which module answers which check, and the kinds of game PlayMany holds,
+//! are registered once, in `games.rs`. The checks every game shares are in `fields.rs`,
+//! and errors become statuses in one place, `error.rs`.
 
 pub(crate) mod answer;
 pub(crate) mod batch;
@@ -15,6 +16,7 @@ pub(crate) mod connect_four;
 pub(crate) mod convert;
 pub(crate) mod error;
 pub(crate) mod fields;
+pub(crate) mod games;
 pub(crate) mod othello;
 pub(crate) mod play;
 pub(crate) mod tic_tac_toe;
@@ -26,9 +28,7 @@ use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::proto::arbiter_service_server::ArbiterService;
-use crate::proto::replies::{
-    CheckBatchReply, PlayConnectFourReply, PlayManyReply, PlayOthelloReply, PlayTicTacToeReply,
-};
+use crate::proto::replies::{CheckBatchReply, PlayManyReply};
 use crate::proto::requests::{CheckBatchChecks, PlayManyActions};
 use crate::proto::{
     CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
@@ -41,7 +41,8 @@ use crate::rules;
 use self::answer::Answer;
 use self::error::ServiceError;
 use self::play::many::ManyGames;
-use self::play::{Built, LiveGame, LiveGames, ReplyStream, StreamLimits, Written, WrittenReplyOf};
+use self::play::{LiveGame, LiveGames, ReplyStream, StreamLimits, WrittenReplyOf};
+use crate::proto::replies::WrittenReply;
 
 /// The ArbiterService implementation, cheap to clone: clones share the live-game count
 /// and the shutdown signal.
@@ -70,16 +71,32 @@ impl Arbiter {
 
     /// Opens a live game of kind `G` fed by `messages`, played as the Play* handlers
     /// play their request streams: its replies, one per message, as the generated
-    /// messages (the handlers write the same replies' bytes straight from the game), or
-    /// the status refusing it.
+    /// messages (the same replies the handlers write, decoded), or the status refusing
+    /// it.
     pub fn open_game<G, S>(&self, messages: S) -> Result<ReplyStream<G::Response>, Status>
     where
         G: LiveGame,
         S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
     {
-        Ok(play::open::<G, Built, S>(
+        let replies = self.open_written::<G, S>(messages)?;
+        Ok(Box::pin(replies.map(|reply| {
+            reply?
+                .to_response()
+                .map_err(|error| Status::internal(format!("a reply that does not decode: {error}")))
+        })))
+    }
+
+    /// Opens a live game of kind `G` fed by `messages`: its replies as they go on the
+    /// wire.
+    fn open_written<G, S>(&self, messages: S) -> Result<ReplyStream<WrittenReplyOf<G>>, Status>
+    where
+        G: LiveGame,
+        S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
+    {
+        let limits = self.limits;
+        Ok(play::open::<G, S>(
             messages,
-            self.limits,
+            limits,
             &self.live_games,
             &self.end_streams,
         )?)
@@ -111,11 +128,8 @@ impl Arbiter {
         G: LiveGame,
         G::Request: prost::Message + Default,
     {
-        let messages = request.into_inner();
-        let limits = self.limits;
-        let replies =
-            play::open::<G, Written, _>(messages, limits, &self.live_games, &self.end_streams)?;
-        Ok(Response::new(replies))
+        self.open_written::<G, _>(request.into_inner())
+            .map(Response::new)
     }
 }
 
@@ -156,7 +170,7 @@ impl ArbiterService for Arbiter {
         unary(tic_tac_toe::judge(request.get_ref()))
     }
 
-    type PlayTicTacToeStream = ReplyStream<PlayTicTacToeReply>;
+    type PlayTicTacToeStream = ReplyStream<WrittenReplyOf<rules::tic_tac_toe::Game>>;
 
     async fn play_tic_tac_toe(
         &self,
@@ -165,7 +179,7 @@ impl ArbiterService for Arbiter {
         self.play::<rules::tic_tac_toe::Game>(request)
     }
 
-    type PlayOthelloStream = ReplyStream<PlayOthelloReply>;
+    type PlayOthelloStream = ReplyStream<WrittenReplyOf<rules::othello::Game>>;
 
     async fn play_othello(
         &self,
@@ -174,7 +188,7 @@ impl ArbiterService for Arbiter {
         self.play::<rules::othello::Game>(request)
     }
 
-    type PlayConnectFourStream = ReplyStream<PlayConnectFourReply>;
+    type PlayConnectFourStream = ReplyStream<WrittenReplyOf<rules::connect_four::Game>>;
 
     async fn play_connect_four(
         &self,

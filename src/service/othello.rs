@@ -146,6 +146,7 @@ impl play::sealed::Play for Game {
     type Request = PlayOthelloRequest;
     type Response = PlayOthelloResponse;
     const KIND: GameKind = GameKind::Othello;
+    const RPC: &'static str = "PlayOthello";
     const TIMING: TimingFields = TimingFields {
         clock: wire::play_othello_response::CLOCK,
         ending: wire::play_othello_response::ENDING,

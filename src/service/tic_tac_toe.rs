@@ -103,6 +103,7 @@ impl play::sealed::Play for Game {
     type Request = PlayTicTacToeRequest;
     type Response = PlayTicTacToeResponse;
     const KIND: GameKind = GameKind::TicTacToe;
+    const RPC: &'static str = "PlayTicTacToe";
     const TIMING: TimingFields = TimingFields {
         clock: wire::play_tic_tac_toe_response::CLOCK,
         ending: wire::play_tic_tac_toe_response::ENDING,

@@ -9,21 +9,20 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use foldhash::fast::RandomState;
 
-use crate::proto::game_action::Action;
-#[cfg(test)]
-use crate::proto::game_state::State;
 use crate::proto::replies::PlayManyReply;
-use crate::proto::wire::{fields as wire, Len};
+use crate::proto::wire::fields as wire;
 #[cfg(test)]
 use crate::proto::GameState;
 use crate::proto::{GameAction, PlayManyRequest};
 use crate::rules::clock::Moment;
-use crate::rules::{connect_four, othello, tic_tac_toe, GameKind};
+#[cfg(test)]
+use crate::rules::{connect_four, othello, tic_tac_toe};
 use crate::service::budget::MAX_REPLY_BYTES;
 use crate::service::error::{write_violation, ServiceError};
 use crate::service::fields;
+use crate::service::games::{self, AnyGame, Kind, TakeRequest};
 
-use super::{Games, LiveGame, LiveGames, OpenGame, Referee, StreamLimits};
+use super::{Games, LiveGames, OpenGame, Referee, StreamLimits};
 use crate::service::answer::Answer;
 
 /// The most actions one PlayMany message may carry.
@@ -137,99 +136,6 @@ struct Entry {
     clocked: bool,
     _open: OpenGame,
 }
-
-/// A game of any kind.
-enum AnyGame {
-    Othello(Referee<othello::Game>),
-    ConnectFour(Referee<connect_four::Game>),
-    TicTacToe(Referee<tic_tac_toe::Game>),
-}
-
-impl AnyGame {
-    fn kind(&self) -> GameKind {
-        match self {
-            Self::Othello(_) => GameKind::Othello,
-            Self::ConnectFour(_) => GameKind::ConnectFour,
-            Self::TicTacToe(_) => GameKind::TicTacToe,
-        }
-    }
-
-    fn deadline(&self) -> Option<Moment> {
-        match self {
-            Self::Othello(referee) => referee.deadline(),
-            Self::ConnectFour(referee) => referee.deadline(),
-            Self::TicTacToe(referee) => referee.deadline(),
-        }
-    }
-
-    /// If game number `game`'s side to move has run out by `now`, ends it on time and
-    /// writes its announcement into `out`.
-    fn run_out(&mut self, game: u64, now: Moment, out: &mut PlayManyReply) {
-        fn announce<G: Kind>(
-            referee: &mut Referee<G>,
-            game: u64,
-            now: Moment,
-            out: &mut PlayManyReply,
-        ) {
-            referee.run_out(now, |answer| {
-                out.push_state(game, G::STATE_FIELD, |w| answer.write(w));
-            });
-        }
-        match self {
-            Self::Othello(referee) => announce(referee, game, now, out),
-            Self::ConnectFour(referee) => announce(referee, game, now, out),
-            Self::TicTacToe(referee) => announce(referee, game, now, out),
-        }
-    }
-}
-
-/// A kind of live game as PlayMany holds it: how its referee sits in [`AnyGame`] and
-/// how its replies sit in a [`GameState`].
-trait Kind: LiveGame {
-    /// The action field that carries this kind's messages.
-    const ACTION: &'static str;
-    /// The field of `GameState` that holds this kind's state.
-    const STATE_FIELD: Len;
-    fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>>;
-    fn hold(referee: Referee<Self>) -> AnyGame;
-    /// The state that holds a reply of this kind (for the tests that compare).
-    #[cfg(test)]
-    fn state(response: Self::Response) -> State;
-}
-
-/// Implements [`Kind`] for the game `$game`, held as `AnyGame::$variant` and answered
-/// in `State::$variant` (field `$field` of `GameState`), its messages in the action
-/// field `$action`.
-macro_rules! kind {
-    ($game:ty, $variant:ident, $action:literal, $field:ident) => {
-        impl Kind for $game {
-            const ACTION: &'static str = $action;
-            const STATE_FIELD: Len = wire::game_state::$field;
-            fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
-                match game {
-                    AnyGame::$variant(referee) => Some(referee),
-                    _ => None,
-                }
-            }
-            fn hold(referee: Referee<Self>) -> AnyGame {
-                AnyGame::$variant(referee)
-            }
-            #[cfg(test)]
-            fn state(response: Self::Response) -> State {
-                State::$variant(response)
-            }
-        }
-    };
-}
-
-kind!(othello::Game, Othello, "othello", OTHELLO);
-kind!(
-    connect_four::Game,
-    ConnectFour,
-    "connect_four",
-    CONNECT_FOUR
-);
-kind!(tic_tac_toe::Game, TicTacToe, "tic_tac_toe", TIC_TAC_TOE);
 
 impl Games for ManyGames {
     type Request = PlayManyRequest;
@@ -352,15 +258,15 @@ impl ManyGames {
     /// the state's length, as [`PlayManyReply::push`] does.
     fn act(&mut self, action: GameAction, now: Moment, out: &mut PlayManyReply) -> usize {
         let game = action.game;
-        match action.action {
-            Some(Action::Othello(request)) => self.play::<othello::Game>(game, request, now, out),
-            Some(Action::ConnectFour(request)) => {
-                self.play::<connect_four::Game>(game, request, now, out)
-            }
-            Some(Action::TicTacToe(request)) => {
-                self.play::<tic_tac_toe::Game>(game, request, now, out)
-            }
-            Some(Action::Close(true)) => match self.games.remove(&game) {
+        let play = Play {
+            games: self,
+            game,
+            now,
+            out: &mut *out,
+        };
+        match games::with_request(action.action, play) {
+            Ok(len) => len,
+            Err(Some(true)) => match self.games.remove(&game) {
                 Some(entry) => {
                     self.deadlines.forget(&entry);
                     out.push_invalid(game, |_| {})
@@ -372,18 +278,13 @@ impl ManyGames {
                     &format!("game {game} holds no game to close"),
                 ),
             },
-            Some(Action::Close(false)) => invalid(
+            Err(Some(false)) => invalid(
                 out,
                 game,
                 "action",
                 "close is false: set it true to end the game, or send a move",
             ),
-            None => invalid(
-                out,
-                game,
-                "action",
-                "sets no action: set one of othello, connect_four, tic_tac_toe, close",
-            ),
+            Err(None) => invalid(out, game, "action", games::NO_ACTION),
         }
     }
 
@@ -508,6 +409,25 @@ impl ManyGames {
                 self.limits.max_unapplied,
             ))),
         }
+    }
+}
+
+/// An action's game request, to be played in game number `game` of `games` at `now`,
+/// its state written into `out`.
+struct Play<'a> {
+    games: &'a mut ManyGames,
+    game: u64,
+    now: Moment,
+    out: &'a mut PlayManyReply,
+}
+
+impl TakeRequest for Play<'_> {
+    /// The state's length.
+    type Output = usize;
+
+    #[inline(always)]
+    fn take<G: Kind>(self, request: G::Request) -> usize {
+        self.games.play::<G>(self.game, request, self.now, self.out)
     }
 }
 

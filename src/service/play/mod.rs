@@ -18,7 +18,6 @@ mod reaper;
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -90,15 +89,6 @@ impl<R> Reply<R> {
     }
 }
 
-/// The RPC that plays a game of `kind` on a stream of its own.
-pub(crate) const fn rpc_of(kind: GameKind) -> &'static str {
-    match kind {
-        GameKind::TicTacToe => "PlayTicTacToe",
-        GameKind::Othello => "PlayOthello",
-        GameKind::ConnectFour => "PlayConnectFour",
-    }
-}
-
 /// One kind of live game, as the stream machinery drives it: the translation between
 /// its wire messages and its rules. Implemented by the three games (`rules::othello::Game`,
 /// `rules::connect_four::Game`, `rules::tic_tac_toe::Game`) and sealed: name it to open
@@ -149,6 +139,8 @@ pub(crate) mod sealed {
         type Response: WrittenAs + Send + 'static;
         /// Which game this is.
         const KIND: GameKind;
+        /// The RPC that plays it on a stream of its own.
+        const RPC: &'static str;
         /// The fields of its reply that say the clock and the end.
         const TIMING: TimingFields;
         /// Its answer to a message, before it is a reply.
@@ -246,24 +238,10 @@ impl<G: LiveGame> Referee<G> {
         Ok((referee, response))
     }
 
-    /// The reply to a later message, received at `now`; an error when it is one
-    /// unapplied message more than `max_unapplied`, which ends the game.
-    pub(crate) fn reply(
-        &mut self,
-        request: G::Request,
-        max_unapplied: usize,
-        now: Moment,
-    ) -> Result<G::Response, ServiceError> {
-        if let Some(keeper) = &mut self.keeper {
-            keeper.received(now);
-        }
-        let reply = self.game.reply(request, self.keeper.as_deref_mut());
-        self.count(reply, max_unapplied)
-    }
-
-    /// Like [`Referee::reply`], for a reply the caller makes itself: `play` plays the
-    /// message on the game and says what became of it, beside what it made of the
-    /// game's answer (PlayMany writes it straight into its reply).
+    /// Plays a later message, received at `now`: `play` plays it on the game and says
+    /// what became of it, beside what it made of the game's answer (the reply, written
+    /// straight from it); an error when it is one unapplied message more than
+    /// `max_unapplied`, which ends the game.
     pub(crate) fn play<T>(
         &mut self,
         max_unapplied: usize,
@@ -324,7 +302,7 @@ impl<G: LiveGame> Referee<G> {
         }
         if self.unapplied > max_unapplied {
             return Err(ServiceError::TooManyMessages {
-                rpc: rpc_of(G::KIND),
+                rpc: G::RPC,
                 limit: max_unapplied,
             });
         }
@@ -415,105 +393,51 @@ pub(crate) trait Games: Send + 'static {
     fn expire(&mut self, now: Moment, announced: &mut VecDeque<Self::Response>);
 }
 
-/// The one game of a Play* stream, and its place in the live-game count; its replies
-/// are built, or written (`F`).
-struct OneGame<G, F> {
+/// The one game of a Play* stream, and its place in the live-game count.
+struct OneGame<G> {
     referee: Option<Referee<G>>,
     max_unapplied: usize,
     _open: OpenGame,
-    form: PhantomData<fn() -> F>,
-}
-
-/// How a single-game stream's replies are made: [`Built`] or [`Written`].
-pub(crate) trait Form<G: LiveGame>: 'static {
-    /// A reply.
-    type Reply: Send + 'static;
-    /// The reply to the first message, from the game's built reply.
-    fn first(response: G::Response) -> Self::Reply;
-    /// The reply to a later message, received at `now`.
-    fn later(
-        referee: &mut Referee<G>,
-        request: G::Request,
-        max_unapplied: usize,
-        now: Moment,
-    ) -> Result<Self::Reply, ServiceError>;
-    /// The announcement that the side to move ran out by `now`, if it has.
-    fn run_out(referee: &mut Referee<G>, now: Moment) -> Option<Self::Reply>;
-}
-
-/// Replies built as prost's messages: for clients in process.
-pub(crate) struct Built;
-
-/// Replies written straight from the game into their bytes: for the wire.
-pub(crate) struct Written;
-
-impl<G: LiveGame> Form<G> for Built {
-    type Reply = G::Response;
-    fn first(response: G::Response) -> G::Response {
-        response
-    }
-    fn later(
-        referee: &mut Referee<G>,
-        request: G::Request,
-        max_unapplied: usize,
-        now: Moment,
-    ) -> Result<G::Response, ServiceError> {
-        referee.reply(request, max_unapplied, now)
-    }
-    fn run_out(referee: &mut Referee<G>, now: Moment) -> Option<G::Response> {
-        referee.run_out(now, |answer| answer.into_response())
-    }
 }
 
 /// The reply to a game's message as the server writes it.
 pub(crate) type WrittenReplyOf<G> = <<G as sealed::Play>::Response as WrittenAs>::Reply;
 
-impl<G: LiveGame> Form<G> for Written {
-    type Reply = WrittenReplyOf<G>;
-    fn first(response: G::Response) -> WrittenReplyOf<G> {
-        WrittenReplyOf::<G>::encoded(&response)
-    }
-    fn later(
-        referee: &mut Referee<G>,
-        request: G::Request,
-        max_unapplied: usize,
-        now: Moment,
-    ) -> Result<WrittenReplyOf<G>, ServiceError> {
-        referee.play(max_unapplied, now, |game, keeper| {
-            let (handled, answer) = game.answer(request, keeper);
-            (handled, WrittenReplyOf::<G>::written(|w| answer.write(w)))
-        })
-    }
-    fn run_out(referee: &mut Referee<G>, now: Moment) -> Option<WrittenReplyOf<G>> {
-        referee.run_out(now, |answer| {
-            WrittenReplyOf::<G>::written(|w| answer.write(w))
-        })
-    }
+/// The announcement, written, that `referee`'s side to move ran out by `now`, if it has.
+fn run_out<G: LiveGame>(referee: &mut Referee<G>, now: Moment) -> Option<WrittenReplyOf<G>> {
+    referee.run_out(now, |answer| {
+        WrittenReplyOf::<G>::written(|w| answer.write(w))
+    })
 }
 
-impl<G: LiveGame, F: Form<G>> Games for OneGame<G, F> {
+impl<G: LiveGame> Games for OneGame<G> {
     type Request = G::Request;
-    type Response = F::Reply;
+    type Response = WrittenReplyOf<G>;
 
+    /// Its reply to `request`, written straight from the game (the first, a setup's,
+    /// built and encoded).
     fn handle(
         &mut self,
         request: G::Request,
         now: Moment,
-        announced: &mut VecDeque<F::Reply>,
-    ) -> Result<F::Reply, ServiceError> {
+        announced: &mut VecDeque<WrittenReplyOf<G>>,
+    ) -> Result<WrittenReplyOf<G>, ServiceError> {
         match &mut self.referee {
             Some(referee) => {
                 // A move that arrives after the deadline is never applied: the
                 // announcement goes first, and the move is answered as after the end.
                 if referee.is_clocked() {
-                    announced.extend(F::run_out(referee, now));
+                    announced.extend(run_out(referee, now));
                 }
-                F::later(referee, request, self.max_unapplied, now)
+                referee.play(self.max_unapplied, now, |game, keeper| {
+                    let (handled, answer) = game.answer(request, keeper);
+                    (handled, WrittenReplyOf::<G>::written(|w| answer.write(w)))
+                })
             }
             None => {
                 let (referee, response) = Referee::open(request, self.max_unapplied, now)?;
                 self.referee = Some(referee);
-                Ok(F::first(response))
+                Ok(WrittenReplyOf::<G>::encoded(&response))
             }
         }
     }
@@ -522,9 +446,9 @@ impl<G: LiveGame, F: Form<G>> Games for OneGame<G, F> {
         self.referee.as_ref().and_then(Referee::deadline)
     }
 
-    fn expire(&mut self, now: Moment, announced: &mut VecDeque<F::Reply>) {
+    fn expire(&mut self, now: Moment, announced: &mut VecDeque<WrittenReplyOf<G>>) {
         if let Some(referee) = &mut self.referee {
-            announced.extend(F::run_out(referee, now));
+            announced.extend(run_out(referee, now));
         }
     }
 }
@@ -598,15 +522,14 @@ impl<T: Games, S> Drop for Session<T, S> {
 /// more than `limits.max_unapplied` messages that were not applied moves, after
 /// `limits.idle_timeout` without a message, after `limits.max_game_duration` in all,
 /// or when `end_streams` is cancelled (the server's shutdown grace period is over).
-pub(crate) fn open<G, F, S>(
+pub(crate) fn open<G, S>(
     messages: S,
     limits: StreamLimits,
     live_games: &LiveGames,
     end_streams: &CancellationToken,
-) -> Result<ReplyStream<F::Reply>, ServiceError>
+) -> Result<ReplyStream<WrittenReplyOf<G>>, ServiceError>
 where
     G: LiveGame,
-    F: Form<G>,
     S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
 {
     let open =
@@ -615,11 +538,10 @@ where
             .ok_or(ServiceError::TooManyGames {
                 limit: limits.max_live_games,
             })?;
-    let games = OneGame::<G, F> {
+    let games = OneGame::<G> {
         referee: None,
         max_unapplied: limits.max_unapplied,
         _open: open,
-        form: PhantomData,
     };
     Ok(session(games, messages, limits, live_games, end_streams))
 }
