@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     // src/proto/requests.rs). The bytes on the wire are the same.
     let server = out_dir.join("server");
     fs::create_dir_all(&server)?;
-    let written = written_replies(&descriptors);
+    let written = written_replies(&descriptors)?;
     fs::write(
         out_dir.join("written_replies.rs"),
         written_reply_types(&written),
@@ -93,31 +93,40 @@ fn main() -> Result<(), Box<dyn Error>> {
 /// message's name and the written type's (`PlayOthelloResponse` is written as a
 /// `PlayOthelloReply`): every reply on a stream (the live games', PlayMany's), and
 /// CheckBatch's.
-fn written_replies(descriptors: &FileDescriptorSet) -> Vec<(String, String)> {
-    let streamed = descriptors
+fn written_replies(
+    descriptors: &FileDescriptorSet,
+) -> Result<Vec<(String, String)>, Box<dyn Error>> {
+    let mut responses = Vec::new();
+    for method in descriptors
         .file
         .iter()
         .filter(|file| file.package() == "arbiter.v1")
         .flat_map(|file| &file.service)
         .flat_map(|service| &service.method)
         .filter(|method| method.server_streaming())
-        .map(|method| {
-            method
-                .output_type()
-                .trim_start_matches(".arbiter.v1.")
-                .to_owned()
-        });
-    let mut responses: Vec<String> = streamed.collect();
+    {
+        let response = method
+            .output_type()
+            .strip_prefix(".arbiter.v1.")
+            .ok_or_else(|| {
+                format!(
+                    "{}: a streamed reply of another package ({}) has no written type",
+                    method.name(),
+                    method.output_type()
+                )
+            })?;
+        responses.push(response.to_owned());
+    }
     responses.push("CheckBatchResponse".to_owned());
     responses.sort();
     responses.dedup();
-    responses
+    Ok(responses
         .into_iter()
         .map(|response| {
             let reply = format!("{}Reply", response.trim_end_matches("Response"));
             (response, reply)
         })
-        .collect()
+        .collect())
 }
 
 /// The written reply types (`src/proto/replies.rs` includes them), one
@@ -129,8 +138,9 @@ fn written_reply_types(written: &[(String, String)]) -> String {
     for (response, reply) in written {
         out += &format!(
             "written_reply! {{\n    \
-             /// A `{response}` as the server writes it, straight from its answers.\n    \
-             {reply}: {response}\n}}\n"
+             /// A `{response}` as the server writes it, straight from its answers (a bulk\n    \
+             /// reply's items in order, each written as soon as it is known).\n    \
+             {reply}: super::{response}\n}}\n"
         );
     }
     out

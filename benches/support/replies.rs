@@ -1,6 +1,9 @@
 //! Arbiter's replies to a load call, from the real service called in-process
 //! (`arbiter::Arbiter`): what `examples/h2load.rs` checks every reply against,
 //! and what the same-bytes baseline (`examples/baseline_server.rs --same-bytes`) sends.
+//! A live game's replies are the ones the server writes (`Arbiter::open_game` decodes
+//! them), so they check the transport, not the writer: `play/many.rs`'s property test
+//! holds each written answer to its built reply.
 
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::rules::{connect_four, othello, tic_tac_toe};

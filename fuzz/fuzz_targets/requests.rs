@@ -46,6 +46,10 @@ where
         .collect()
         .await;
     assert!(replies.len() <= sent + 1);
+    // Every written reply decodes: a reply that does not is an INTERNAL item.
+    assert!(replies
+        .iter()
+        .all(|reply| reply.as_ref().err().is_none_or(|status| status.code() != tonic::Code::Internal)));
 }
 
 /// Plays a PlayMany stream whose messages are `body`, length-delimited, with small

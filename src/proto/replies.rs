@@ -23,10 +23,7 @@ use prost::DecodeError;
 use crate::rules::grid::{self, Grid};
 
 use super::wire::{fields, Field, Len, Varint};
-use super::{
-    CheckBatchResponse, CheckResult, GameState, PlayConnectFourResponse, PlayManyResponse,
-    PlayOthelloResponse, PlayTicTacToeResponse,
-};
+use super::{CheckResult, GameState};
 
 /// A reply as the server writes it: the bytes of its message, written straight from
 /// the answer rather than built as prost's types and encoded.
@@ -57,7 +54,7 @@ const WRITTEN_BYTES: usize = 256;
 
 /// Declares `$reply`, a [`WrittenReply`] of `$whole`.
 macro_rules! written_reply {
-    ($(#[$doc:meta])* $reply:ident: $whole:ident) => {
+    ($(#[$doc:meta])* $reply:ident: $whole:path) => {
         $(#[$doc])*
         #[derive(Clone, PartialEq, Eq, Default, Debug)]
         pub struct $reply {
@@ -454,8 +451,10 @@ mod tests {
 
     use super::*;
     use crate::proto::{
-        check_result, game_state, Board, Cell, CheckConnectFourResponse, CheckOthelloMoveResponse,
-        FieldViolation, JudgeTicTacToeResponse, ListOthelloMovesResponse, OthelloMove,
+        check_result, game_state, Board, Cell, CheckBatchResponse, CheckConnectFourResponse,
+        CheckOthelloMoveResponse, FieldViolation, JudgeTicTacToeResponse, ListOthelloMovesResponse,
+        OthelloMove, PlayConnectFourResponse, PlayManyResponse, PlayOthelloResponse,
+        PlayTicTacToeResponse,
     };
 
     /// Numbers of every varint length, negative ones (ten bytes) and zero (left out).

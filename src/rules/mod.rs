@@ -53,5 +53,11 @@ mod tests {
         for (index, game) in GameKind::ALL.into_iter().enumerate() {
             assert_eq!(game.index(), index, "{game:?}");
         }
+        // A game added to the enum and not to `ALL` (nor here) fails: the match names
+        // every game, and `ALL` must be as long.
+        let games = |game: GameKind| match game {
+            GameKind::TicTacToe | GameKind::Othello | GameKind::ConnectFour => 3,
+        };
+        assert_eq!(GameKind::ALL.len(), games(GameKind::TicTacToe));
     }
 }

@@ -1,6 +1,6 @@
 //! CheckBatch: many one-shot checks in one call, each answered by its own game's module
 //! exactly as its own RPC answers it, a malformed one in place (which module answers
-//! which check is registered in `games.rs`).
+//! which check is registered in `registration.rs`).
 //!
 //! The checks are read where they lie in the request
 //! ([`CheckRef`](crate::proto::requests::CheckRef)), and the games'
@@ -14,7 +14,7 @@ use crate::proto::wire::fields as wire;
 use super::budget::MAX_REPLY_BYTES;
 use super::error::ServiceError;
 use super::fields;
-use super::games::{answer_check, result_bytes, Scratch};
+use super::registration::{answer_check, result_bytes, Scratch};
 
 /// The most checks one CheckBatch call may carry.
 pub const MAX_CHECKS: usize = 10_000;

@@ -5,7 +5,7 @@
 //! ([`othello`], [`connect_four`], [`tic_tac_toe`]). [`batch`] answers many checks in one
 //! call through those same modules, and [`play`] drives the live-game streams, one game
 //! or many. Which module answers which check, and the kinds of game PlayMany holds,
-//! are registered once, in `games.rs`. The checks every game shares are in `fields.rs`,
+//! are registered once, in `registration.rs`. The checks every game shares are in `fields.rs`,
 //! and errors become statuses in one place, `error.rs`.
 
 pub(crate) mod answer;
@@ -16,9 +16,9 @@ pub(crate) mod connect_four;
 pub(crate) mod convert;
 pub(crate) mod error;
 pub(crate) mod fields;
-pub(crate) mod games;
 pub(crate) mod othello;
 pub(crate) mod play;
+pub(crate) mod registration;
 pub(crate) mod tic_tac_toe;
 #[cfg(test)]
 mod written_fields;
@@ -71,8 +71,9 @@ impl Arbiter {
 
     /// Opens a live game of kind `G` fed by `messages`, played as the Play* handlers
     /// play their request streams: its replies, one per message, as the generated
-    /// messages (the same replies the handlers write, decoded), or the status refusing
-    /// it.
+    /// messages (the same replies the handlers write, decoded; one that would not
+    /// decode comes as an INTERNAL item, and the fuzz target holds that none does), or
+    /// the status refusing it.
     pub fn open_game<G, S>(&self, messages: S) -> Result<ReplyStream<G::Response>, Status>
     where
         G: LiveGame,

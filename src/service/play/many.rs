@@ -20,7 +20,7 @@ use crate::rules::{connect_four, othello, tic_tac_toe};
 use crate::service::budget::MAX_REPLY_BYTES;
 use crate::service::error::{write_violation, ServiceError};
 use crate::service::fields;
-use crate::service::games::{self, AnyGame, Kind, TakeRequest};
+use crate::service::registration::{self, AnyGame, Registered, TakeRequest};
 
 use super::{Games, LiveGames, OpenGame, Referee, StreamLimits};
 use crate::service::answer::Answer;
@@ -258,13 +258,13 @@ impl ManyGames {
     /// the state's length, as [`PlayManyReply::push`] does.
     fn act(&mut self, action: GameAction, now: Moment, out: &mut PlayManyReply) -> usize {
         let game = action.game;
-        let play = Play {
+        let in_game = InGame {
             games: self,
             game,
             now,
             out: &mut *out,
         };
-        match games::with_request(action.action, play) {
+        match registration::with_request(action.action, in_game) {
             Ok(len) => len,
             Err(Some(true)) => match self.games.remove(&game) {
                 Some(entry) => {
@@ -284,13 +284,13 @@ impl ManyGames {
                 "action",
                 "close is false: set it true to end the game, or send a move",
             ),
-            Err(None) => invalid(out, game, "action", games::NO_ACTION),
+            Err(None) => invalid(out, game, "action", registration::NO_ACTION),
         }
     }
 
     /// Plays `request` in game number `game`, of kind `G`, starting that game if the
     /// number holds none, and writes the game's state into `out`; returns its length.
-    fn play<G: Kind>(
+    fn play<G: Registered>(
         &mut self,
         game: u64,
         request: G::Request,
@@ -352,7 +352,7 @@ impl ManyGames {
     /// Starts game number `game` of kind `G` with `first` as its first message, unless
     /// a limit or a malformed setup stops it, and writes its state into `out`; returns
     /// the state's length.
-    fn start<G: Kind>(
+    fn start<G: Registered>(
         &mut self,
         game: u64,
         first: G::Request,
@@ -370,7 +370,7 @@ impl ManyGames {
 
     /// Opens game number `game` of kind `G` with `first` as its first message: its reply
     /// to it, or why the game was not started.
-    fn open<G: Kind>(
+    fn open<G: Registered>(
         &mut self,
         game: u64,
         first: G::Request,
@@ -414,19 +414,19 @@ impl ManyGames {
 
 /// An action's game request, to be played in game number `game` of `games` at `now`,
 /// its state written into `out`.
-struct Play<'a> {
+struct InGame<'a> {
     games: &'a mut ManyGames,
     game: u64,
     now: Moment,
     out: &'a mut PlayManyReply,
 }
 
-impl TakeRequest for Play<'_> {
+impl TakeRequest for InGame<'_> {
     /// The state's length.
     type Output = usize;
 
     #[inline(always)]
-    fn take<G: Kind>(self, request: G::Request) -> usize {
+    fn take<G: Registered>(self, request: G::Request) -> usize {
         self.games.play::<G>(self.game, request, self.now, self.out)
     }
 }
@@ -492,17 +492,17 @@ mod tests {
 
     /// Plays on `game` the request that `request` makes of each step and the game so
     /// far, and fails unless every answer written straight into a PlayMany reply is, byte
-    /// for byte, the `GameState` holding the reply the game's own stream builds from the
-    /// same answer.
+    /// for byte, the `GameState` holding the reply built from the same answer (the
+    /// built reply that a unary-like client would decode).
     /// Also on the clock (`clocked`): each message 137 ms after the one before, and,
     /// once the messages are played, a loss on time announced.
-    fn written_as_built<G: Kind, S>(
+    fn written_as_built<G: Registered, S>(
         mut game: G,
         steps: Vec<S>,
         clocked: bool,
         request: impl Fn(&G, S) -> G::Request,
     ) -> Result<(), TestCaseError> {
-        fn same<G: Kind>(answer: G::Played<'_>, index: usize) -> Result<(), TestCaseError> {
+        fn same<G: Registered>(answer: G::Played<'_>, index: usize) -> Result<(), TestCaseError> {
             let mut written = PlayManyReply::default();
             written.push_state(7, G::STATE_FIELD, |w| answer.write(w));
             let built = GameState {

@@ -414,8 +414,8 @@ impl<G: LiveGame> Games for OneGame<G> {
     type Request = G::Request;
     type Response = WrittenReplyOf<G>;
 
-    /// Its reply to `request`, written straight from the game (the first, a setup's,
-    /// built and encoded).
+    /// Its reply to `request`, written straight from the game (the reply to the first
+    /// message is built, then encoded).
     fn handle(
         &mut self,
         request: G::Request,

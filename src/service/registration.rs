@@ -1,13 +1,14 @@
 //! The registration: every game Arbiter serves, listed once, and the dispatch that
 //! follows from the list, as mini-redis's `Command` lists its commands. Which game's
 //! module answers each of CheckBatch's checks ([`answer_check`]), and the kinds of
-//! live game a PlayMany stream holds ([`live_games!`]: [`AnyGame`], [`Kind`],
+//! live game a PlayMany stream holds ([`live_games!`]: [`AnyGame`], [`Registered`],
 //! [`with_request`]).
 //!
 //! A game's requests are answered by its own module (`othello.rs`, `connect_four.rs`,
-//! `tic_tac_toe.rs`); this one only says which module answers what. The contract's
-//! oneofs (`Check.check`, `GameAction.action`) are matched here without a wildcard, so a
-//! game added to the contract and not registered here does not compile.
+//! `tic_tac_toe.rs`); this one only says which module answers what. PlayMany's
+//! `GameAction.action` oneof is matched here, and CheckBatch's checks (`CheckRef`, one
+//! variant for each member of the `Check.check` oneof) too, without a wildcard: a game
+//! added to the contract and not registered here does not compile.
 
 use crate::proto::game_action::Action;
 #[cfg(test)]
@@ -65,13 +66,13 @@ macro_rules! live_games {
         }
 
         $(
-            impl Kind for $game {
+            impl Registered for $game {
                 const ACTION: &'static str = $action;
                 const STATE_FIELD: Len = wire::game_state::$field;
                 fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
                     match game {
                         AnyGame::$variant(referee) => Some(referee),
-                        #[allow(unreachable_patterns, reason = "unreachable with one game")]
+                        #[allow(unreachable_patterns, reason = "with one game, no other game")]
                         _ => None,
                     }
                 }
@@ -84,6 +85,12 @@ macro_rules! live_games {
                 }
             }
         )*
+
+        /// Holds every registered game to the contract with `check`.
+        #[cfg(test)]
+        fn each_registered(check: impl tests::EachGame) {
+            $(check.game::<$game>();)*
+        }
 
         /// What a PlayMany action without a game's request says, for the stream to
         /// answer: "sets no action", naming every action there is.
@@ -113,9 +120,9 @@ live_games! {
     TicTacToe: rules::tic_tac_toe::Game, "tic_tac_toe", TIC_TAC_TOE;
 }
 
-/// A kind of live game as PlayMany holds it: how its referee sits in [`AnyGame`] and
-/// how its replies sit in a `GameState`.
-pub(crate) trait Kind: LiveGame {
+/// A registered live game, as PlayMany holds it: how its referee sits in [`AnyGame`]
+/// and how its replies sit in a `GameState`.
+pub(crate) trait Registered: LiveGame {
     /// The action field that carries this kind's messages.
     const ACTION: &'static str;
     /// The field of `GameState` that holds this kind's state.
@@ -135,12 +142,17 @@ pub(crate) trait TakeRequest {
     /// What it gives back.
     type Output;
     /// Takes `request`, a message of a game of kind `G`.
-    fn take<G: Kind>(self, request: G::Request) -> Self::Output;
+    fn take<G: Registered>(self, request: G::Request) -> Self::Output;
 }
 
 /// Ends `referee`'s game, number `game`, on time at `now` if its side to move has run
 /// out, its announcement written into `out`.
-fn announce<G: Kind>(referee: &mut Referee<G>, game: u64, now: Moment, out: &mut PlayManyReply) {
+fn announce<G: Registered>(
+    referee: &mut Referee<G>,
+    game: u64,
+    now: Moment,
+    out: &mut PlayManyReply,
+) {
     referee.run_out(now, |answer| {
         out.push_state(game, G::STATE_FIELD, |w| answer.write(w));
     });
@@ -163,7 +175,7 @@ pub(crate) fn result_bytes(check: CheckRef<'_>) -> usize {
     match check {
         CheckRef::ListOthelloMoves { .. } => 512,
         CheckRef::JudgeTicTacToe { .. } => 48,
-        _ => 32,
+        CheckRef::OthelloMove { .. } | CheckRef::ConnectFour { .. } | CheckRef::Unset => 32,
     }
 }
 
@@ -248,52 +260,68 @@ fn write<A: Answer>(answer: &A, field: Len, out: &mut CheckBatchReply) -> usize 
 #[cfg(test)]
 mod tests {
     use prost::Message;
-    use prost_types::FileDescriptorSet;
+    use prost_types::{FileDescriptorProto, FileDescriptorSet};
 
-    use super::Kind;
-    use crate::rules;
+    use super::Registered;
+
+    /// Something to do with each registered game.
+    pub(super) trait EachGame: Copy {
+        fn game<G: Registered>(self);
+    }
 
     /// The contract's own words for a registered game: the RPC that plays it names a
-    /// streaming method, and its action and state fields are fields of PlayMany's
-    /// `GameAction` and `GameState`.
-    fn registered<G: Kind>(set: &FileDescriptorSet) {
-        let file = set
-            .file
-            .iter()
-            .find(|file| file.package() == "arbiter.v1")
-            .unwrap();
-        let method = file
-            .service
-            .iter()
-            .flat_map(|service| &service.method)
-            .find(|method| method.name() == G::RPC)
-            .unwrap_or_else(|| panic!("{} is not an RPC", G::RPC));
-        assert!(
-            method.client_streaming() && method.server_streaming(),
-            "{}",
-            G::RPC
-        );
-        let field = |message: &str| {
-            file.message_type
+    /// streaming method whose reply is the game's reply, and its action and state fields
+    /// are fields of PlayMany's `GameAction` and `GameState`.
+    #[derive(Clone, Copy)]
+    struct InTheContract<'a>(&'a FileDescriptorProto);
+
+    impl EachGame for InTheContract<'_> {
+        fn game<G: Registered>(self) {
+            let file = self.0;
+            let method = file
+                .service
                 .iter()
-                .find(|m| m.name() == message)
-                .and_then(|m| m.field.iter().find(|field| field.name() == G::ACTION))
-                .map(|field| field.number())
-        };
-        assert!(field("GameAction").is_some(), "GameAction.{}", G::ACTION);
-        assert_eq!(
-            field("GameState").and_then(|number| u32::try_from(number).ok()),
-            Some(G::STATE_FIELD.0),
-            "GameState.{}",
-            G::ACTION
-        );
+                .flat_map(|service| &service.method)
+                .find(|method| method.name() == G::RPC)
+                .unwrap_or_else(|| panic!("{} is not an RPC", G::RPC));
+            assert!(
+                method.client_streaming() && method.server_streaming(),
+                "{}",
+                G::RPC
+            );
+            let response = std::any::type_name::<G::Response>();
+            let response = response.rsplit("::").next().unwrap();
+            assert_eq!(
+                method.output_type(),
+                format!(".arbiter.v1.{response}"),
+                "{}",
+                G::RPC
+            );
+            let field = |message: &str| {
+                file.message_type
+                    .iter()
+                    .find(|m| m.name() == message)
+                    .and_then(|m| m.field.iter().find(|field| field.name() == G::ACTION))
+                    .map(|field| field.number())
+            };
+            assert!(field("GameAction").is_some(), "GameAction.{}", G::ACTION);
+            assert_eq!(
+                field("GameState").and_then(|number| u32::try_from(number).ok()),
+                Some(G::STATE_FIELD.0),
+                "GameState.{}",
+                G::ACTION
+            );
+        }
     }
 
     #[test]
     fn every_registered_game_is_in_the_contract_under_its_names() {
         let set = FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET).unwrap();
-        registered::<rules::othello::Game>(&set);
-        registered::<rules::connect_four::Game>(&set);
-        registered::<rules::tic_tac_toe::Game>(&set);
+        let file = set
+            .file
+            .iter()
+            .find(|file| file.package() == "arbiter.v1")
+            .unwrap();
+        super::each_registered(InTheContract(file));
     }
 }
