@@ -12,7 +12,7 @@ use crate::proto::requests::CheckBatchChecks;
 use crate::proto::wire::fields as wire;
 
 use super::budget::MAX_REPLY_BYTES;
-use super::error::ServiceError;
+use super::error::{write_violation, ServiceError};
 use super::fields;
 use super::registration::{answer_check, result_bytes, Scratch};
 
@@ -44,13 +44,12 @@ pub(crate) fn check_batch(request: &CheckBatchChecks) -> Result<CheckBatchReply,
 /// Writes the answer to a check past the reply budget into `out`; returns its length.
 fn over_budget(out: &mut CheckBatchReply) -> usize {
     out.push_invalid(|w| {
-        w.message(wire::check_result::INVALID, |w| {
-            w.string_of(wire::field_violation::FIELD, ["check"]);
-            w.string_of(
-                wire::field_violation::DESCRIPTION,
-                ["not run: the reply is full; send it again in another call"],
-            );
-        });
+        write_violation(
+            wire::check_result::INVALID,
+            "check",
+            "not run: the reply is full; send it again in another call",
+            w,
+        );
     })
 }
 

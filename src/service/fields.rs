@@ -222,13 +222,12 @@ fn parse_board<B: GameBoard>(
 
 /// The violation for a problem of a board that does not parse.
 fn grid_violation(field: &str, error: &GridError) -> Violation {
-    let description = text_of(error);
     match error {
         GridError::NoRows => Violation::new(field, "must have at least one row"),
         GridError::EmptyRow { row }
         | GridError::RaggedRow { row, .. }
         | GridError::BadCell { row, .. } => {
-            Violation::new(indexed(&[field, ".rows"], *row), description)
+            Violation::new(indexed(&[field, ".rows"], *row), text_of(error))
         }
     }
 }

@@ -5,8 +5,8 @@
 //! ([`othello`], [`connect_four`], [`tic_tac_toe`]). [`batch`] answers many checks in one
 //! call through those same modules, and [`play`] drives the live-game streams, one game
 //! or many. Which module answers which check, and the kinds of game PlayMany holds,
-//! are registered once, in `registration.rs`. The checks every game shares are in `fields.rs`,
-//! and errors become statuses in one place, `error.rs`.
+//! are registered once, in `registration.rs`. The checks every game shares are in
+//! `fields.rs`, and errors become statuses in one place, `error.rs`.
 
 pub(crate) mod answer;
 pub(crate) mod batch;
@@ -94,10 +94,9 @@ impl Arbiter {
         G: LiveGame,
         S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
     {
-        let limits = self.limits;
         Ok(play::open::<G, S>(
             messages,
-            limits,
+            self.limits,
             &self.live_games,
             &self.end_streams,
         )?)

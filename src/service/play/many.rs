@@ -327,10 +327,8 @@ impl ManyGames {
         // The state is written straight from the game; taken back if the message turns
         // out to be one unapplied message too many, which ends the game instead.
         let mark = out.len();
-        let written = referee.play(max_unapplied, now, |played, keeper| {
-            let (handled, answer) = played.answer(request, keeper);
-            let len = out.push_state(game, G::STATE_FIELD, |w| answer.write(w));
-            (handled, len)
+        let written = referee.play(request, max_unapplied, now, |answer| {
+            out.push_state(game, G::STATE_FIELD, |w| answer.write(w))
         });
         match written {
             Ok(len) => {
@@ -457,7 +455,6 @@ fn too_many_unapplied(game: u64, limit: usize) -> String {
     )
 }
 
-/// The answer to an action that reached no game: one violation on `field`.
 /// Writes into `out` the state of game number `game` for an action that reached no
 /// game: one violation, `description` of `field`; returns its length.
 fn invalid(out: &mut PlayManyReply, game: u64, field: &str, description: &str) -> usize {

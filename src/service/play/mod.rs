@@ -238,21 +238,22 @@ impl<G: LiveGame> Referee<G> {
         Ok((referee, response))
     }
 
-    /// Plays a later message, received at `now`: `play` plays it on the game and says
-    /// what became of it, beside what it made of the game's answer (the reply, written
-    /// straight from it); an error when it is one unapplied message more than
-    /// `max_unapplied`, which ends the game.
+    /// Plays `request`, a later message received at `now`, and makes its reply with
+    /// `reply` from the game's answer (written straight from it); an error when it is
+    /// one unapplied message more than `max_unapplied`, which ends the game.
     pub(crate) fn play<T>(
         &mut self,
+        request: G::Request,
         max_unapplied: usize,
         now: Moment,
-        play: impl FnOnce(&mut G, Option<&mut Timekeeper>) -> (Handled, T),
+        reply: impl FnOnce(G::Played<'_>) -> T,
     ) -> Result<T, ServiceError> {
         if let Some(keeper) = &mut self.keeper {
             keeper.received(now);
         }
-        let (handled, done) = play(&mut self.game, self.keeper.as_deref_mut());
-        self.count(Reply::new(done, handled), max_unapplied)
+        let (handled, answer) = self.game.answer(request, self.keeper.as_deref_mut());
+        let reply = reply(answer);
+        self.count(Reply::new(reply, handled), max_unapplied)
     }
 
     /// Whether the game is on the clock.
@@ -429,9 +430,8 @@ impl<G: LiveGame> Games for OneGame<G> {
                 if referee.is_clocked() {
                     announced.extend(run_out(referee, now));
                 }
-                referee.play(self.max_unapplied, now, |game, keeper| {
-                    let (handled, answer) = game.answer(request, keeper);
-                    (handled, WrittenReplyOf::<G>::written(|w| answer.write(w)))
+                referee.play(request, self.max_unapplied, now, |answer| {
+                    WrittenReplyOf::<G>::written(|w| answer.write(w))
                 })
             }
             None => {
