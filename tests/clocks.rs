@@ -21,11 +21,12 @@ use arbiter::proto::{
     Verdict,
 };
 use arbiter::rules::{connect_four, othello, tic_tac_toe};
-use arbiter::{Arbiter, LiveGame, ReplyStream};
+use arbiter::{Arbiter, LiveGame, ReplyStream, StreamLimits};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
+use tokio_util::sync::CancellationToken;
 use tonic::transport::Channel;
 use tonic::Code;
 use tonic_types::StatusExt;
@@ -1462,4 +1463,243 @@ async fn a_move_after_a_setup_with_no_time_left_in_one_play_many_message() {
         "the move is rejected: {moved:?}"
     );
     assert_eq!(moved.ending, i32::from(Ending::Time));
+}
+
+// A limit that ends a stream at the very instant a clock runs out: the flag goes out
+// first. Each test sets both to the same instant on purpose, and makes either side of the
+// race go first: the server's watch (the stream not polled until after the instant) or
+// the stream's own timer (the stream polled throughout).
+
+/// When the clock of every game below runs out: its setup gives each side this long,
+/// and nobody moves.
+const FLAG: Duration = Duration::from_secs(3);
+
+/// A limit that ends a live stream.
+#[derive(Debug, Clone, Copy)]
+enum Limit {
+    /// The idle timeout (1 s), which a running clock holds off until the clock runs out:
+    /// it falls due at the flag's instant.
+    Idle,
+    /// The game's lifetime, set to end it at the given time after it opened.
+    Lifetime(Duration),
+    /// The end of the server's shutdown grace period, at the flag's instant.
+    Shutdown,
+}
+
+impl Limit {
+    /// Every limit, each ending the stream at the flag's instant.
+    const AT_THE_FLAG: [Limit; 3] = [Limit::Idle, Limit::Lifetime(FLAG), Limit::Shutdown];
+
+    /// A service on which this limit ends a game opened now, and the token that ends its
+    /// streams; for the shutdown's limit, the token is cancelled at the flag's instant.
+    fn arbiter(self) -> Arbiter {
+        let limits = match self {
+            Limit::Idle => StreamLimits {
+                idle_timeout: Duration::from_secs(1),
+                ..StreamLimits::DEFAULT
+            },
+            Limit::Lifetime(lifetime) => StreamLimits {
+                max_game_duration: lifetime,
+                ..StreamLimits::DEFAULT
+            },
+            Limit::Shutdown => StreamLimits::DEFAULT,
+        };
+        let end_streams = CancellationToken::new();
+        if let Limit::Shutdown = self {
+            let end_streams = end_streams.clone();
+            let at = Instant::now() + FLAG;
+            tokio::spawn(async move {
+                tokio::time::sleep_until(at).await;
+                end_streams.cancel();
+            });
+        }
+        Arbiter::new(limits, end_streams)
+    }
+
+    /// The status the limit ends a stream with.
+    fn code(self) -> Code {
+        match self {
+            Limit::Idle | Limit::Lifetime(_) => Code::DeadlineExceeded,
+            Limit::Shutdown => Code::Unavailable,
+        }
+    }
+}
+
+/// Reads `replies` to their end: every reply, and the status that ended them.
+async fn to_the_end<R: Debug>(replies: &mut ReplyStream<R>, what: &str) -> (Vec<R>, tonic::Status) {
+    let mut read = Vec::new();
+    loop {
+        match replies.next().await {
+            Some(Ok(reply)) => read.push(reply),
+            Some(Err(status)) => {
+                assert!(
+                    replies.next().await.is_none(),
+                    "{what}: nothing after {status:?}"
+                );
+                return (read, status);
+            }
+            None => panic!("{what}: the stream ended with no status after {read:?}"),
+        }
+    }
+}
+
+/// A game of kind `K` on a clock of `FLAG` that nobody moves in, ended by `limit`; with
+/// `watch_first`, the stream is not polled from its first reply until a second after the
+/// flag. Its replies after the first, and the status that ended it.
+async fn ended_by<K: Kind>(limit: Limit, watch_first: bool) -> (Vec<K::Response>, tonic::Status) {
+    let arbiter = limit.arbiter();
+    let mut stream = Stream::<K>::open(&arbiter);
+    stream.send(K::setup(control_of(FLAG), None, &[])).await;
+    assert_eq!(stream.reply().await.left(), Some([FLAG, FLAG]));
+    if watch_first {
+        tokio::time::sleep(FLAG + Duration::from_secs(1)).await;
+    }
+    let what = format!("{limit:?}, watch first: {watch_first}");
+    to_the_end(&mut stream.replies, &what).await
+}
+
+/// On each kind of single-game stream, a limit that ends the stream at the instant its
+/// clock runs out (the idle timeout, the game's lifetime, the shutdown's grace) sends
+/// the announcement of the loss on time first, then its status; whichever of the
+/// server's watch and the stream's timer finds them due first. Fails on a server whose
+/// watch frees a game without announcing the clocks run out by then (the idle timeout
+/// then closed 3 of 6 fresh servers' games with no result), or whose idle watch learns
+/// of a running clock only when the stream is next polled.
+#[tokio::test(start_paused = true)]
+async fn a_flag_at_the_instant_a_limit_ends_the_stream_goes_out_first() {
+    async fn each<K: Kind>() {
+        for limit in Limit::AT_THE_FLAG {
+            for watch_first in [true, false] {
+                let what = format!("{limit:?}, watch first: {watch_first}");
+                let (replies, status) = ended_by::<K>(limit, watch_first).await;
+                let [announcement] = &replies[..] else {
+                    panic!("{what}: one announcement before {status:?}, not {replies:?}");
+                };
+                assert_announcement(announcement, Side::A, [Duration::ZERO, FLAG], &what);
+                assert_eq!(status.code(), limit.code(), "{what}: {status:?}");
+            }
+        }
+    }
+    each::<OthelloKind>().await;
+    each::<ConnectFourKind>().await;
+    each::<TicTacToeKind>().await;
+}
+
+/// A limit that ends the stream a millisecond before the clock runs out announces
+/// nothing: the game ended before the flag fell. Fails on a server that announces the
+/// clocks run out by when the watch looked, rather than by when the limit fell due.
+#[tokio::test(start_paused = true)]
+async fn a_limit_just_before_the_flag_announces_nothing() {
+    let limit = Limit::Lifetime(FLAG - Duration::from_millis(1));
+    for watch_first in [true, false] {
+        let (replies, status) = ended_by::<TicTacToeKind>(limit, watch_first).await;
+        assert!(
+            replies.is_empty(),
+            "watch first: {watch_first}: {replies:?}"
+        );
+        assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+    }
+}
+
+/// The same in PlayMany: a clocked game among the stream's games is announced lost on
+/// time before a limit due at its flag's instant ends the stream.
+#[tokio::test(start_paused = true)]
+async fn in_play_many_a_flag_at_the_instant_a_limit_ends_the_stream_goes_out_first() {
+    for limit in Limit::AT_THE_FLAG {
+        for watch_first in [true, false] {
+            let what = format!("{limit:?}, watch first: {watch_first}");
+            let arbiter = limit.arbiter();
+            let (sender, requests) = mpsc::channel(4);
+            let mut replies = arbiter.open_many(ReceiverStream::new(requests));
+            let setup = TicTacToeKind::setup(control_of(FLAG), None, &[]);
+            let actions = vec![GameAction {
+                game: 7,
+                action: Some(game_action::Action::TicTacToe(setup)),
+            }];
+            sender.send(Ok(PlayManyRequest { actions })).await.unwrap();
+            replies.next().await.unwrap().unwrap();
+            if watch_first {
+                tokio::time::sleep(FLAG + Duration::from_secs(1)).await;
+            }
+            let (read, status) = to_the_end(&mut replies, &what).await;
+            let [announcement] = &read[..] else {
+                panic!("{what}: one announcement before {status:?}, not {read:?}");
+            };
+            let announcement = announcement.to_response().unwrap();
+            assert!(announcement.unprompted, "{what}: {announcement:?}");
+            let [state] = &announcement.states[..] else {
+                panic!("{what}: one game announced: {announcement:?}");
+            };
+            assert_eq!(state.game, 7, "{what}: {state:?}");
+            let Some(game_state::State::TicTacToe(lost)) = &state.state else {
+                panic!("{what}: a Tic-Tac-Toe state: {state:?}");
+            };
+            assert_announcement(lost, Side::A, [Duration::ZERO, FLAG], &what);
+            assert_eq!(status.code(), limit.code(), "{what}: {status:?}");
+            drop(sender);
+        }
+    }
+}
+
+/// Over the wire, on fresh servers: `--stream-idle-timeout 200ms` and a game on a 600 ms
+/// clock that nobody moves in, so that the idle timeout falls due at the very instant the
+/// clock runs out. On every kind of stream, four fresh servers each, all at once: each
+/// game's loss on time is announced, then the stream ends idle. Fails on a server whose
+/// watch ends the game without its announcement (seen on half of the fresh servers).
+#[tokio::test]
+async fn over_the_wire_the_flag_goes_out_before_the_idle_timeout_due_at_its_instant() {
+    async fn flag_then_idle<K: OnTheWire>() {
+        let server = common::TestServer::start_with_flags("--stream-idle-timeout 200ms").await;
+        let mut client = server.client().await;
+        let initial = Duration::from_millis(600);
+        let setup = K::setup(control_of(initial), None, &[]);
+        let (_sender, mut replies) = open_on_the_wire::<K>(&mut client, setup).await;
+        replies.message().await.unwrap().unwrap();
+        let announcement = match replies.message().await {
+            Ok(Some(announcement)) => announcement,
+            other => panic!("the flag before the idle timeout, not {other:?}"),
+        };
+        assert_announcement(&announcement, Side::A, [Duration::ZERO, initial], "wire");
+        let status = replies.message().await.unwrap_err();
+        assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+    }
+    async fn in_play_many() {
+        let server = common::TestServer::start_with_flags("--stream-idle-timeout 200ms").await;
+        let mut client = server.client().await;
+        let initial = Duration::from_millis(600);
+        let setup = TicTacToeKind::setup(control_of(initial), None, &[]);
+        let (sender, requests) = mpsc::channel(4);
+        let actions = vec![GameAction {
+            game: 1,
+            action: Some(game_action::Action::TicTacToe(setup)),
+        }];
+        sender.send(PlayManyRequest { actions }).await.unwrap();
+        let mut replies = client
+            .play_many(ReceiverStream::new(requests))
+            .await
+            .unwrap()
+            .into_inner();
+        replies.message().await.unwrap().unwrap();
+        let announcement = match replies.message().await {
+            Ok(Some(announcement)) => announcement,
+            other => panic!("the flag before the idle timeout, not {other:?}"),
+        };
+        assert!(announcement.unprompted, "{announcement:?}");
+        let Some(game_state::State::TicTacToe(lost)) = &announcement.states[0].state else {
+            panic!("a Tic-Tac-Toe state: {announcement:?}");
+        };
+        assert_announcement(lost, Side::A, [Duration::ZERO, initial], "PlayMany");
+        let status = replies.message().await.unwrap_err();
+        assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+    }
+    let mut tries = tokio::task::JoinSet::new();
+    for _ in 0..4 {
+        tries.spawn(flag_then_idle::<OthelloKind>());
+        tries.spawn(flag_then_idle::<ConnectFourKind>());
+        tries.spawn(flag_then_idle::<TicTacToeKind>());
+        tries.spawn(in_play_many());
+    }
+    while let Some(done) = tries.join_next().await {
+        done.unwrap();
+    }
 }

@@ -455,12 +455,21 @@ impl<G: LiveGame> Games for OneGame<G> {
 
 /// A stream's games, shared by the stream and the reaper, which takes them away to end
 /// them.
-struct Slot<T> {
-    held: Mutex<Option<T>>,
+struct Slot<T: Games> {
+    held: Mutex<Held<T>>,
 }
 
-impl<T> Slot<T> {
-    fn lock(&self) -> MutexGuard<'_, Option<T>> {
+/// What a [`Slot`] holds: the games while they live, then their last words.
+struct Held<T: Games> {
+    /// The games; `None` once the reaper has ended them.
+    games: Option<T>,
+    /// The announcements of the clocks that ran out by the instant a limit ended the
+    /// games, made as the reaper took them away, for the stream to send before it ends.
+    last_words: VecDeque<T::Response>,
+}
+
+impl<T: Games> Slot<T> {
+    fn lock(&self) -> MutexGuard<'_, Held<T>> {
         // A panic while the lock was held cannot leave a game half-updated in a way
         // that matters more than ending it, so a poisoned lock is simply taken.
         self.held
@@ -469,10 +478,16 @@ impl<T> Slot<T> {
     }
 }
 
-impl<T: Send> reaper::Expire for Slot<T> {
-    fn expire(&self) {
-        let held = self.lock().take();
-        drop(held);
+impl<T: Games> reaper::Expire for Slot<T> {
+    fn expire(&self, at: Moment) {
+        let mut held = self.lock();
+        let games = held.games.take();
+        if let Some(mut games) = games {
+            let Held { last_words, .. } = &mut *held;
+            games.expire(at, last_words);
+            drop(held);
+            drop(games);
+        }
     }
 }
 
@@ -559,7 +574,10 @@ where
     S: Stream<Item = Result<T::Request, Status>> + Unpin + Send + 'static,
 {
     let slot = Arc::new(Slot {
-        held: Mutex::new(Some(games)),
+        held: Mutex::new(Held {
+            games: Some(games),
+            last_words: VecDeque::new(),
+        }),
     });
     let watch = live_games.reaper.watch(
         Arc::clone(&slot) as Arc<dyn reaper::Expire>,
@@ -607,7 +625,7 @@ where
             if this.closed {
                 // No message comes: wait for the running clocks, then end.
                 if this.watch.poll_ended(cx).is_ready() {
-                    this.failed = Some(this.ending_error().into());
+                    this.end_by_watch();
                 } else if !this.poll_timer(cx) {
                     if this.timer.is_some() {
                         return Poll::Pending;
@@ -618,7 +636,7 @@ where
             }
             // The watch first: a game it ended answers no more messages.
             if this.watch.poll_ended(cx).is_ready() {
-                this.failed = Some(this.ending_error().into());
+                this.end_by_watch();
                 continue;
             }
             match this.messages.poll_next_unpin(cx) {
@@ -661,13 +679,19 @@ where
         let now = self.now();
         self.watch.touch(now);
         let mut held = self.slot.lock();
-        let Some(games) = held.as_mut() else {
+        let Some(games) = held.games.as_mut() else {
             drop(held);
-            self.failed = Some(self.ending_error().into());
+            self.end_by_watch();
             return None;
         };
         let reply = games.handle(request, now, &mut self.queued);
-        self.timed = games.deadline().is_some();
+        let timed = games.deadline().is_some();
+        if timed || self.timed {
+            // The idle watch learns at once how long the clocks now hold it off, not
+            // only when the stream is next polled.
+            self.watch.set_clock_deadline(games.clocks_run_until());
+        }
+        self.timed = timed;
         drop(held);
         match reply {
             Ok(reply) if self.queued.is_empty() => Some(reply),
@@ -687,7 +711,7 @@ where
     fn poll_timer(&mut self, cx: &mut Context<'_>) -> bool {
         let mut fired = None;
         loop {
-            let (deadline, until) = match self.slot.lock().as_ref() {
+            let (deadline, until) = match self.slot.lock().games.as_ref() {
                 Some(games) => (games.deadline(), games.clocks_run_until()),
                 None => (None, None),
             };
@@ -721,7 +745,7 @@ where
                 return false;
             }
             let before = self.queued.len();
-            if let Some(games) = self.slot.lock().as_mut() {
+            if let Some(games) = self.slot.lock().games.as_mut() {
                 games.expire(self.now(), &mut self.queued);
             }
             if self.queued.len() > before {
@@ -737,6 +761,14 @@ where
     /// stop).
     fn now(&self) -> Moment {
         self.watch.moment(tokio::time::Instant::now())
+    }
+
+    /// Ends the stream as the watch ended its games: the announcements of the clocks
+    /// that ran out by then first, then why.
+    fn end_by_watch(&mut self) {
+        let last_words = std::mem::take(&mut self.slot.lock().last_words);
+        self.queued.extend(last_words);
+        self.failed = Some(self.ending_error().into());
     }
 
     /// Why the watch ended the game.

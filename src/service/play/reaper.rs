@@ -25,8 +25,10 @@ pub(super) enum Ending {
 
 /// A game's state that the watch can end: dropping it frees the game.
 pub(super) trait Expire: Send + Sync {
-    /// Frees the game's state and its place in the live-game count.
-    fn expire(&self);
+    /// Frees the game's state and its place in the live-game count, ended by a limit at
+    /// `at` (on the timeline of [`Watch::moment`]): first every clock that ran out by
+    /// then is announced, so a game's result goes out before the limit ends its stream.
+    fn expire(&self, at: Moment);
 }
 
 /// One watched game's clock, shared by its stream and the reaper.
@@ -64,15 +66,37 @@ impl Watched {
         }
     }
 
-    /// Ends the game: frees it and wakes its stream, which then answers why.
-    fn end(&self, ending: Option<Ending>) {
+    /// The instant, after `opened`, at which `ending` ended the game (`None`: the
+    /// server's grace period, over at `now`). An idle timeout waits for the running
+    /// clocks, so it ends a game no sooner than their deadline.
+    fn ended_at(&self, ending: Option<Ending>, now: Instant) -> Duration {
+        match ending {
+            Some(Ending::Lifetime(lifetime)) => lifetime,
+            Some(Ending::Idle(idle)) => {
+                let last = Duration::from_nanos(self.last_message.load(Ordering::Relaxed));
+                let clocks = Duration::from_nanos(self.clock_deadline.load(Ordering::Relaxed));
+                last.saturating_add(idle).max(clocks)
+            }
+            None => now.saturating_duration_since(self.opened),
+        }
+    }
+
+    /// Ends the game at `now`: announces the clocks that ran out by the instant it
+    /// ended, frees it and wakes its stream, which then sends those announcements and
+    /// answers why.
+    fn end(&self, ending: Option<Ending>, now: Instant) {
         if let Some(ending) = ending {
             let _ = self.ending.set(ending);
         }
-        self.game.expire();
+        self.game.expire(moment_after(self.ended_at(ending, now)));
         self.ended.store(true, Ordering::Release);
         self.waker.wake();
     }
+}
+
+/// The moment `since` after the watch began.
+fn moment_after(since: Duration) -> Moment {
+    Moment::from_nanos(u64::try_from(since.as_nanos()).unwrap_or(u64::MAX))
 }
 
 /// A game's end of the watch, held by its stream.
@@ -82,8 +106,7 @@ impl Watch {
     /// The moment `at` on the timeline of the stream's clocks, which starts when the
     /// watch began (before the stream's first message).
     pub(super) fn moment(&self, at: Instant) -> Moment {
-        let since = at.saturating_duration_since(self.0.opened);
-        Moment::from_nanos(u64::try_from(since.as_nanos()).unwrap_or(u64::MAX))
+        moment_after(at.saturating_duration_since(self.0.opened))
     }
 
     /// The instant of `moment` on the timeline of [`Watch::moment`] (a century on, for a
@@ -177,7 +200,7 @@ impl Reaper {
             .get_or_init(|| self.start(limits, end_streams.clone()));
         // Checked after registering: a shutdown from now on finds this game registered.
         if self.registry.shut_down.load(Ordering::Acquire) || end_streams.is_cancelled() {
-            watched.end(None);
+            watched.end(None, Instant::now());
         }
         Watch(watched)
     }
@@ -201,14 +224,17 @@ impl Reaper {
             let mut ticks = tokio::time::interval(period);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
-                let shutting_down = tokio::select! {
-                    _ = ticks.tick() => false,
-                    () = end_streams.cancelled(), if !end_streams.is_cancelled() => true,
-                };
+                tokio::select! {
+                    _ = ticks.tick() => {}
+                    () = end_streams.cancelled(), if !end_streams.is_cancelled() => {}
+                }
                 let Some(registry) = registry.upgrade() else {
                     return;
                 };
-                if shutting_down {
+                // Asked of the token, not of the branch taken: a tick due at the instant
+                // of the cancellation may be taken first, and the cancellation's branch is
+                // off from then on.
+                if end_streams.is_cancelled() {
                     registry.shut_down.store(true, Ordering::Release);
                 }
                 reap(&registry, Instant::now());
@@ -240,7 +266,7 @@ fn reap(registry: &Registry, now: Instant) {
     });
     // The games are freed outside the registry's lock.
     for (watched, ending) in overdue {
-        watched.end(ending);
+        watched.end(ending, now);
     }
 }
 
@@ -257,7 +283,7 @@ mod tests {
     struct Nothing;
 
     impl Expire for Nothing {
-        fn expire(&self) {}
+        fn expire(&self, _at: Moment) {}
     }
 
     fn watched(idle_timeout: Duration, lifetime: Duration) -> Watched {
