@@ -71,7 +71,11 @@ pub struct Settings {
     pub max_request_bytes: usize,
     /// Calls in flight across the server beyond which new calls are refused (at least 1).
     pub max_in_flight: u32,
-    /// The most concurrent HTTP/2 streams one connection may open.
+    /// The most concurrent HTTP/2 streams one connection may open: each live game is
+    /// one for as long as it lasts. A game costs the server the same on one connection
+    /// as on many (RELIABILITY.md, "Many live games on one connection"), so the default,
+    /// 1024, lets one client hold a thousand games on one channel while keeping one
+    /// connection to a tenth of `--max-live-games`.
     pub max_concurrent_streams: u32,
     /// A unary call's server-side deadline; zero: none (but the client's).
     pub request_timeout: Duration,
@@ -111,7 +115,7 @@ impl Default for Settings {
             stream_limits: StreamLimits::DEFAULT,
             max_request_bytes: 1024 * 1024,
             max_in_flight: 1024,
-            max_concurrent_streams: 256,
+            max_concurrent_streams: 1024,
             request_timeout: Duration::from_secs(10),
             http2_keepalive_interval: Duration::from_secs(30),
             http2_keepalive_timeout: Duration::from_secs(10),

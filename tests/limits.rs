@@ -307,3 +307,61 @@ async fn a_unary_call_whose_body_never_comes_ends_at_the_request_timeout() {
     let reply = client.check_connect_four(big_board(10)).await.unwrap();
     assert!(reply.into_inner().wins);
 }
+
+/// Hundreds of live games on one connection: 400 PlayTicTacToe streams opened at once on
+/// one HTTP/2 connection (one tonic channel), as a game server multiplexes its matches.
+/// Every game gets its first reply within a second, and unary calls made on the same
+/// connection while all 400 are open answer within their 2 s deadline. Fails on a server
+/// whose `--max-concurrent-streams` default is below the games and calls of one such
+/// client (it was 256: the games past the 256th, and every call behind them, waited for
+/// a game to end).
+#[tokio::test]
+async fn four_hundred_live_games_on_one_connection_and_calls_beside_them() {
+    use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+    use std::time::{Duration, Instant};
+    use tokio_stream::wrappers::ReceiverStream;
+
+    const GAMES: usize = 400;
+    let server = TestServer::start().await;
+    let channel = server.channel().await;
+    let mut opening = tokio::task::JoinSet::new();
+    for _ in 0..GAMES {
+        let mut client = ArbiterServiceClient::new(channel.clone());
+        opening.spawn(async move {
+            let started = Instant::now();
+            let (sender, requests) = tokio::sync::mpsc::channel(2);
+            sender
+                .send(common::messages::tic_tac_toe_move(1, 1))
+                .await
+                .unwrap();
+            let mut replies = client
+                .play_tic_tac_toe(ReceiverStream::new(requests))
+                .await
+                .unwrap()
+                .into_inner();
+            let first = replies.message().await.unwrap().unwrap();
+            assert_eq!(first.moves_played, 1, "{first:?}");
+            (started.elapsed(), sender, replies)
+        });
+    }
+    let mut games = Vec::with_capacity(GAMES);
+    while let Some(opened) = opening.join_next().await {
+        games.push(opened.unwrap());
+    }
+    let slowest = games.iter().map(|(waited, ..)| *waited).max().unwrap();
+    assert!(
+        slowest < Duration::from_secs(1),
+        "a game waited {slowest:?} for its first reply"
+    );
+    server.wait_for_live_games(GAMES).await;
+    // All 400 open: calls on the same connection are answered within their deadline.
+    let mut client = ArbiterServiceClient::new(channel);
+    for _ in 0..20 {
+        let mut request = Request::new(big_board(7));
+        request.set_timeout(Duration::from_secs(2));
+        let reply = client.check_connect_four(request).await;
+        assert!(reply.unwrap().into_inner().wins);
+    }
+    drop(games);
+    server.wait_for_live_games(0).await;
+}

@@ -69,6 +69,7 @@ import collections
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import socket
@@ -211,7 +212,8 @@ daemon off;
 worker_processes 1;
 pid {d}/nginx.pid;
 error_log {self.error_log} {self.log_level};
-events {{ worker_connections 4096; }}
+worker_rlimit_nofile {DEPLOY_NGINX['worker_rlimit_nofile']};
+events {{ worker_connections {DEPLOY_NGINX['worker_connections']}; }}
 http {{
   {access_log}
   client_body_temp_path {d}/body;
@@ -225,7 +227,7 @@ http {{
   }}
   server {{
     listen 127.0.0.1:{self.port} http2;
-    http2_max_concurrent_streams 2048;
+    http2_max_concurrent_streams {DEPLOY_NGINX['http2_max_concurrent_streams']};
     location / {{
       grpc_pass grpc://arbiter;
       grpc_read_timeout 1h;
@@ -298,6 +300,27 @@ RETRY_POLICY = {
 }
 
 
+def deploy_nginx():
+    """The settings of DEPLOY.md's nginx configuration that every nginx of this test
+    uses as they are (each a number): read from DEPLOY.md, so that the test runs what it
+    gives."""
+    text = (pathlib.Path(__file__).resolve().parents[2] / "DEPLOY.md").read_text()
+    block = re.search(r"```nginx\n(.*?)```", text, re.S)
+    if block is None:
+        raise SystemExit("DEPLOY.md has no nginx configuration")
+    settings = {}
+    for name in ("worker_rlimit_nofile", "worker_connections", "http2_max_concurrent_streams"):
+        found = re.search(rf"^\s*{name} (\d+);", block.group(1), re.M)
+        if found is None:
+            raise SystemExit(f"DEPLOY.md's nginx configuration sets no {name}")
+        settings[name] = int(found.group(1))
+    settings["text"] = block.group(1)
+    return settings
+
+
+DEPLOY_NGINX = deploy_nginx()
+
+
 # --upstream fixed: nginx's configuration beyond the test's usual one (grpc_pass, the
 # long read and send timeouts, the gRPC answer to its own failures): `defaults`, as nginx
 # is usually run in front of VMs; `deploy`, DEPLOY.md's.
@@ -316,6 +339,14 @@ FIXED_NGINX = {
         "location": "grpc_next_upstream error timeout; grpc_connect_timeout 1s",
     },
 }
+
+# The `deploy` configuration is DEPLOY.md's: each of its directives stands there as is.
+for _directive in ([f"keepalive {FIXED_NGINX['deploy']['keepalive']};",
+                    FIXED_NGINX["deploy"]["server"]]
+                   + [f"{d.strip()};" for d in FIXED_NGINX["deploy"]["location"].split(";")
+                      if d.strip()]):
+    if _directive not in DEPLOY_NGINX["text"]:
+        raise SystemExit(f"DEPLOY.md's nginx configuration lacks {_directive!r}")
 
 
 def channel_options(retry):
@@ -646,7 +677,7 @@ async def phase(fleet, balancer, args, seed):
     stop = asyncio.Event()
     await balancer.set(fleet.addresses())
     # A new grpcio round-robin channel sends every call to the first subchannel that
-    # connects until the others have; past the server's 256 streams per connection
+    # connects until the others have; past the server's streams per connection
     # (--max-concurrent-streams) grpcio queues further streams, unary calls included,
     # on that connection, behind games that last for seconds. So the games start once
     # the channel has had time to connect to every replica.
