@@ -4,7 +4,8 @@
 //! Start a server (`cargo run --release --bin arbiter`), then
 //!
 //! ```sh
-//! cargo run --example client                              # http://127.0.0.1:50051
+//! cargo run --example client                              # 127.0.0.1:50051
+//! cargo run --example client -- arbiter.internal:50051      # HOST:PORT, as every client takes it
 //! cargo run --example client -- http://arbiter.internal:50051
 //! ```
 //!
@@ -13,9 +14,11 @@
 //! the stream going on after it), sends a `CheckBatch` and a `PlayMany`, and resumes a
 //! game on a new stream from its history, as a game server does after a deploy or a lost
 //! connection. It exits non-zero if any answer is not the one the rules give. Requests
-//! are gzipped, every unary call has a deadline and is retried on UNAVAILABLE as gRPC's
-//! retry policy would ([`unary`]), and a live game resumes on a new stream when its
-//! stream is lost ([`stream_lost`]).
+//! are gzipped, every call has a deadline ([`DEADLINE`] for a unary call,
+//! [`STREAM_DEADLINE`] for a whole stream, set by [`deadline`]), every unary call is
+//! retried on UNAVAILABLE as gRPC's retry policy would ([`unary`]: tonic reads no
+//! service config, so the policy is written out in code), and a live game resumes on a
+//! new stream when its stream is lost ([`stream_lost`]).
 //!
 //! Boards travel as [`Board`]: build one with [`Board::from_rows`] from strings (or
 //! bytes), read it back with `board.rows.to_strings()` or, without a copy, as bytes with
@@ -49,9 +52,11 @@ type Failure = Box<dyn Error>;
 
 #[tokio::main]
 async fn main() -> Result<(), Failure> {
-    let address = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "http://127.0.0.1:50051".into());
+    let address = endpoint_uri(
+        &std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "127.0.0.1:50051".into()),
+    );
     // One channel for the whole program: it is cheap to clone, and every clone shares
     // its HTTP/2 connection. Requests go out gzipped, and replies may come back so.
     let channel = Endpoint::from_shared(address.clone())?
@@ -79,8 +84,30 @@ async fn main() -> Result<(), Failure> {
     Ok(())
 }
 
+/// The URI tonic connects to: `HOST:PORT` (as the other clients take it) becomes
+/// `http://HOST:PORT`; an address with a scheme (`http://`, `https://`) is kept.
+fn endpoint_uri(address: &str) -> String {
+    if address.contains("://") {
+        address.to_string()
+    } else {
+        format!("http://{address}")
+    }
+}
+
 /// How long a unary call may take, each attempt.
 const DEADLINE: Duration = Duration::from_secs(10);
+
+/// How long a whole live-game stream may take, from its opening to its last reply.
+const STREAM_DEADLINE: Duration = Duration::from_secs(30);
+
+/// A streaming call's request with [`STREAM_DEADLINE`] (sent as `grpc-timeout`, so the
+/// server ends the call too): without one, a stream whose server never answers waits
+/// forever.
+fn deadline<T>(requests: T) -> Request<T> {
+    let mut request = Request::new(requests);
+    request.set_timeout(STREAM_DEADLINE);
+    request
+}
 
 /// A unary call with a deadline, retried as gRPC's retry policy retries one (tonic reads
 /// no service config): up to four attempts while the answer is UNAVAILABLE, 100 ms
@@ -269,7 +296,7 @@ async fn play_tic_tac_toe(client: &mut Client) -> Result<(), Failure> {
     println!("\n*** PlayTicTacToe");
     let (moves, requests) = mpsc::channel(4);
     let mut replies = client
-        .play_tic_tac_toe(ReceiverStream::new(requests))
+        .play_tic_tac_toe(deadline(ReceiverStream::new(requests)))
         .await?
         .into_inner();
     // (1, 1) twice: the second is rejected, and the game goes on.
@@ -324,7 +351,7 @@ async fn play_othello(client: &mut Client) -> Result<(), Failure> {
         place(2, 1),
     ];
     let mut replies = client
-        .play_othello(tokio_stream::iter(requests))
+        .play_othello(deadline(tokio_stream::iter(requests)))
         .await?
         .into_inner();
     let mut rejected = 0;
@@ -458,7 +485,7 @@ impl ResumableGame {
             .await
             .map_err(|_| ended())?;
         let mut replies = client
-            .play_connect_four(ReceiverStream::new(requests))
+            .play_connect_four(deadline(ReceiverStream::new(requests)))
             .await?
             .into_inner();
         replies.message().await?.ok_or_else(ended)?; // the game as it stood
@@ -559,7 +586,7 @@ async fn play_many(client: &mut Client) -> Result<(), Failure> {
         },
     ];
     let mut replies = client
-        .play_many(tokio_stream::iter(messages))
+        .play_many(deadline(tokio_stream::iter(messages)))
         .await?
         .into_inner();
     let mut states = 0;
@@ -596,7 +623,7 @@ async fn resume_from_history(client: &mut Client) -> Result<(), Failure> {
         action: Some(play_connect_four_request::Action::Drop(drop)),
     });
     let mut first = client
-        .play_connect_four(tokio_stream::iter(requests))
+        .play_connect_four(deadline(tokio_stream::iter(requests)))
         .await?
         .into_inner();
     let mut before = None;
@@ -612,7 +639,7 @@ async fn resume_from_history(client: &mut Client) -> Result<(), Failure> {
         ))),
     };
     let mut second = client
-        .play_connect_four(tokio_stream::iter([setup]))
+        .play_connect_four(deadline(tokio_stream::iter([setup])))
         .await?
         .into_inner();
     let after = second.message().await?;
@@ -659,9 +686,10 @@ async fn on_the_clock(client: &mut Client) -> Result<(), Failure> {
         col: 1,
         setup: None,
     };
-    let mut request = tonic::Request::new(tokio_stream::iter([setup, x]));
-    request.set_timeout(DEADLINE);
-    let mut replies = client.play_tic_tac_toe(request).await?.into_inner();
+    let mut replies = client
+        .play_tic_tac_toe(deadline(tokio_stream::iter([setup, x])))
+        .await?
+        .into_inner();
     let mut all = Vec::new();
     while let Some(reply) = replies.message().await? {
         all.push(reply);
@@ -685,4 +713,27 @@ async fn on_the_clock(client: &mut Client) -> Result<(), Failure> {
             && o_left == prost_types::Duration::default(),
         "O loses on time, announced unprompted",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::endpoint_uri;
+
+    #[test]
+    fn host_port_and_uri_both_connect() {
+        assert_eq!(endpoint_uri("127.0.0.1:50051"), "http://127.0.0.1:50051");
+        assert_eq!(endpoint_uri("[::1]:50051"), "http://[::1]:50051");
+        assert_eq!(
+            endpoint_uri("arbiter.internal:50051"),
+            "http://arbiter.internal:50051"
+        );
+        assert_eq!(
+            endpoint_uri("http://127.0.0.1:50051"),
+            "http://127.0.0.1:50051"
+        );
+        assert_eq!(
+            endpoint_uri("https://arbiter.example:443"),
+            "https://arbiter.example:443"
+        );
+    }
 }

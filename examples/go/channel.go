@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/encoding/gzip"
 	_ "google.golang.org/grpc/health" // client-side health checking (healthCheckConfig)
 	"google.golang.org/grpc/resolver"
@@ -50,18 +51,21 @@ func serviceConfig(balanced bool) string {
 // dialOptions are the options of every connection: plaintext, gzip on every call.
 func dialOptions() []grpc.DialOption {
 	return []grpc.DialOption{
-		grpc.WithInsecure(),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.UseCompressor(gzip.Name)),
 	}
 }
 
-// dial connects to one server, or balances over several given as host:port,host:port.
+// dial makes the client's channel to one server (host:port, resolved by DNS), or to
+// several replicas given as host:port,host:port, balanced over. grpc.NewClient connects
+// lazily, on the first call, and reconnects by itself: the channel is made once and
+// shared by every call.
 func dial(address string) (*grpc.ClientConn, error) {
 	if strings.Contains(address, ",") {
 		return dialReplicas(strings.Split(address, ","))
 	}
 	options := append(dialOptions(), grpc.WithDefaultServiceConfig(serviceConfig(false)))
-	return grpc.Dial(address, options...)
+	return grpc.NewClient(address, options...)
 }
 
 // dialReplicas balances calls over several replicas without a proxy: a resolver that
@@ -75,7 +79,7 @@ func dial(address string) (*grpc.ClientConn, error) {
 func dialReplicas(addresses []string, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
 	target, options := replicasTarget(addresses)
 	options = append(options, grpc.WithAuthority("arbiter"))
-	return grpc.Dial(target, append(options, extra...)...)
+	return grpc.NewClient(target, append(options, extra...)...)
 }
 
 // replicasTarget is dialReplicas' target and options, without the authority.

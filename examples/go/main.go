@@ -1,11 +1,11 @@
 // Command arbiter-client is a Go client of every Arbiter RPC, in the manner of
 // grpc-go's route_guide client: the code a Go backend starts from.
 //
-// Generate the stubs from the repository's proto/ (protoc, protoc-gen-go and
+// Generate the stubs from the repository's proto/ with buf (protoc-gen-go and
 // protoc-gen-go-grpc on the PATH; README.md says which versions), start a server
 // (`cargo run --release`), then
 //
-//	go generate && go mod tidy                 # once
+//	buf generate                               # once: the stubs, into gen/arbiter/v1
 //	go run .                                   # the server on localhost:50051
 //	go run . arbiter.internal:50051            # another server
 //	go run . 127.0.0.1:50051,127.0.0.1:50052   # balanced over replicas (dialReplicas)
@@ -16,12 +16,11 @@
 // PlayMany with games of two kinds, and resumes a game on a new stream from its history.
 // It exits non-zero if any answer is not the one the rules give.
 //
-// Every call has a deadline, the channel compresses requests with gzip, and the
-// one-shot RPCs, which are pure, are retried on UNAVAILABLE by the standard retry policy
-// of the service config (with grpc-go older than 1.40, only when GRPC_GO_RETRY=on).
+// Every call has a deadline, derived from the context its caller passes in (here one
+// that Ctrl-C cancels), the channel compresses requests with gzip, and the one-shot
+// RPCs, which are pure, are retried on UNAVAILABLE by the standard retry policy of the
+// service config.
 package main
-
-//go:generate protoc -I../../proto --go_out=. --go_opt=module=example.com/arbiter-client --go_opt=Marbiter/v1/arbiter.proto=example.com/arbiter-client/arbiterv1 --go-grpc_out=. --go-grpc_opt=module=example.com/arbiter-client --go-grpc_opt=Marbiter/v1/arbiter.proto=example.com/arbiter-client/arbiterv1 arbiter/v1/arbiter.proto
 
 import (
 	"context"
@@ -30,11 +29,12 @@ import (
 	"io"
 	"log"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
 	"time"
 
-	pb "example.com/arbiter-client/arbiterv1"
+	pb "example.com/arbiter-client/gen/arbiter/v1"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -50,11 +50,23 @@ func main() {
 	if len(os.Args) > 1 {
 		address = os.Args[1]
 	}
-	// One connection for the whole program: it is safe for concurrent use, and every
-	// call shares it (or, balanced, the connections to the replicas).
+	// Every call's context derives from this one: Ctrl-C cancels whatever is running.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, address); err != nil {
+		stop()
+		log.Fatal(err)
+	}
+	fmt.Println("\nevery answer was the one the rules give")
+}
+
+// run makes every call through one channel to address.
+func run(ctx context.Context, address string) error {
+	// One channel for the whole program: it is safe for concurrent use, and every call
+	// shares it (or, balanced, the connections to the replicas).
 	conn, err := dial(address)
 	if err != nil {
-		log.Fatalf("dial %s: %v", address, err)
+		return fmt.Errorf("the channel to %s: %w", address, err)
 	}
 	defer conn.Close()
 	client := pb.NewArbiterServiceClient(conn)
@@ -62,7 +74,7 @@ func main() {
 
 	steps := []struct {
 		name string
-		run  func(pb.ArbiterServiceClient) error
+		run  func(context.Context, pb.ArbiterServiceClient) error
 	}{
 		{"CheckOthelloMove", checkOthelloMove},
 		{"ListOthelloMoves", listOthelloMoves},
@@ -79,12 +91,11 @@ func main() {
 	}
 	for _, step := range steps {
 		fmt.Printf("\n*** %s\n", step.name)
-		if err := step.run(client); err != nil {
-			conn.Close()
-			log.Fatalf("%s: %v", step.name, err)
+		if err := step.run(ctx, client); err != nil {
+			return fmt.Errorf("%s: %w", step.name, err)
 		}
 	}
-	fmt.Println("\nevery answer was the one the rules give")
+	return nil
 }
 
 // expect fails the example with what was expected unless holds.
@@ -93,11 +104,6 @@ func expect(holds bool, format string, args ...any) error {
 		return nil
 	}
 	return fmt.Errorf("unexpected answer: "+format, args...)
-}
-
-// withDeadline is the context of one call.
-func withDeadline() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), callTimeout)
 }
 
 func cells(cs []*pb.Cell) string {
@@ -121,8 +127,8 @@ func openingBoard() *pb.Board {
 		"...BW...", "........", "........", "........")
 }
 
-func checkOthelloMove(client pb.ArbiterServiceClient) error {
-	ctx, cancel := withDeadline()
+func checkOthelloMove(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	reply, err := client.CheckOthelloMove(ctx, &pb.CheckOthelloMoveRequest{
 		Board: othelloBoard(), Row: 4, Col: 3, Color: "B",
@@ -136,8 +142,8 @@ func checkOthelloMove(client pb.ArbiterServiceClient) error {
 		"Black at (4, 3) turns over three discs up and three to the right")
 }
 
-func listOthelloMoves(client pb.ArbiterServiceClient) error {
-	ctx, cancel := withDeadline()
+func listOthelloMoves(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	reply, err := client.ListOthelloMoves(ctx, &pb.ListOthelloMovesRequest{
 		Board: openingBoard(), Color: "W",
@@ -155,8 +161,8 @@ func listOthelloMoves(client pb.ArbiterServiceClient) error {
 		"White's four opening moves, row-major")
 }
 
-func checkConnectFour(client pb.ArbiterServiceClient) error {
-	ctx, cancel := withDeadline()
+func checkConnectFour(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	reply, err := client.CheckConnectFour(ctx, &pb.CheckConnectFourRequest{
 		Board: board("0000000", "0000000", "0000000", "0000000", "0222000", "0111100"),
@@ -178,8 +184,8 @@ func ticTacToeMoves(moves ...[2]int32) []*pb.TicTacToeMove {
 	return out
 }
 
-func judgeTicTacToe(client pb.ArbiterServiceClient) error {
-	ctx, cancel := withDeadline()
+func judgeTicTacToe(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	reply, err := client.JudgeTicTacToe(ctx, &pb.JudgeTicTacToeRequest{
 		Moves: ticTacToeMoves([2]int32{0, 0}, [2]int32{2, 0}, [2]int32{1, 1}, [2]int32{2, 1}, [2]int32{2, 2}),
@@ -198,8 +204,8 @@ func judgeTicTacToe(client pb.ArbiterServiceClient) error {
 
 // malformedRequest reads the google.rpc.BadRequest detail of an INVALID_ARGUMENT
 // status: one violation per problem, each naming its field.
-func malformedRequest(client pb.ArbiterServiceClient) error {
-	ctx, cancel := withDeadline()
+func malformedRequest(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	_, err := client.CheckConnectFour(ctx, &pb.CheckConnectFourRequest{
 		Board: board("000", "00", "0000"), Row: 9, Col: -1, Player: 3,
@@ -226,8 +232,8 @@ func malformedRequest(client pb.ArbiterServiceClient) error {
 // playTicTacToe plays a live game move by move: each move is sent after the last reply,
 // as a game server or a bot does. The second move is refused (the square is taken) and
 // the game goes on; B wins on the top row.
-func playTicTacToe(client pb.ArbiterServiceClient) error {
-	ctx, cancel := withDeadline()
+func playTicTacToe(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	stream, err := client.PlayTicTacToe(ctx)
 	if err != nil {
@@ -266,8 +272,8 @@ func playTicTacToe(client pb.ArbiterServiceClient) error {
 // time with 0 left and B's 300 ms untouched, then ends the stream. The client
 // half-closes right after the setup: a running clock keeps the stream open until the
 // announcement, which comes well within the call's deadline.
-func playTicTacToeOnTheClock(client pb.ArbiterServiceClient) error {
-	ctx, cancel := withDeadline()
+func playTicTacToeOnTheClock(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	stream, err := client.PlayTicTacToe(ctx)
 	if err != nil {
@@ -318,8 +324,8 @@ func othelloMove(row, col int32) *pb.PlayOthelloRequest {
 // playOthello sends a whole game at once, as one may when the moves are known up front,
 // then reads the replies: from a custom start, a move on a taken square is rejected,
 // White has no move after Black's first disc and passes, and Black fills the row.
-func playOthello(client pb.ArbiterServiceClient) error {
-	ctx, cancel := withDeadline()
+func playOthello(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	stream, err := client.PlayOthello(ctx)
 	if err != nil {
@@ -369,9 +375,9 @@ func playOthello(client pb.ArbiterServiceClient) error {
 
 // playConnectFour plays a game on the default 6x7 board with play_connect_four_resumably's
 // loop; column 7 is off the board and rejected. Player 1 wins on a diagonal.
-func playConnectFour(client pb.ArbiterServiceClient) error {
+func playConnectFour(ctx context.Context, client pb.ArbiterServiceClient) error {
 	drops := []int32{0, 1, 1, 2, 2, 3, 7, 2, 3, 3, 6, 3}
-	last, err := playConnectFourResumably(client, 6, 7, drops)
+	last, err := playConnectFourResumably(ctx, client, 6, 7, drops)
 	if err != nil {
 		return err
 	}
@@ -398,15 +404,16 @@ func resumable(err error) bool {
 // from the history whenever the stream is lost: the loop a game server copies. What it
 // keeps is the list of drops the server applied; the reply to the resuming setup is the
 // game as it stood, so play goes on as if the stream had never ended, on any replica.
-// It returns the last reply.
-func playConnectFourResumably(client pb.ArbiterServiceClient, rows, cols int32, drops []int32) (*pb.PlayConnectFourResponse, error) {
+// Each stream's deadline derives from ctx, and cancelling ctx ends the game at once:
+// a cancelled stream is not resumed. It returns the last reply.
+func playConnectFourResumably(ctx context.Context, client pb.ArbiterServiceClient, rows, cols int32, drops []int32) (*pb.PlayConnectFourResponse, error) {
 	game := resumableGame{rows: rows, cols: cols}
 	for attempt := 0; attempt < 5; attempt++ {
-		err := game.play(client, drops)
+		err := game.play(ctx, client, drops)
 		if err == nil {
 			return game.last, nil
 		}
-		if !resumable(err) {
+		if ctx.Err() != nil || !resumable(err) {
 			return nil, err
 		}
 		fmt.Printf("stream lost (%v); resuming after %d drops\n", err, len(game.applied))
@@ -424,8 +431,8 @@ type resumableGame struct {
 
 // play runs one stream: a setup with the drops applied so far, then the drops not yet
 // answered, one by one. A drop whose reply never came is sent again on the next stream.
-func (g *resumableGame) play(client pb.ArbiterServiceClient, drops []int32) error {
-	ctx, cancel := withDeadline()
+func (g *resumableGame) play(ctx context.Context, client pb.ArbiterServiceClient, drops []int32) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	stream, err := client.PlayConnectFour(ctx)
 	if err != nil {
@@ -469,8 +476,8 @@ func recvError(_ *pb.PlayConnectFourResponse, err error) error {
 
 // checkBatch sends many checks of any kind in one call; each is answered as its own RPC
 // answers it, in order, and a malformed one in place with its field violations.
-func checkBatch(client pb.ArbiterServiceClient) error {
-	ctx, cancel := withDeadline()
+func checkBatch(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	reply, err := client.CheckBatch(ctx, &pb.CheckBatchRequest{Checks: []*pb.Check{
 		{Check: &pb.Check_CheckOthelloMove{CheckOthelloMove: &pb.CheckOthelloMoveRequest{
@@ -529,8 +536,8 @@ func closeAction(game uint64) *pb.GameAction {
 // holds no game starts one of the action's kind, and close ends a game and frees its
 // number. Here a Tic-Tac-Toe game and a 2x3 Connect Four game with runs of 2; game 2 is
 // closed, then its number starts a new game on the default board.
-func playMany(client pb.ArbiterServiceClient) error {
-	ctx, cancel := withDeadline()
+func playMany(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	stream, err := client.PlayMany(ctx)
 	if err != nil {
@@ -604,8 +611,8 @@ func recvManyError(_ *pb.PlayManyResponse, err error) error {
 
 // resumeFromHistory moves a game to a new stream (on this server or any other) from its
 // history alone: the setup's reply is the game as the old stream left it.
-func resumeFromHistory(client pb.ArbiterServiceClient) error {
-	ctx, cancel := withDeadline()
+func resumeFromHistory(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	history := []int32{3, 4, 3, 4}
 	first, err := client.PlayConnectFour(ctx)

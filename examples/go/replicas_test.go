@@ -8,7 +8,8 @@ package main
 //   - with it, round robin spreads the calls over all three replicas;
 //   - a replica draining (SIGTERM: health NOT_SERVING, calls still served) leaves the
 //     rotation through client-side health checking, and no call is lost;
-//   - a Connect Four game whose replica stops resumes on another from its history.
+//   - a Connect Four game whose replica stops resumes on another from its history;
+//   - a malformed request's google.rpc.BadRequest names its fields, through the replicas.
 //
 //	go test -run TestReplicas -args -replicas A,B,C -metrics URL,URL,URL -pids P,P,P
 
@@ -26,7 +27,7 @@ import (
 	"testing"
 	"time"
 
-	pb "example.com/arbiter-client/arbiterv1"
+	pb "example.com/arbiter-client/gen/arbiter/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/peer"
@@ -99,9 +100,9 @@ func judgedBy(t *testing.T, rs []replica) []int {
 	return counts
 }
 
-func judge(client pb.ArbiterServiceClient, calls int) error {
+func judge(ctx context.Context, client pb.ArbiterServiceClient, calls int) error {
 	for i := 0; i < calls; i++ {
-		ctx, cancel := withDeadline()
+		ctx, cancel := context.WithTimeout(ctx, callTimeout)
 		reply, err := client.JudgeTicTacToe(ctx, &pb.JudgeTicTacToeRequest{Moves: ticTacToeMoves([2]int32{1, 1})})
 		cancel()
 		if err != nil {
@@ -118,7 +119,7 @@ func judge(client pb.ArbiterServiceClient, calls int) error {
 func spread(t *testing.T, rs []replica, client pb.ArbiterServiceClient, calls int) []int {
 	t.Helper()
 	before := judgedBy(t, rs)
-	if err := judge(client, calls); err != nil {
+	if err := judge(t.Context(), client, calls); err != nil {
 		t.Fatalf("a call failed: %v", err)
 	}
 	after := judgedBy(t, rs)
@@ -154,11 +155,11 @@ func TestReplicas(t *testing.T) {
 			{"round robin with health checking", nil, codes.Unavailable},
 		} {
 			target, options := replicasTarget(addresses(rs))
-			conn, err := grpc.Dial(target, append(options, c.options...)...)
+			conn, err := grpc.NewClient(target, append(options, c.options...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			_, err = pb.NewArbiterServiceClient(conn).JudgeTicTacToe(ctx, &pb.JudgeTicTacToeRequest{})
 			cancel()
 			conn.Close()
@@ -179,6 +180,12 @@ func TestReplicas(t *testing.T) {
 	}
 	defer conn.Close()
 	client := pb.NewArbiterServiceClient(conn)
+
+	t.Run("a malformed request's BadRequest names its fields", func(t *testing.T) {
+		if err := malformedRequest(t.Context(), client); err != nil {
+			t.Fatal(err)
+		}
+	})
 
 	t.Run("round robin over three replicas", func(t *testing.T) {
 		counts := spread(t, rs, client, 300)
@@ -218,7 +225,7 @@ func TestReplicas(t *testing.T) {
 			drops = append(drops, i%10)
 		}
 		stopper.arm(rs[:2], 3)
-		last, err := playConnectFourResumably(client, 6, 10, drops)
+		last, err := playConnectFourResumably(t.Context(), client, 6, 10, drops)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,56 +1,94 @@
 package main
 
+// Tests of the channel and the resume loop against fake servers in the test process:
+// they need no Arbiter server, so `go test ./...` runs them anywhere.
+
 import (
 	"context"
 	"net"
 	"sync/atomic"
 	"testing"
+	"time"
 
-	pb "example.com/arbiter-client/arbiterv1"
+	pb "example.com/arbiter-client/gen/arbiter/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
-// flakyArbiter answers JudgeTicTacToe UNAVAILABLE twice, then as the rules do.
-type flakyArbiter struct {
+// fakeArbiter answers JudgeTicTacToe UNAVAILABLE twice, then as the rules do, and
+// holds every PlayConnectFour stream open without answering until its client leaves.
+type fakeArbiter struct {
 	pb.UnimplementedArbiterServiceServer
 	attempts int32
+	streams  int32
 }
 
-func (f *flakyArbiter) JudgeTicTacToe(_ context.Context, request *pb.JudgeTicTacToeRequest) (*pb.JudgeTicTacToeResponse, error) {
+func (f *fakeArbiter) JudgeTicTacToe(_ context.Context, request *pb.JudgeTicTacToeRequest) (*pb.JudgeTicTacToeResponse, error) {
 	if atomic.AddInt32(&f.attempts, 1) <= 2 {
 		return nil, status.Error(codes.Unavailable, "not yet")
 	}
 	return &pb.JudgeTicTacToeResponse{Verdict: pb.Verdict_VERDICT_PENDING, MovesPlayed: int32(len(request.GetMoves()))}, nil
 }
 
-// TestRetryPolicy holds that dial's service config retries a one-shot call on
-// UNAVAILABLE (grpc-go before 1.40 needs GRPC_GO_RETRY=on for it).
-func TestRetryPolicy(t *testing.T) {
+func (f *fakeArbiter) PlayConnectFour(stream pb.ArbiterService_PlayConnectFourServer) error {
+	atomic.AddInt32(&f.streams, 1)
+	<-stream.Context().Done()
+	return status.Error(codes.Unavailable, "gone")
+}
+
+// serveFake starts a fakeArbiter on loopback port 0 and a client channel to it (dial's).
+func serveFake(t *testing.T) (*fakeArbiter, pb.ArbiterServiceClient) {
+	t.Helper()
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	server := grpc.NewServer()
-	flaky := &flakyArbiter{}
-	pb.RegisterArbiterServiceServer(server, flaky)
+	fake := &fakeArbiter{}
+	pb.RegisterArbiterServiceServer(server, fake)
 	go server.Serve(listener)
-	defer server.Stop()
+	t.Cleanup(server.Stop)
 
 	conn, err := dial(listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	ctx, cancel := withDeadline()
+	t.Cleanup(func() { conn.Close() })
+	return fake, pb.NewArbiterServiceClient(conn)
+}
+
+// TestRetryPolicy holds that dial's service config retries a one-shot call on
+// UNAVAILABLE (by default since grpc-go 1.40; no environment variable needed).
+func TestRetryPolicy(t *testing.T) {
+	fake, client := serveFake(t)
+	ctx, cancel := context.WithTimeout(t.Context(), callTimeout)
 	defer cancel()
-	reply, err := pb.NewArbiterServiceClient(conn).JudgeTicTacToe(ctx,
-		&pb.JudgeTicTacToeRequest{Moves: ticTacToeMoves([2]int32{1, 1})})
+	reply, err := client.JudgeTicTacToe(ctx, &pb.JudgeTicTacToeRequest{Moves: ticTacToeMoves([2]int32{1, 1})})
 	if err != nil {
-		t.Fatalf("not retried (with grpc-go before 1.40, set GRPC_GO_RETRY=on): %v", err)
+		t.Fatalf("not retried: %v", err)
 	}
-	if reply.GetMovesPlayed() != 1 || atomic.LoadInt32(&flaky.attempts) != 3 {
-		t.Fatalf("%d attempts, reply %v", flaky.attempts, reply)
+	if reply.GetMovesPlayed() != 1 || atomic.LoadInt32(&fake.attempts) != 3 {
+		t.Fatalf("%d attempts, reply %v", atomic.LoadInt32(&fake.attempts), reply)
+	}
+}
+
+// TestResumeLoopIsCancelledByItsCaller holds that playConnectFourResumably's streams
+// derive from the caller's context: cancelling it ends the game at once, CANCELED, and
+// no new stream is opened to resume it.
+func TestResumeLoopIsCancelledByItsCaller(t *testing.T) {
+	fake, client := serveFake(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := playConnectFourResumably(ctx, client, 6, 7, []int32{3})
+	if status.Code(err) != codes.Canceled {
+		t.Fatalf("the game ended %v, not CANCELED", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Fatalf("the game ended %v after its context was cancelled", waited)
+	}
+	if streams := atomic.LoadInt32(&fake.streams); streams != 1 {
+		t.Fatalf("%d streams opened, not 1: a cancelled game was resumed", streams)
 	}
 }

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # CI entry of the Java (grpc-java) client: installs what is missing from Debian's packages,
 # builds examples/java offline with Maven against Debian's Maven repository
-# (/usr/share/maven-repo: grpc-java 1.41, protobuf 3.21, protoc and its grpc-java plugin),
-# runs the client against a running server (every check of ArbiterClient), then starts three
-# replicas of the server binary on loopback port 0 and runs the balancing check
-# (ReplicasCheck). Exits non-zero on any failure.
+# (/usr/share/maven-repo: grpc-java 1.41.3, protobuf 3.21, protoc and its grpc-java plugin,
+# JUnit 5.9), with grpc-java's client-side health checking (grpc-services, which Debian does
+# not package) compiled from Debian's grpc-java source package of the same version; runs the
+# JUnit tests (`mvn test`), the client against a running server (every check of
+# ArbiterClient), then starts three replicas of the server binary on loopback port 0 and runs
+# the balancing check (ReplicasCheck: round robin, a game outliving its replica, a draining
+# replica leaving the rotation). Exits non-zero on any failure.
+#
+# Maven Central is not used (CI has no access to it): CI proves grpc-java 1.41.3, Debian's
+# newest (trixie's too), not the 1.85 that `mvn compile exec:java` gets from Maven Central.
 #
 #   bash examples/java/run.sh --address HOST:PORT --binary PATH_TO_ARBITER
 #
-# The Maven local repository lives in .tools/java/m2 and the build in examples/java/target,
-# both ignored by git and reused by the next run.
+# The Maven local repository lives in .tools/java/m2, grpc-services' sources in
+# .tools/java/grpc-services-VERSION and the build in examples/java/target, all ignored by git
+# and reused by the next run.
 set -euo pipefail
 
 . "$(dirname "$0")/../../tests/lib/client_args.sh"
@@ -18,17 +25,19 @@ parse_client_args java "$@"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 
-# Debian's packages: the JDK and Maven, protoc with the grpc-java plugin, grpc-java and what
+# Debian's packages: the JDK and Maven, protoc with the grpc-java plugin and the well-known
+# types (libprotobuf-dev: google/protobuf/duration.proto), grpc-java and what
 # it needs at run time (netty, gson, perfmark, guava, the google.rpc protos), and the Maven
-# plugins of the build (junit5 only for the BOM that plexus-compiler's pom imports).
+# plugins of the build, JUnit 5 and surefire (the tests).
 packages=(
   default-jdk-headless maven
-  protobuf-compiler protobuf-compiler-grpc-java-plugin
+  protobuf-compiler libprotobuf-dev protobuf-compiler-grpc-java-plugin
   libgrpc-java libprotobuf-java libgoogle-common-protos-java libnetty-java
   libgoogle-gson-java libperfmark-java libanimal-sniffer-java libguava-java
   liberror-prone-java libjsr305-java libgeronimo-annotation-1.3-spec-java
   libmaven-compiler-plugin-java libmaven-resources-plugin-java
   libexec-maven-plugin-java libbuild-helper-maven-plugin-java junit5
+  libsurefire-java libmaven-antrun-plugin-java
 )
 missing=()
 for package in "${packages[@]}"; do
@@ -56,11 +65,52 @@ mvn_debian() {
   shift
   # -U: a failed look-up in the file repository is not cached across runs.
   timeout "$seconds" nice -n 10 mvn -B -q -U -Ddebian -s "$here/debian-settings.xml" \
-    -Dmaven.repo.local="$repo/.tools/java/m2" -f "$here/pom.xml" "$@"
+    -Dmaven.repo.local="$repo/.tools/java/m2" -Dgrpc.services.dir="$services" \
+    -f "$here/pom.xml" "$@"
 }
 
-echo "java: building"
-mvn_debian 300 compile
+# grpc-java's client-side health checking (the round robin that watches grpc.health.v1, so
+# that a draining replica leaves the rotation) is in grpc-services, which Debian does not
+# build: its four files are taken from Debian's source package of the installed grpc-java
+# (apt verifies it against the signed Sources index), and the debian profile compiles them.
+grpc_version="$(dpkg-query -W -f='${Version}' libgrpc-java)" # such as 1.41.3+ds-1
+upstream="${grpc_version%%+*}"
+services="$repo/.tools/java/grpc-services-$upstream"
+if [ ! -f "$services/complete" ]; then
+  echo "java: fetching grpc-services $upstream from Debian's grpc-java source package"
+  work="$(mktemp -d)"
+  chmod 755 "$work" # apt's downloads run as _apt
+  . /etc/os-release
+  echo "deb-src http://deb.debian.org/debian $VERSION_CODENAME main" >"$work/sources.list"
+  mkdir -p "$work/lists/partial" "$work/cache/archives/partial"
+  apt_src=(-o "Dir::Etc::sourcelist=$work/sources.list" -o Dir::Etc::sourceparts=-
+    -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache")
+  timeout 600 apt-get "${apt_src[@]}" update -q >/dev/null
+  # Only the upstream tarball is needed: its address and SHA-256 from the signed Sources
+  # index, checked by apt-helper as it downloads.
+  orig="$(apt-get "${apt_src[@]}" source --print-uris -q "grpc-java=$grpc_version" \
+    | grep "\.orig\.tar\.")"
+  read -r url name _ sha <<<"$orig"
+  url="${url//\'/}"
+  timeout 600 /usr/lib/apt/apt-helper download-file "$url" "$work/$name" "$sha" >/dev/null
+  from="grpc-java-$upstream/services/src/main"
+  tar -xf "$work/$name" -C "$work" \
+    "$from/java/io/grpc/protobuf/services/HealthCheckingLoadBalancerFactory.java" \
+    "$from/java/io/grpc/protobuf/services/HealthCheckingLoadBalancerUtil.java" \
+    "$from/java/io/grpc/protobuf/services/internal/HealthCheckingRoundRobinLoadBalancerProvider.java" \
+    "$from/proto/grpc/health/v1/health.proto" \
+    "$from/resources/META-INF/services/io.grpc.LoadBalancerProvider"
+  rm -rf "$services"
+  mkdir -p "$(dirname "$services")"
+  mv "$work/$from" "$services"
+  rm -rf "$work"
+  touch "$services/complete"
+fi
+
+echo "java: grpc-java $grpc_version (grpc-services $upstream from its source), $(protoc --version)," \
+  "$(javac -version 2>&1), $(mvn -B -v 2>/dev/null | sed -n "s/.*\(Apache Maven [0-9.]*\).*/\1/p")"
+echo "java: building and running the JUnit tests (mvn test)"
+mvn_debian 600 test
 
 echo "java: the client against $address"
 mvn_debian 120 exec:java -Dexec.args="$address"

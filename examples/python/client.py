@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """A Python client for Arbiter: every RPC once, live Tic-Tac-Toe, Othello and Connect
 Four games, many checks in one CheckBatch call, many games in one PlayMany stream, and
-a live game that survives the loss of its stream by resuming from its history. Its
-channels retry the one-shot RPCs on UNAVAILABLE by the service config's retry policy
-(RETRY_UNARY_CALLS).
+a live game that survives the loss of its stream by resuming from its history. Every
+call is compressed with gzip (the channel's `compression`) and has a deadline
+(`timeout=`: DEADLINE for a one-shot call, STREAM_DEADLINE for a live game's whole
+stream), and the channels retry the one-shot RPCs on UNAVAILABLE by the service
+config's retry policy (RETRY_UNARY_CALLS). It exits non-zero if an answer is not the
+one the rules give.
 
 Run it against a server on the default address (start one with `cargo run --release`):
 
@@ -17,11 +20,16 @@ balance the calls over them from the client (`replicas_channel`).
 The stubs are generated from the repository's proto/ at start-up with grpcio-tools, so
 the example always matches the contract; copy the `load_stubs` function or generate
 the stubs once with `python -m grpc_tools.protoc` in your own project.
+
+test_client.py (pytest, no server needed) holds the deadlines, the retries and the resume
+loop against a scripted server: `.venv/bin/pip install pytest && .venv/bin/python -m
+pytest examples/python`.
 """
 
 import atexit
 import json
 import pathlib
+import queue
 import sys
 import tempfile
 
@@ -63,6 +71,12 @@ def load_stubs():
 
 SERVICE = "arbiter.v1.ArbiterService"
 
+# How long a one-shot call may take (each attempt of it, and its retries within it), and
+# how long a live game's whole stream may; passed as `timeout=` on every call, which
+# grpcio sends as the call's deadline (`grpc-timeout`).
+DEADLINE = 10
+STREAM_DEADLINE = 30
+
 # The standard gRPC retry policy, in the service config, for the one-shot RPCs: they are
 # all pure (the same request always gets the same answer, and nothing is kept), so a call
 # that failed UNAVAILABLE (a replica that died or was shutting down under it, a
@@ -87,10 +101,12 @@ RETRY_UNARY_CALLS = {
 
 def server_channel(address):
     """A channel to one server (or to a proxy in front of replicas), with the retry
-    policy. `grpc.enable_retries` is on by default in recent grpcio; said here anyway."""
+    policy, every request compressed with gzip. `grpc.enable_retries` is on by default in
+    recent grpcio; said here anyway."""
     service_config = {"methodConfig": [RETRY_UNARY_CALLS]}
     return grpc.insecure_channel(
         address,
+        compression=grpc.Compression.Gzip,
         options=[
             ("grpc.service_config", json.dumps(service_config)),
             ("grpc.enable_retries", 1),
@@ -102,7 +118,8 @@ def replicas_channel(addresses):
     """A channel that balances calls over several replicas without a proxy: round robin,
     and client-side health checking, so that a replica draining for a deploy (its health
     says NOT_SERVING) leaves the rotation before it stops; and the retry policy, so that
-    a call caught by a replica that dies is sent again to another.
+    a call caught by a replica that dies is sent again to another. Requests are
+    compressed with gzip.
 
     `grpc.default_authority` is required: without it grpcio sends the whole address
     list as `:authority`, which the server's HTTP/2 layer refuses as malformed, and every
@@ -114,12 +131,19 @@ def replicas_channel(addresses):
     }
     return grpc.insecure_channel(
         "ipv4:" + ",".join(addresses),
+        compression=grpc.Compression.Gzip,
         options=[
             ("grpc.service_config", json.dumps(service_config)),
             ("grpc.enable_retries", 1),
             ("grpc.default_authority", "arbiter"),
         ],
     )
+
+
+def expect(holds, what):
+    """Fails the example (exit status 1) unless `holds`: an answer the rules do not give."""
+    if not holds:
+        raise SystemExit(f"unexpected answer: {what}")
 
 
 def main(address):
@@ -137,89 +161,129 @@ def main(address):
                   "WBB.WWWB", "...B....", "...B....", "...W...."]
         )
         reply = stub.CheckOthelloMove(
-            pb.CheckOthelloMoveRequest(board=othello_board, row=4, col=3, color="B")
+            pb.CheckOthelloMoveRequest(board=othello_board, row=4, col=3, color="B"),
+            timeout=DEADLINE,
         )
         flips = [(c.row, c.col) for c in reply.flips]
         print(f"CheckOthelloMove: legal={reply.legal} flips={flips}")
+        expect(reply.legal and flips == [(1, 3), (2, 3), (3, 3), (4, 4), (4, 5), (4, 6)],
+               "black at (4, 3) turns over three discs up and three to the right")
 
         # Othello: every legal move for white in the opening position.
         opening = pb.Board(
             rows=["........", "........", "........", "...WB...",
                   "...BW...", "........", "........", "........"]
         )
-        reply = stub.ListOthelloMoves(pb.ListOthelloMovesRequest(board=opening, color="W"))
+        reply = stub.ListOthelloMoves(pb.ListOthelloMovesRequest(board=opening, color="W"),
+                                      timeout=DEADLINE)
         cells = [(m.cell.row, m.cell.col) for m in reply.moves]
         print(f"ListOthelloMoves: {cells}")
+        expect(cells == [(2, 4), (3, 5), (4, 2), (5, 3)], "white's four opening moves, row-major")
 
         # Connect Four: does player 1's piece at (5, 4) win? run_length 0 means 4.
         c4_board = pb.Board(
             rows=["0000000", "0000000", "0000000", "0000000", "0222000", "0111100"]
         )
         reply = stub.CheckConnectFour(
-            pb.CheckConnectFourRequest(board=c4_board, row=5, col=4, player=1)
+            pb.CheckConnectFourRequest(board=c4_board, row=5, col=4, player=1),
+            timeout=DEADLINE,
         )
         run = [(c.row, c.col) for c in reply.run]
         print(f"CheckConnectFour: wins={reply.wins} run={run}")
+        expect(reply.wins and run == [(5, 1), (5, 2), (5, 3), (5, 4)],
+               "1 1 1 1 on the bottom row wins")
 
         # Tic-Tac-Toe: judge a whole game, A (X) moving first.
         moves = [pb.TicTacToeMove(row=r, col=c) for r, c in [(0, 0), (2, 0), (1, 1), (2, 1), (2, 2)]]
-        reply = stub.JudgeTicTacToe(pb.JudgeTicTacToeRequest(moves=moves))
+        reply = stub.JudgeTicTacToe(pb.JudgeTicTacToeRequest(moves=moves), timeout=DEADLINE)
         print(
             f"JudgeTicTacToe: {pb.Verdict.Name(reply.verdict)} "
             f"board={list(reply.board.rows)} moves_played={reply.moves_played}"
         )
+        expect(reply.verdict == pb.VERDICT_A_WINS and list(reply.board.rows) == ["X..", ".X.", "OOX"]
+               and reply.moves_played == 5, "A wins on the diagonal")
 
         # A bad request: the status carries a google.rpc.BadRequest with one violation
         # per problem, each naming its field.
         try:
             stub.CheckConnectFour(
-                pb.CheckConnectFourRequest(board=c4_board, row=9, col=4, player=3)
+                pb.CheckConnectFourRequest(board=c4_board, row=9, col=4, player=3),
+                timeout=DEADLINE,
             )
+            expect(False, "a row off the board and a bad player were accepted")
         except grpc.RpcError as error:
             print(f"CheckConnectFour (bad): {error.code().name}")
             status = rpc_status.from_call(error)
-            for detail in status.details:
+            fields = []
+            for detail in status.details if status else []:
                 if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
                     bad_request = error_details_pb2.BadRequest()
                     detail.Unpack(bad_request)
                     for violation in bad_request.field_violations:
                         print(f"  {violation.field}: {violation.description}")
+                        fields.append(violation.field)
+            expect(error.code() == grpc.StatusCode.INVALID_ARGUMENT and fields == ["row", "player"],
+                   f"INVALID_ARGUMENT naming row and player, got {error.code().name} {fields}")
 
-        # A live game on the PlayTicTacToe stream: one reply per move, in order. The
-        # second move is refused (the square is taken) and the game goes on.
+        # A live game on the PlayTicTacToe stream, played as a game server or a bot plays
+        # one: send a move, read its reply, then choose the next (LiveStream). The second
+        # move is refused (the square is taken) and the game goes on.
         live_moves = [(1, 1), (1, 1), (0, 0), (2, 2), (0, 2), (2, 0), (0, 1)]
-        requests = (pb.PlayTicTacToeRequest(row=r, col=c) for r, c in live_moves)
-        for (r, c), reply in zip(live_moves, stub.PlayTicTacToe(requests)):
-            note = f" rejected: {reply.rejected}" if reply.rejected else ""
-            print(
-                f"PlayTicTacToe ({r}, {c}): {pb.Verdict.Name(reply.verdict)} "
-                f"board={list(reply.board.rows)} moves_played={reply.moves_played}{note}"
-            )
+        game = LiveStream(stub.PlayTicTacToe)
+        try:
+            rejected = 0
+            for r, c in live_moves:
+                game.send(pb.PlayTicTacToeRequest(row=r, col=c))
+                reply = game.next()
+                expect(reply is not None, "a reply to every move")
+                rejected += bool(reply.rejected)
+                note = f" rejected: {reply.rejected}" if reply.rejected else ""
+                print(
+                    f"PlayTicTacToe ({r}, {c}): {pb.Verdict.Name(reply.verdict)} "
+                    f"board={list(reply.board.rows)} moves_played={reply.moves_played}{note}"
+                )
+        finally:
+            game.close()
+        expect(game.next() is None, "the stream ends after the client's")
+        expect(rejected == 1 and reply.verdict == pb.VERDICT_B_WINS
+               and [(c.row, c.col) for c in reply.line] == [(0, 0), (0, 1), (0, 2)],
+               "one taken square, then B completes the top row")
 
         # A live Othello game from a custom start: after Black's first disc White has no
-        # legal move, so White passes (`passed`) and Black plays again, then wins.
+        # legal move, so White passes (`passed`) and Black plays again, then wins. The
+        # messages are known up front here, so they are sent as one request iterator.
         othello_messages = [
             pb.PlayOthelloRequest(setup=pb.OthelloSetup(board=pb.Board(rows=[".WB.WB"]), to_move="B")),
             pb.PlayOthelloRequest(move=pb.Cell(row=0, col=0)),
             pb.PlayOthelloRequest(move=pb.Cell(row=0, col=3)),
         ]
-        for reply in stub.PlayOthello(iter(othello_messages)):
+        replies = []
+        for reply in stub.PlayOthello(iter(othello_messages), timeout=STREAM_DEADLINE):
             legal = [(c.row, c.col) for c in reply.legal_moves]
             print(
                 f"PlayOthello: {pb.Verdict.Name(reply.verdict)} board={list(reply.board.rows)} "
                 f"to_move={reply.to_move!r} passed={reply.passed} legal={legal} "
                 f"discs={reply.black_discs}/{reply.white_discs}"
             )
+            replies.append(reply)
+        expect(len(replies) == 3 and replies[1].passed and replies[1].to_move == "B"
+               and replies[2].verdict == pb.VERDICT_A_WINS
+               and list(replies[2].board.rows) == ["BBBBBB"],
+               "White passes, then Black fills the board and wins")
 
         # A live Connect Four game on the default 6x7 board: pieces fall to the lowest
         # empty cell; player 1 wins on a diagonal with the last drop.
         drops = [0, 1, 1, 2, 2, 3, 2, 3, 3, 6, 3]
-        replies = list(stub.PlayConnectFour(pb.PlayConnectFourRequest(drop=c) for c in drops))
+        replies = list(stub.PlayConnectFour((pb.PlayConnectFourRequest(drop=c) for c in drops),
+                                            timeout=STREAM_DEADLINE))
         last = replies[-1]
+        run = [(c.row, c.col) for c in last.run]
         print(
             f"PlayConnectFour: {pb.Verdict.Name(last.verdict)} after {last.moves_played} drops, "
-            f"run={[(c.row, c.col) for c in last.run]}"
+            f"run={run}"
         )
+        expect(last.verdict == pb.VERDICT_A_WINS and last.moves_played == 11
+               and run == [(2, 3), (3, 2), (4, 1), (5, 0)], "player 1 wins on a diagonal")
 
         # Many checks in one call: each answered as its own RPC would answer it, a
         # malformed one (here a colour that is not "B" or "W") in place.
@@ -229,17 +293,21 @@ def main(address):
             pb.Check(list_othello_moves=pb.ListOthelloMovesRequest(board=othello_board, color="G")),
             pb.Check(judge_tic_tac_toe=pb.JudgeTicTacToeRequest(
                 moves=[pb.TicTacToeMove(row=r, col=c) for r, c in [(0, 0), (1, 1)]])),
-        ]))
+        ]), timeout=DEADLINE)
         for i, result in enumerate(batch.results):
             if result.invalid:
                 problems = "; ".join(f"{v.field}: {v.description}" for v in result.invalid)
                 print(f"CheckBatch [{i}]: invalid ({problems})")
             else:
                 print(f"CheckBatch [{i}]: {result.WhichOneof('result')}")
+        expect([r.WhichOneof("result") for r in batch.results]
+               == ["check_othello_move", None, "judge_tic_tac_toe"]
+               and [v.field for v in batch.results[1].invalid] == ["color"]
+               and batch.results[0].check_othello_move.legal,
+               "three results in order, the second invalid on its colour")
 
         # Many live games in one stream, numbered by the client: each message carries
         # one action per game, and each reply one state per action, in order.
-        drops = [0, 1, 1, 2, 2, 3, 2, 3, 3, 6, 3]
         messages = [
             pb.PlayManyRequest(actions=[
                 pb.GameAction(game=game, connect_four=pb.PlayConnectFourRequest(drop=drop))
@@ -248,9 +316,11 @@ def main(address):
             for drop in drops
         ]
         messages.append(pb.PlayManyRequest(actions=[pb.GameAction(game=g, close=True) for g in range(1, 4)]))
-        replies = list(stub.PlayMany(iter(messages)))
+        replies = list(stub.PlayMany(iter(messages), timeout=STREAM_DEADLINE))
         verdicts = [pb.Verdict.Name(s.connect_four.verdict) for s in replies[-2].states]
         print(f"PlayMany: {len(replies)} replies; games 1-3 after 11 drops: {verdicts}")
+        expect(len(replies) == 12 and verdicts == ["VERDICT_A_WINS"] * 3,
+               "three games, each won by player 1")
 
         # A live game that outlives its stream: keep the moves applied so far, and when
         # the stream is lost (UNAVAILABLE: a server draining for a deploy, a dropped
@@ -259,6 +329,8 @@ def main(address):
         last = play_connect_four_resumably(pb, stub, drops)
         print(f"Resumable PlayConnectFour: {pb.Verdict.Name(last.verdict)} after "
               f"{last.moves_played} drops")
+        expect(last.verdict == pb.VERDICT_A_WINS and last.moves_played == 11,
+               "the resumable game is won by player 1")
 
         # A game on the clock: half a second each. X moves at once; O does not, and
         # the server announces, on its own, that O ran out of time (a reply marked
@@ -267,7 +339,7 @@ def main(address):
         clocked = pb.PlayTicTacToeRequest(setup=pb.TicTacToeSetup(
             time_control=pb.TimeControl(initial=duration_pb2.Duration(nanos=500_000_000))))
         replies = list(stub.PlayTicTacToe(iter([clocked, pb.PlayTicTacToeRequest(row=1, col=1)]),
-                                          timeout=30))
+                                          timeout=STREAM_DEADLINE))
         flag = replies[-1]
         left = (flag.clock.a_left.ToTimedelta().total_seconds(),
                 flag.clock.b_left.ToTimedelta().total_seconds())
@@ -276,6 +348,43 @@ def main(address):
         if not (len(replies) == 3 and flag.unprompted and flag.ending == pb.ENDING_TIME
                 and flag.verdict == pb.VERDICT_A_WINS and left[1] == 0):
             raise SystemExit(f"unexpected replies on the clock: {replies}")
+    print("every answer was the one the rules give")
+
+
+_CLOSE = object()
+
+
+class LiveStream:
+    """A bidirectional stream driven one message at a time, as a game server or a bot
+    plays: `send` a move, read its reply with `next`, choose the next move. The requests
+    go through a queue that grpcio reads on its own thread; `close` half-closes the
+    stream (always call it, in a `finally`, so that grpcio's thread is released).
+
+        game = LiveStream(stub.PlayConnectFour)
+        try:
+            game.send(request)
+            reply = game.next()   # None once the server has ended the stream
+        finally:
+            game.close()
+
+    The call has a deadline (`timeout`, STREAM_DEADLINE by default): a stream whose
+    server never answers fails DEADLINE_EXCEEDED instead of waiting for ever."""
+
+    def __init__(self, method, timeout=STREAM_DEADLINE):
+        self._requests = queue.Queue()
+        # iter(get, _CLOSE): the requests, until close() puts the sentinel.
+        self._call = method(iter(self._requests.get, _CLOSE), timeout=timeout)
+
+    def send(self, request):
+        self._requests.put(request)
+
+    def next(self):
+        """The next reply, None once the stream has ended; raises the grpc.RpcError the
+        stream failed with, if it did."""
+        return next(self._call, None)
+
+    def close(self):
+        self._requests.put(_CLOSE)
 
 
 def stream_lost(error):
@@ -298,34 +407,49 @@ def stream_lost(error):
     )
 
 
-def play_connect_four_resumably(pb, stub, drops, size=(6, 7), attempts=5):
+def play_connect_four_resumably(pb, stub, drops, size=(6, 7), attempts=5, timeout=STREAM_DEADLINE):
     """Plays `drops` on a PlayConnectFour stream, resuming from the history whenever the
-    stream is lost (stream_lost): the pattern a game server copies. What it keeps is the
+    stream is lost (stream_lost): the pattern a game server copies. Each drop is sent
+    once the reply to the one before has come (LiveStream), as a game server sends the
+    moves its players make; each stream has a deadline (`timeout`). What it keeps is the
     list of drops the server applied (for Othello: the starting board and side too, and
     the moves applied); the reply to the resuming setup is the state after them, so the
-    game goes on as if the stream had never ended. Returns the last reply."""
-    applied = []
-    pending = list(drops)
+    game goes on as if the stream had never ended. A drop whose reply never came is sent
+    again on the next stream. Returns the last reply."""
+    applied = []  # the drops the server applied: the history a new stream starts from
+    answered = 0  # how many of `drops` have been answered (applied or rejected)
     last = None
     for _ in range(attempts):
-        setup = pb.ConnectFourSetup(rows=size[0], cols=size[1], history=applied)
-        requests = iter([pb.PlayConnectFourRequest(setup=setup)]
-                        + [pb.PlayConnectFourRequest(drop=c) for c in pending])
+        stream = LiveStream(stub.PlayConnectFour, timeout=timeout)
         try:
-            replies = stub.PlayConnectFour(requests)
-            next(replies)  # the setup's reply: the game as it stood
-            for drop, reply in zip(list(pending), replies):
-                pending.pop(0)
+            setup = pb.ConnectFourSetup(rows=size[0], cols=size[1], history=applied)
+            stream.send(pb.PlayConnectFourRequest(setup=setup))
+            if stream.next() is None:  # the setup's reply: the game as it stood
+                raise StreamEnded()
+            for drop in drops[answered:]:
+                stream.send(pb.PlayConnectFourRequest(drop=drop))
+                reply = stream.next()
+                if reply is None:
+                    raise StreamEnded()
+                answered += 1
                 if not reply.rejected:
                     applied.append(drop)
                 last = reply
             return last
-        except grpc.RpcError as error:
-            if not stream_lost(error):
+        except (grpc.RpcError, StreamEnded) as error:
+            if isinstance(error, grpc.RpcError) and not stream_lost(error):
                 raise
-            print(f"  stream lost ({error.code().name}: {error.details()}); "
-                  f"resuming after {len(applied)} drops")
+            what = (f"{error.code().name}: {error.details()}"
+                    if isinstance(error, grpc.RpcError) else "the stream ended early")
+            print(f"  stream lost ({what}); resuming after {len(applied)} drops")
+        finally:
+            stream.close()
     raise RuntimeError("the game could not be resumed")
+
+
+class StreamEnded(Exception):
+    """A live game's stream that the server ended before answering every message: lost
+    like an UNAVAILABLE one, and resumed."""
 
 
 if __name__ == "__main__":

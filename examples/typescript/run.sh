@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # CI entry of the TypeScript client (examples/typescript/): installs what is missing
 # (Node from Debian's packages if there is none, the npm packages of package-lock.json),
-# builds it (types generated from proto/ by proto-loader-gen-types, then tsc), runs the
-# client against a running server, then starts three replicas of the server binary on
-# 127.0.0.1 port 0 and runs the balancing check (src/replicas.ts) over them. The
-# replicas are killed on exit whatever happens; every step is bounded by `timeout`.
+# builds it as README.md says (`npm ci && npm run build`: types generated from proto/ by
+# proto-loader-gen-types, tsc, the proto copied into dist/proto), runs the client
+# (`node dist/client.js`) against a running server, then starts three replicas of the
+# server binary on 127.0.0.1 port 0, runs the client balanced over them from a copy of
+# dist/ outside the repository (`node dist/client.js A,B,C`, as README.md writes it), and
+# runs `npm test` (node --test: src/arbiter.test.ts, the channel against bare HTTP/2
+# witnesses; src/replicas.test.ts, balancing, draining and resuming over the replicas).
+# The replicas are killed on exit whatever happens; every step is bounded by `timeout`.
 #
 #   bash examples/typescript/run.sh --address HOST:PORT --binary PATH_TO_ARBITER
 #
@@ -51,23 +55,32 @@ stop_replicas() {
 }
 trap stop_replicas EXIT
 
-replica_args=()
+replicas='' pidlist=''
 for i in 1 2 3; do
-  # A short drain and grace: the check stops one replica gracefully and waits for it.
-  # Not under `timeout`: the check signals the replicas by pid, and the trap kills them.
+  # A short drain and grace: the test stops one replica gracefully and waits for it.
+  # Not under `timeout`: the test signals the replicas by pid, and the trap kills them.
   "$binary" --listen 127.0.0.1:0 --shutdown-drain 1s --shutdown-grace 1s >"$logs/$i.log" 2>&1 &
   pids+=($!)
-  disown $! # not a job of this shell, which would report the replica the check kills
+  disown $! # not a job of this shell, which would report the replica the test kills
 done
 for i in 1 2 3; do
   pid=${pids[$((i - 1))]}
   replica=$(address_in "$logs/$i.log" "$pid") || { echo "typescript: replica $i did not start" >&2; exit 1; }
-  replica_args+=(--replica "$replica" --pid "$pid")
+  replicas=$replicas${replicas:+,}$replica
+  pidlist=$pidlist${pidlist:+,}$pid
 done
 
-echo "typescript: balancing over three replicas (round robin from grpc-js)"
+# dist/ carries its proto: a copy of it beside the same node_modules runs anywhere.
+elsewhere=$logs/elsewhere
+mkdir -p "$elsewhere"
+cp -r dist package.json "$elsewhere"/
+ln -s "$here/node_modules" "$elsewhere/node_modules"
+echo "typescript: the client balanced over three replicas, from a copy of dist/ outside the repository"
+(cd "$elsewhere" && timeout 120 node dist/client.js "$replicas")
+
+echo "typescript: npm test, with three replicas at $replicas"
 status=0
-timeout 120 node dist/replicas.js "${replica_args[@]}" || status=$?
+ARBITER_REPLICAS=$replicas ARBITER_PIDS=$pidlist timeout 300 npm test || status=$?
 if grep -q panicked "$logs"/*.log; then
   echo "typescript: a replica panicked; the logs:" >&2
   cat "$logs"/*.log >&2

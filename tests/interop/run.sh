@@ -44,8 +44,10 @@ status=0
 echo "interop: three replicas from grpcio, round robin with client-side health checking"
 # Bounded: a replica that never logs its address would otherwise hold the run.
 timeout 300 "$venv/bin/python" tests/interop/replicas.py --binary "$repo/target/release/arbiter" || status=$?
-echo "interop: the Rust client example (examples/client.rs)"
-cargo run --quiet --example client -- "http://$address" || status=$?
+echo "interop: README.md's client commands as written (Rust, Python) and the scripts it names"
+python3 tests/interop/readme_commands.py --address "$address" || status=$?
+echo "interop: the Python client's tests (examples/python)"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider examples/python || status=$?
 # The Go, Java and TypeScript clients, each built as its own ecosystem builds it (offline,
 # from Debian's packages and npm), run against this server, then over three replicas of
 # their own (balancing, draining, resuming). Each says what it installs and checks.

@@ -8,7 +8,7 @@
 //   npm ci && npm run build
 //   node dist/client.js                      # the server's default address, localhost:50051
 //   node dist/client.js HOST:PORT
-//   node dist/client.js ipv4:127.0.0.1:50051,127.0.0.1:50052   # balanced over replicas
+//   node dist/client.js 127.0.0.1:50051,127.0.0.1:50052   # balanced over replicas (connect)
 
 import * as grpc from '@grpc/grpc-js';
 

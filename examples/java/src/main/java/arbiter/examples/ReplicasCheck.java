@@ -1,9 +1,9 @@
 package arbiter.examples;
 
-import arbiter.v1.Arbiter.JudgeTicTacToeRequest;
-import arbiter.v1.Arbiter.PlayConnectFourResponse;
-import arbiter.v1.Arbiter.TicTacToeMove;
-import arbiter.v1.Arbiter.Verdict;
+import arbiter.v1.JudgeTicTacToeRequest;
+import arbiter.v1.PlayConnectFourResponse;
+import arbiter.v1.TicTacToeMove;
+import arbiter.v1.Verdict;
 import arbiter.v1.ArbiterServiceGrpc;
 import arbiter.v1.ArbiterServiceGrpc.ArbiterServiceBlockingStub;
 import io.grpc.CallOptions;
@@ -39,8 +39,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>With it, 300 calls spread over all three replicas (read from their metrics).
  *   <li>A game whose replica dies (SIGKILL) goes on from its history on another replica.
  *   <li>A replica that drains (SIGTERM: health NOT_SERVING, calls still served) leaves the
- *       rotation, and no call is lost; only where grpc-services is on the classpath, which
- *       brings grpc-java's client-side health checking.
+ *       rotation, and no call is lost: grpc-java's client-side health checking, which
+ *       grpc-services brings. The check fails if it is not on the classpath (with Maven
+ *       Central, the grpc-services dependency; with Debian's packages, run.sh compiles it
+ *       from Debian's grpc-java source).
  * </ol>
  *
  * <pre>
@@ -108,10 +110,15 @@ public final class ReplicasCheck {
       throw new IllegalArgumentException("three replicas: ADDRESS,METRICS_URL,PID each");
     }
     List<String> addresses = replicas.stream().map(Replica::address).toList();
-    boolean healthChecking = LoadBalancerRegistry.getDefaultRegistry()
-        .getProvider("round_robin").getClass().getName().contains("HealthChecking");
-    System.out.println("client-side health checking: "
-        + (healthChecking ? "on (grpc-services)" : "off (grpc-services is not on the classpath)"));
+    // grpc-services registers a round_robin that honours the service config's
+    // healthCheckConfig, in place of grpc-core's; without it the check below cannot hold.
+    String roundRobin =
+        LoadBalancerRegistry.getDefaultRegistry().getProvider("round_robin").getClass().getName();
+    boolean healthChecking = roundRobin.contains("HealthChecking");
+    System.out.println("client-side health checking: " + (healthChecking
+        ? "on (grpc-services, " + roundRobin + ")" : "off (" + roundRobin + ")"));
+    expect(healthChecking, "client-side health checking needs grpc-services on the classpath;"
+        + " round_robin is " + roundRobin);
 
     withoutTheAuthority(addresses, healthChecking);
 
@@ -125,12 +132,7 @@ public final class ReplicasCheck {
 
       List<Replica> alive = aGameOutlivesItsReplica(replicas, channel);
 
-      if (healthChecking) {
-        aDrainingReplicaLeavesTheRotation(alive, stub);
-      } else {
-        System.out.println("skip a draining replica leaves the rotation: that needs client-side"
-            + " health checking (grpc-services)");
-      }
+      aDrainingReplicaLeavesTheRotation(alive, stub);
     } finally {
       channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     }

@@ -1,0 +1,130 @@
+"""Tests of the client's own behaviour against a scripted grpcio server on loopback (no
+Arbiter needed): a deadline on every call, the one-shot RPCs retried on UNAVAILABLE by the
+service config and on nothing else, and the resume loop, which sends a drop only once the
+one before is answered and resumes on the statuses the README names and on no other.
+
+    .venv/bin/pip install -r examples/python/requirements.txt pytest
+    .venv/bin/python -m pytest examples/python
+"""
+
+from concurrent import futures
+
+import grpc
+import pytest
+
+import client
+
+pb, pb_grpc = client.load_stubs()
+
+
+class Scripted(pb_grpc.ArbiterServiceServicer):
+    def __init__(self):
+        self.unavailable_for = 0
+        self.judge_calls = 0
+        self.deadlines = []  # time_remaining() of each call
+        self.fail_third_drop = None  # (code, details) the first stream ends with
+        self.setups = []  # each stream's setup history
+        self.early = []  # messages that came before the reply to the one before was sent
+
+    def JudgeTicTacToe(self, request, context):
+        self.deadlines.append(context.time_remaining())
+        self.judge_calls += 1
+        if self.unavailable_for > 0:
+            self.unavailable_for -= 1
+            context.abort(grpc.StatusCode.UNAVAILABLE, "scripted")
+        return pb.JudgeTicTacToeResponse(moves_played=len(request.moves))
+
+    def CheckConnectFour(self, request, context):
+        self.deadlines.append(context.time_remaining())
+        context.abort(grpc.StatusCode.INVALID_ARGUMENT, "scripted")
+
+    def PlayConnectFour(self, request_iterator, context):
+        self.deadlines.append(context.time_remaining())
+        stream = len(self.setups)
+        played = drops = 0
+        for message in request_iterator:
+            if message.WhichOneof("action") == "setup":
+                self.setups.append(list(message.setup.history))
+                played = len(message.setup.history)
+            else:
+                drops += 1
+                if stream == 0 and drops == 3 and self.fail_third_drop:
+                    context.abort(*self.fail_third_drop)
+                if message.drop >= 7:
+                    yield pb.PlayConnectFourResponse(moves_played=played,
+                                                     rejected="off the board")
+                    continue
+                played += 1
+            yield pb.PlayConnectFourResponse(moves_played=played)
+
+
+@pytest.fixture
+def scripted():
+    service = Scripted()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    pb_grpc.add_ArbiterServiceServicer_to_server(service, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    with client.server_channel(f"127.0.0.1:{port}") as channel:
+        yield service, pb_grpc.ArbiterServiceStub(channel)
+    server.stop(None)
+
+
+def test_a_unary_call_is_retried_on_unavailable(scripted):
+    service, stub = scripted
+    service.unavailable_for = 2
+    reply = stub.JudgeTicTacToe(pb.JudgeTicTacToeRequest(moves=[pb.TicTacToeMove()]),
+                                timeout=client.DEADLINE)
+    assert reply.moves_played == 1
+    assert service.judge_calls == 3
+    assert all(d is not None and d <= client.DEADLINE + 1 for d in service.deadlines)
+
+
+def test_an_answer_is_not_retried(scripted):
+    service, stub = scripted
+    with pytest.raises(grpc.RpcError) as error:
+        stub.CheckConnectFour(pb.CheckConnectFourRequest(), timeout=client.DEADLINE)
+    assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+@pytest.mark.parametrize("code, details", [
+    (grpc.StatusCode.UNAVAILABLE, "server shutting down"),
+    (grpc.StatusCode.INTERNAL, "Received RST_STREAM with error code 2"),
+])
+def test_a_lost_game_is_resumed_from_its_history(scripted, code, details):
+    service, stub = scripted
+    service.fail_third_drop = (code, details)
+    last = client.play_connect_four_resumably(pb, stub, [3, 7, 4, 4, 5])
+    # 7 was rejected, so the history is [3]; the unanswered 4 is sent again.
+    assert service.setups == [[], [3]]
+    assert last.moves_played == 4
+    assert all(d is not None and d <= client.STREAM_DEADLINE + 1 for d in service.deadlines), service.deadlines
+
+
+def test_any_other_status_is_the_answer(scripted):
+    service, stub = scripted
+    service.fail_third_drop = (grpc.StatusCode.DEADLINE_EXCEEDED, "idle")
+    with pytest.raises(grpc.RpcError) as error:
+        client.play_connect_four_resumably(pb, stub, [3, 4, 5, 6])
+    assert error.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert service.setups == [[]]
+
+
+def test_a_live_stream_hands_grpcio_one_request_at_a_time():
+    """LiveStream's request iterator holds only what send() gave it: a move chosen after
+    the last reply, never moves queued up front; close() ends it."""
+    calls = []
+
+    def method(requests, timeout):
+        calls.append((requests, timeout))
+        return iter(())
+
+    stream = client.LiveStream(method)
+    (requests, timeout), = calls
+    assert timeout == client.STREAM_DEADLINE
+    first = pb.PlayConnectFourRequest(drop=3)
+    stream.send(first)
+    assert next(requests) is first
+    stream.close()
+    assert next(requests, "ended") == "ended"
+    assert stream.next() is None
