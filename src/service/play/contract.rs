@@ -1,0 +1,145 @@
+//! What a game implements to be played live: the sealed [`sealed::Play`] behind
+//! [`LiveGame`], what becomes of a message ([`Handled`], [`Reply`]), and the two ways a
+//! game opens that every game shares ([`set_up`], [`first_move`]).
+
+use super::super::answer::Answer;
+use super::super::clock::{Timekeeper, Timing};
+use super::super::error::ServiceError;
+use crate::rules::clock::{Clock, Moment};
+use crate::rules::GameKind;
+
+impl<R> Reply<R> {
+    /// The reply `response` to a message that `handled` says what became of.
+    pub(crate) fn new(response: R, handled: Handled) -> Self {
+        Self { response, handled }
+    }
+
+    /// The reply to a setup: the game as it starts.
+    pub(crate) fn setup(response: R) -> Self {
+        Self {
+            response,
+            handled: Handled::Setup,
+        }
+    }
+}
+
+/// One kind of live game, as the stream machinery drives it: the translation between
+/// its wire messages and its rules. Implemented by the three games (`rules::othello::Game`,
+/// `rules::connect_four::Game`, `rules::tic_tac_toe::Game`) and sealed: name it to open
+/// a game in process with [`crate::Arbiter::open_game`].
+pub trait LiveGame: sealed::Play {}
+
+impl<G: sealed::Play> LiveGame for G {}
+
+pub(crate) use self::sealed::{Handled, Opened, Reply};
+
+/// The part of [`LiveGame`] that only this crate implements.
+pub(crate) mod sealed {
+    use super::{GameKind, ServiceError};
+    use crate::proto::replies::WrittenAs;
+    use crate::rules::clock::{Moment, Side};
+    use crate::service::answer::Answer;
+    use crate::service::clock::{Timekeeper, Timing, TimingFields};
+
+    /// What became of one message of a live game.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Handled {
+        /// A move was applied.
+        Applied,
+        /// The message set up the game.
+        Setup,
+        /// The message was rejected; the game is unchanged.
+        Rejected,
+    }
+
+    /// A reply to one message, and what became of the message.
+    pub struct Reply<R> {
+        /// The reply.
+        pub response: R,
+        /// What became of the message.
+        pub handled: Handled,
+    }
+
+    /// A game just opened, with its clock and its reply to the first message, or why
+    /// it was not.
+    pub(crate) type Opened<G> =
+        Result<(G, Option<Timekeeper>, Reply<<G as Play>::Response>), ServiceError>;
+
+    /// How a game is played on a stream: its messages, and how it answers them.
+    pub trait Play: Sized + Send + 'static {
+        /// A message from the client.
+        type Request: Send + 'static;
+        /// A reply to the client (which the server writes as its [`WrittenAs::Reply`]).
+        type Response: WrittenAs + Send + 'static;
+        /// Which game this is.
+        const KIND: GameKind;
+        /// The RPC that plays it on a stream of its own.
+        const RPC: &'static str;
+        /// The fields of its reply that say the clock and the end.
+        const TIMING: TimingFields;
+        /// Its answer to a message, before it is a reply.
+        type Played<'a>: Answer<Response = Self::Response>
+        where
+            Self: 'a;
+
+        /// The game a stream's first message, received at `now`, opens, with its clock,
+        /// and the reply to that message; an error (a malformed setup) ends the stream.
+        fn open(first: Self::Request, now: Moment) -> Opened<Self>;
+
+        /// Plays a later message: what became of it, and its answer, whose clock
+        /// `keeper` keeps.
+        fn answer<'a>(
+            &'a mut self,
+            request: Self::Request,
+            keeper: Option<&'a mut Timekeeper>,
+        ) -> (Handled, Self::Played<'a>);
+
+        /// The side to move; `None` once the game is over.
+        fn side_to_move(&self) -> Option<Side>;
+
+        /// Ends the game with a loss for `loser`, whose time ran out.
+        fn forfeit(&mut self, loser: Side);
+
+        /// The game as it stands, as the answer to no message: the announcement of a
+        /// loss on time.
+        fn standing<'a>(&'a self, timing: &'a Timing) -> Self::Played<'a>;
+
+        /// The reply to a later message, built.
+        fn reply(
+            &mut self,
+            request: Self::Request,
+            keeper: Option<&mut Timekeeper>,
+        ) -> Reply<Self::Response> {
+            let (handled, answer) = self.answer(request, keeper);
+            Reply {
+                response: answer.into_response(),
+                handled,
+            }
+        }
+    }
+}
+
+/// Opens `game`, just set up, with its clock (if the setup set one) running from `now`
+/// for the side to move, and the reply to the setup, which `answer` makes from the game
+/// and what the clock says.
+pub(crate) fn set_up<G: LiveGame>(
+    game: G,
+    clock: Option<Clock>,
+    now: Moment,
+    answer: impl for<'a> FnOnce(&'a G, Option<&'a Timing>) -> G::Played<'a>,
+) -> Opened<G> {
+    let keeper = clock.map(|clock| Timekeeper::open(clock, now, game.side_to_move()));
+    let reply = answer(&game, keeper.as_ref().map(Timekeeper::said)).into_response();
+    Ok((game, keeper, Reply::setup(reply)))
+}
+
+/// Opens `game` as it stands, with no clock, with `first`, received at `now`, as its
+/// first move: for streams that start without a setup.
+pub(crate) fn first_move<G: LiveGame>(mut game: G, first: G::Request) -> Opened<G> {
+    let reply = game.reply(first, None);
+    Ok((game, None, reply))
+}
+
+/// The rejection of a setup that is not a stream's first message.
+pub(crate) const SETUP_NOT_FIRST: &str =
+    "a setup is accepted only as the first message of a stream; the game goes on";

@@ -1,0 +1,107 @@
+//! The one game of a Play* stream: how a single-game stream is opened and answered.
+
+use std::collections::VecDeque;
+
+use futures_util::Stream;
+use tokio_util::sync::CancellationToken;
+use tonic::Status;
+
+use super::super::answer::Answer;
+use super::super::error::ServiceError;
+use super::contract::{sealed, LiveGame};
+use super::limits::StreamLimits;
+use super::live_games::{LiveGames, OpenGame};
+use super::referee::Referee;
+use super::session::{session, Games, ReplyStream};
+use crate::proto::replies::{WrittenAs, WrittenReply};
+use crate::rules::clock::Moment;
+
+/// The one game of a Play* stream, and its place in the live-game count.
+struct OneGame<G> {
+    referee: Option<Referee<G>>,
+    max_unapplied: usize,
+    _open: OpenGame,
+}
+
+/// The reply to a game's message as the server writes it.
+pub(crate) type WrittenReplyOf<G> = <<G as sealed::Play>::Response as WrittenAs>::Reply;
+
+/// The announcement, written, that `referee`'s side to move ran out by `now`, if it has.
+fn run_out<G: LiveGame>(referee: &mut Referee<G>, now: Moment) -> Option<WrittenReplyOf<G>> {
+    referee.run_out(now, |answer| {
+        WrittenReplyOf::<G>::written(|w| answer.write(w))
+    })
+}
+
+impl<G: LiveGame> Games for OneGame<G> {
+    type Request = G::Request;
+    type Response = WrittenReplyOf<G>;
+
+    /// Its reply to `request`, written straight from the game (the reply to the first
+    /// message is built, then encoded).
+    fn handle(
+        &mut self,
+        request: G::Request,
+        now: Moment,
+        announced: &mut VecDeque<WrittenReplyOf<G>>,
+    ) -> Result<WrittenReplyOf<G>, ServiceError> {
+        match &mut self.referee {
+            Some(referee) => {
+                // A move that arrives after the deadline is never applied: the
+                // announcement goes first, and the move is answered as after the end.
+                if referee.is_clocked() {
+                    announced.extend(run_out(referee, now));
+                }
+                referee.play(request, self.max_unapplied, now, |answer| {
+                    WrittenReplyOf::<G>::written(|w| answer.write(w))
+                })
+            }
+            None => {
+                let (referee, response) = Referee::open(request, self.max_unapplied, now)?;
+                self.referee = Some(referee);
+                Ok(WrittenReplyOf::<G>::encoded(&response))
+            }
+        }
+    }
+
+    fn deadline(&self) -> Option<Moment> {
+        self.referee.as_ref().and_then(Referee::deadline)
+    }
+
+    fn expire(&mut self, now: Moment, announced: &mut VecDeque<WrittenReplyOf<G>>) {
+        if let Some(referee) = &mut self.referee {
+            announced.extend(run_out(referee, now));
+        }
+    }
+}
+
+/// Opens a game of kind `G` fed by `messages`, unless the server already holds
+/// `limits.max_live_games`, and returns its replies: one per message, in order.
+///
+/// The stream ends when the client half-closes; it ends with an error status after
+/// more than `limits.max_unapplied` messages that were not applied moves, after
+/// `limits.idle_timeout` without a message, after `limits.max_game_duration` in all,
+/// or when `end_streams` is cancelled (the server's shutdown grace period is over).
+pub(crate) fn open<G, S>(
+    messages: S,
+    limits: StreamLimits,
+    live_games: &LiveGames,
+    end_streams: &CancellationToken,
+) -> Result<ReplyStream<WrittenReplyOf<G>>, ServiceError>
+where
+    G: LiveGame,
+    S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
+{
+    let open =
+        live_games
+            .try_open(limits.max_live_games, G::KIND)
+            .ok_or(ServiceError::TooManyGames {
+                limit: limits.max_live_games,
+            })?;
+    let games = OneGame::<G> {
+        referee: None,
+        max_unapplied: limits.max_unapplied,
+        _open: open,
+    };
+    Ok(session(games, messages, limits, live_games, end_streams))
+}
