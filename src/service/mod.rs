@@ -42,6 +42,7 @@ use self::answer::Answer;
 use self::error::ServiceError;
 use self::play::many::ManyGames;
 use self::play::{LiveGame, LiveGames, ReplyStream, StreamLimits, WrittenReplyOf};
+use self::registration::Registry;
 use crate::proto::replies::WrittenReply;
 
 /// The ArbiterService implementation, cheap to clone: clones share the live-game count
@@ -109,7 +110,7 @@ impl Arbiter {
     where
         S: Stream<Item = Result<PlayManyRequest, Status>> + Unpin + Send + 'static,
     {
-        let games = ManyGames::new(self.limits, self.live_games.clone());
+        let games = ManyGames::<Registry>::new(self.limits, self.live_games.clone());
         play::session(
             games,
             messages,
@@ -201,7 +202,7 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<CheckBatchChecks>,
     ) -> Result<Response<CheckBatchReply>, Status> {
-        batch::check_batch(request.get_ref())
+        batch::check_batch::<Registry>(request.get_ref())
             .map(Response::new)
             .map_err(Status::from)
     }

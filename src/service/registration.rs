@@ -1,8 +1,10 @@
 //! The registration: every game Arbiter serves, listed once, and the dispatch that
-//! follows from the list, as mini-redis's `Command` lists its commands. Which game's
-//! module answers each of CheckBatch's checks ([`answer_check`]), and the kinds of
-//! live game a PlayMany stream holds ([`live_games!`]: [`AnyGame`], [`Registered`],
-//! [`with_request`]).
+//! follows from the list, as mini-redis's `Command` lists its commands. [`Registry`]
+//! says which game's module answers each of CheckBatch's checks ([`Checks`]) and which
+//! kinds of live game a PlayMany stream holds ([`Kinds`], through [`live_games!`]:
+//! [`AnyGame`] and each game's [`Registered`]). It sits above the game modules and the
+//! stream machinery: `batch.rs` and `play/many.rs` name no game, and are handed the
+//! registry by the handlers (`service/mod.rs`).
 //!
 //! A game's requests are answered by its own module (`othello.rs`, `connect_four.rs`,
 //! `tic_tac_toe.rs`); this one only says which module answers what. PlayMany's
@@ -22,10 +24,12 @@ use crate::rules::rows::RowsView;
 use crate::rules::{self, GameKind};
 
 use super::answer::Answer;
+use super::batch::Checks;
 use super::error::{ServiceError, Violation};
 use super::fields::InPlace;
+use super::play::kinds::{Kinds, Registered, TakeRequest};
 use super::play::sealed::Play;
-use super::play::{LiveGame, Referee};
+use super::play::Referee;
 use super::{connect_four, othello, tic_tac_toe};
 
 /// Registers the live games: for each, its variant in [`AnyGame`], its rules' game, and
@@ -41,32 +45,45 @@ macro_rules! live_games {
             )*
         }
 
-        impl AnyGame {
-            /// Which game it is.
-            pub(crate) fn kind(&self) -> GameKind {
-                match self {
-                    $(Self::$variant(_) => <$game as Play>::KIND,)*
+        impl Kinds for Registry {
+            type AnyGame = AnyGame;
+
+            const NO_ACTION: &'static str =
+                concat!("sets no action: set one of ", $($action, ", ",)* "close");
+
+            fn kind(game: &AnyGame) -> GameKind {
+                match game {
+                    $(AnyGame::$variant(_) => <$game as Play>::KIND,)*
                 }
             }
 
-            /// When its side to move runs out, while its clock runs.
-            pub(crate) fn deadline(&self) -> Option<Moment> {
-                match self {
-                    $(Self::$variant(referee) => referee.deadline(),)*
+            fn deadline(game: &AnyGame) -> Option<Moment> {
+                match game {
+                    $(AnyGame::$variant(referee) => referee.deadline(),)*
                 }
             }
 
-            /// If game number `game`'s side to move has run out by `now`, ends it on
-            /// time and writes its announcement into `out`.
-            pub(crate) fn run_out(&mut self, game: u64, now: Moment, out: &mut PlayManyReply) {
-                match self {
-                    $(Self::$variant(referee) => announce(referee, game, now, out),)*
+            fn run_out(game: &mut AnyGame, number: u64, now: Moment, out: &mut PlayManyReply) {
+                match game {
+                    $(AnyGame::$variant(referee) => announce(referee, number, now, out),)*
+                }
+            }
+
+            #[inline(always)]
+            fn with_request<T: TakeRequest<Self>>(
+                action: Option<Action>,
+                to: T,
+            ) -> Result<T::Output, Option<bool>> {
+                match action {
+                    $(Some(Action::$variant(request)) => Ok(to.take::<$game>(request)),)*
+                    Some(Action::Close(close)) => Err(Some(close)),
+                    None => Err(None),
                 }
             }
         }
 
         $(
-            impl Registered for $game {
+            impl Registered<Registry> for $game {
                 const ACTION: &'static str = $action;
                 const STATE_FIELD: Len = wire::game_state::$field;
                 fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
@@ -91,28 +108,13 @@ macro_rules! live_games {
         fn each_registered(check: impl tests::EachGame) {
             $(check.game::<$game>();)*
         }
-
-        /// What a PlayMany action without a game's request says, for the stream to
-        /// answer: "sets no action", naming every action there is.
-        pub(crate) const NO_ACTION: &str =
-            concat!("sets no action: set one of ", $($action, ", ",)* "close");
-
-        /// Hands the request a PlayMany action carries to `to`, as the request of its
-        /// game's kind; or, for an action that carries none, its `close` (`None` when
-        /// the action sets nothing).
-        #[inline(always)]
-        pub(crate) fn with_request<T: TakeRequest>(
-            action: Option<Action>,
-            to: T,
-        ) -> Result<T::Output, Option<bool>> {
-            match action {
-                $(Some(Action::$variant(request)) => Ok(to.take::<$game>(request)),)*
-                Some(Action::Close(close)) => Err(Some(close)),
-                None => Err(None),
-            }
-        }
     };
 }
+
+/// Every game Arbiter serves: the kinds of live game a PlayMany stream holds
+/// ([`Kinds`]) and which game's module answers each of CheckBatch's checks ([`Checks`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Registry;
 
 live_games! {
     Othello: rules::othello::Game, "othello", OTHELLO;
@@ -120,34 +122,9 @@ live_games! {
     TicTacToe: rules::tic_tac_toe::Game, "tic_tac_toe", TIC_TAC_TOE;
 }
 
-/// A registered live game, as PlayMany holds it: how its referee sits in [`AnyGame`]
-/// and how its replies sit in a `GameState`.
-pub(crate) trait Registered: LiveGame {
-    /// The action field that carries this kind's messages.
-    const ACTION: &'static str;
-    /// The field of `GameState` that holds this kind's state.
-    const STATE_FIELD: Len;
-    /// The game's referee, if the game is of this kind.
-    fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>>;
-    /// The game of this kind that `referee` plays, as a stream holds it.
-    fn hold(referee: Referee<Self>) -> AnyGame;
-    /// The state that holds a reply of this kind (for the tests that compare).
-    #[cfg(test)]
-    fn state(response: Self::Response) -> State;
-}
-
-/// What PlayMany does with the request an action carries, whatever its game's kind
-/// ([`with_request`]).
-pub(crate) trait TakeRequest {
-    /// What it gives back.
-    type Output;
-    /// Takes `request`, a message of a game of kind `G`.
-    fn take<G: Registered>(self, request: G::Request) -> Self::Output;
-}
-
 /// Ends `referee`'s game, number `game`, on time at `now` if its side to move has run
 /// out, its announcement written into `out`.
-fn announce<G: Registered>(
+fn announce<G: Registered<Registry>>(
     referee: &mut Referee<G>,
     game: u64,
     now: Moment,
@@ -169,24 +146,26 @@ pub(crate) struct Scratch {
     flips: Vec<Cell>,
 }
 
-/// The room set aside in a CheckBatch reply for a check's result: what a small board's
-/// result takes (a larger board's grows the buffer).
-pub(crate) fn result_bytes(check: CheckRef<'_>) -> usize {
-    match check {
-        CheckRef::ListOthelloMoves { .. } => 512,
-        CheckRef::JudgeTicTacToe { .. } => 48,
-        CheckRef::OthelloMove { .. } | CheckRef::ConnectFour { .. } | CheckRef::Unset => 32,
+impl Checks for Registry {
+    type Scratch = Scratch;
+
+    fn result_bytes(check: CheckRef<'_>) -> usize {
+        match check {
+            CheckRef::ListOthelloMoves { .. } => 512,
+            CheckRef::JudgeTicTacToe { .. } => 48,
+            CheckRef::OthelloMove { .. } | CheckRef::ConnectFour { .. } | CheckRef::Unset => 32,
+        }
+    }
+
+    /// A board is parsed into the scratch cells, an Othello move's flips into its
+    /// flips.
+    fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch) -> usize {
+        answer_check(check, out, scratch)
     }
 }
 
-/// Writes into `out` the answer to one check of a CheckBatch, as its own RPC gives it,
-/// or its violations; returns the result's length, as [`CheckBatchReply::push`] does. A
-/// board is parsed into the scratch cells, an Othello move's flips into its flips.
-pub(crate) fn answer_check(
-    check: CheckRef<'_>,
-    out: &mut CheckBatchReply,
-    scratch: &mut Scratch,
-) -> usize {
+/// Writes into `out` the answer to one check of a CheckBatch ([`Checks::answer`]).
+fn answer_check(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch) -> usize {
     use wire::check_result as result;
     let cells = &mut scratch.cells;
     let result = match check {
@@ -262,11 +241,11 @@ mod tests {
     use prost::Message;
     use prost_types::{FileDescriptorProto, FileDescriptorSet};
 
-    use super::Registered;
+    use super::{Registered, Registry};
 
     /// Something to do with each registered game.
     pub(super) trait EachGame: Copy {
-        fn game<G: Registered>(self);
+        fn game<G: Registered<Registry>>(self);
     }
 
     /// The contract's own words for a registered game: the RPC that plays it names a
@@ -276,7 +255,7 @@ mod tests {
     struct InTheContract<'a>(&'a FileDescriptorProto);
 
     impl EachGame for InTheContract<'_> {
-        fn game<G: Registered>(self) {
+        fn game<G: Registered<Registry>>(self) {
             let file = self.0;
             let method = file
                 .service
@@ -323,5 +302,163 @@ mod tests {
             .find(|file| file.package() == "arbiter.v1")
             .unwrap();
         super::each_registered(InTheContract(file));
+    }
+}
+
+/// Every game's states written straight into a PlayMany reply, held byte for byte to
+/// the states prost builds and encodes, on random games.
+#[cfg(test)]
+mod written_states {
+    use proptest::prelude::*;
+    use prost::Message;
+
+    use super::*;
+    use crate::proto::replies::PlayManyReply;
+    use crate::proto::GameState;
+    use crate::proto::{
+        play_connect_four_request, play_othello_request, Cell, ConnectFourSetup, OthelloSetup,
+        PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeSetup,
+    };
+    use crate::rules::{connect_four, othello, tic_tac_toe};
+    use std::time::Duration;
+
+    use crate::rules::clock::{Clock, TimeControl};
+    use crate::service::clock::{Timekeeper, Timing};
+    use crate::service::connect_four::{DEFAULT_COLS, DEFAULT_ROWS};
+
+    /// Plays on `game` the request that `request` makes of each step and the game so
+    /// far, and fails unless every answer written straight into a PlayMany reply is, byte
+    /// for byte, the `GameState` holding the reply built from the same answer (the
+    /// built reply that a unary-like client would decode).
+    /// Also on the clock (`clocked`): each message 137 ms after the one before, and,
+    /// once the messages are played, a loss on time announced.
+    fn written_as_built<G: Registered<Registry>, S>(
+        mut game: G,
+        steps: Vec<S>,
+        clocked: bool,
+        request: impl Fn(&G, S) -> G::Request,
+    ) -> Result<(), TestCaseError> {
+        fn same<G: Registered<Registry>>(
+            answer: G::Played<'_>,
+            index: usize,
+        ) -> Result<(), TestCaseError> {
+            let mut written = PlayManyReply::default();
+            written.push_state(7, G::STATE_FIELD, |w| answer.write(w));
+            let built = GameState {
+                game: 7,
+                invalid: Vec::new(),
+                state: Some(G::state(answer.into_response())),
+            };
+            let mut expected = PlayManyReply::default();
+            expected.push(&built);
+            prop_assert_eq!(written.as_bytes(), expected.as_bytes(), "message {}", index);
+            prop_assert_eq!(
+                written.as_bytes(),
+                &crate::proto::PlayManyResponse {
+                    states: vec![built],
+                    unprompted: false,
+                }
+                .encode_to_vec()[..]
+            );
+            Ok(())
+        }
+        let start = Moment::from_nanos(0);
+        let clock = clocked.then(|| {
+            let control = TimeControl {
+                initial: Duration::from_secs(60),
+                increment: Duration::from_millis(1500),
+                move_limit: None,
+            };
+            Clock::new(
+                control,
+                [Duration::from_secs(60), Duration::from_millis(61_001)],
+            )
+        });
+        let mut keeper = clock.map(|clock| Timekeeper::open(clock, start, game.side_to_move()));
+        let count = steps.len();
+        for (index, step) in steps.into_iter().enumerate() {
+            let request = request(&game, step);
+            if let Some(keeper) = &mut keeper {
+                keeper.received(start.after(Duration::from_millis(137) * (index as u32 + 1)));
+            }
+            let (_, answer) = game.answer(request, keeper.as_mut());
+            same::<G>(answer, index)?;
+        }
+        if let (Some(loser), true) = (game.side_to_move(), clocked) {
+            game.forfeit(loser);
+            let timing = Timing::new(
+                [Duration::ZERO, Duration::from_millis(2500)],
+                crate::proto::Ending::Time,
+                true,
+            );
+            same::<G>(game.standing(&timing), count)?;
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whole games (legal moves mostly, so that games pass and end; off-board,
+        /// taken and late moves, setups after the first message and empty messages too),
+        /// each state compared.
+        #[test]
+        fn othello_states_are_written_as_built(
+            moves in prop::collection::vec((0..12usize, -1..9i32, -1..9i32), 0..100),
+            small in any::<bool>(),
+            clocked in any::<bool>(),
+        ) {
+            // A small board passes often; the standard one, near its end.
+            let game = if small {
+                let board = othello::Board::parse(&["W.B.", "BW..", ".W.B", "...."]).unwrap();
+                othello::Game::from_position(board, othello::Color::Black).0
+            } else {
+                othello::Game::standard()
+            };
+            written_as_built(game, moves, clocked, |game, (kind, row, col)| {
+                let legal = game.legal_cells();
+                let cell = match legal.len() {
+                    0 => Cell { row, col },
+                    len if kind >= 3 => {
+                        let pick = legal[(row * 9 + col).unsigned_abs() as usize % len];
+                        Cell { row: pick.row as i32, col: pick.col as i32 }
+                    }
+                    _ => Cell { row, col },
+                };
+                let action = match kind {
+                    0 => None,
+                    1 => Some(play_othello_request::Action::Setup(Box::<OthelloSetup>::default())),
+                    _ => Some(play_othello_request::Action::Move(cell)),
+                };
+                PlayOthelloRequest { action }
+            })?;
+        }
+
+        #[test]
+        fn connect_four_states_are_written_as_built(
+            drops in prop::collection::vec((0..10usize, -1..8i32), 0..60),
+            run_length in 1..6usize,
+            clocked in any::<bool>(),
+        ) {
+            let game = connect_four::Game::new(DEFAULT_ROWS, DEFAULT_COLS, run_length);
+            written_as_built(game, drops, clocked, |_, (kind, col)| PlayConnectFourRequest {
+                action: match kind {
+                    0 => None,
+                    1 => Some(play_connect_four_request::Action::Setup(Box::<ConnectFourSetup>::default())),
+                    _ => Some(play_connect_four_request::Action::Drop(col)),
+                },
+            })?;
+        }
+
+        #[test]
+        fn tic_tac_toe_states_are_written_as_built(
+            moves in prop::collection::vec((0..10usize, -1..4i32, -1..4i32), 0..15),
+            clocked in any::<bool>(),
+        ) {
+            written_as_built(tic_tac_toe::Game::new(), moves, clocked, |_, (kind, row, col)| {
+                let setup = (kind == 0).then(Box::<TicTacToeSetup>::default);
+                PlayTicTacToeRequest { row, col, setup }
+            })?;
+        }
     }
 }

@@ -23,6 +23,7 @@ use crate::proto::{
     PlayConnectFourRequest, PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest,
     TicTacToeMove, TicTacToeSetup, TimeControl,
 };
+use crate::service::registration::Registry;
 use crate::service::{batch, Arbiter};
 
 /// A message of `arbiter.v1` as the descriptor set describes it: each field's name, and
@@ -287,7 +288,7 @@ async fn every_field_of_every_written_reply_is_written() {
     let mut seen = BTreeSet::new();
 
     let batch = CheckBatchChecks::decode(&batch_request().encode_to_vec()[..]).unwrap();
-    let reply = batch::check_batch(&batch).unwrap();
+    let reply = batch::check_batch::<Registry>(&batch).unwrap();
     walk(&messages, "CheckBatchResponse", reply.as_bytes(), &mut seen);
 
     // The games, then a wait past the clocked game's deadline (the clock of tokio's,

@@ -11,17 +11,13 @@ use foldhash::fast::RandomState;
 
 use crate::proto::replies::PlayManyReply;
 use crate::proto::wire::fields as wire;
-#[cfg(test)]
-use crate::proto::GameState;
 use crate::proto::{GameAction, PlayManyRequest};
 use crate::rules::clock::Moment;
-#[cfg(test)]
-use crate::rules::{connect_four, othello, tic_tac_toe};
 use crate::service::budget::MAX_REPLY_BYTES;
 use crate::service::error::{write_violation, ServiceError};
 use crate::service::fields;
-use crate::service::registration::{self, AnyGame, Registered, TakeRequest};
 
+use super::kinds::{Kinds, Registered, TakeRequest};
 use super::{Games, LiveGames, OpenGame, Referee, StreamLimits};
 use crate::service::answer::Answer;
 
@@ -31,12 +27,12 @@ pub const MAX_ACTIONS: usize = 10_000;
 /// The room set aside per action for a stream's first reply: a small game's state.
 const STATE_BYTES: usize = 64;
 
-/// The games of one PlayMany stream, by the client's numbers.
-pub(crate) struct ManyGames {
+/// The games of one PlayMany stream, of the kinds `K`, by the client's numbers.
+pub(crate) struct ManyGames<K: Kinds> {
     /// foldhash, seeded per process, instead of std's SipHash: the numbers are the
     /// client's, but a stream holds at most `max_games_per_stream` of them, so even
     /// numbers chosen to collide cost a bounded probe.
-    games: HashMap<u64, Entry, RandomState>,
+    games: HashMap<u64, Entry<K>, RandomState>,
     limits: StreamLimits,
     live_games: LiveGames,
     /// The bytes of the last reply per action it answered, to size the next reply's
@@ -73,8 +69,8 @@ impl Deadlines {
     /// Brings game number `game`'s deadline up to date with its clock (`entry`).
     // Inlined: a call of its own cost a clocked move a tenth of what its clock costs.
     #[inline(always)]
-    fn refresh(&mut self, game: u64, entry: &mut Entry) {
-        let deadline = entry.game.deadline();
+    fn refresh<K: Kinds>(&mut self, game: u64, entry: &mut Entry<K>) {
+        let deadline = K::deadline(&entry.game);
         if deadline == entry.deadline {
             return;
         }
@@ -96,7 +92,7 @@ impl Deadlines {
     }
 
     /// Notes that `entry`'s clock no longer runs: run out, stopped, or its game gone.
-    fn forget(&mut self, entry: &Entry) {
+    fn forget<K: Kinds>(&mut self, entry: &Entry<K>) {
         if entry.deadline.is_some() {
             self.running = self.running.saturating_sub(1);
         }
@@ -110,7 +106,7 @@ impl Deadlines {
     }
 }
 
-impl ManyGames {
+impl<K: Kinds> ManyGames<K> {
     /// A stream holding no game yet, whose games obey `limits` and count in
     /// `live_games`.
     pub(crate) fn new(limits: StreamLimits, live_games: LiveGames) -> Self {
@@ -126,8 +122,8 @@ impl ManyGames {
 }
 
 /// One game of a PlayMany stream, and its place in the live-game count.
-struct Entry {
-    game: AnyGame,
+struct Entry<K: Kinds> {
+    game: K::AnyGame,
     /// When its side to move runs out, while its clock runs (as of its last message).
     deadline: Option<Moment>,
     /// Its entry in the stream's deadlines, if it has one: no later than `deadline`.
@@ -137,7 +133,7 @@ struct Entry {
     _open: OpenGame,
 }
 
-impl Games for ManyGames {
+impl<K: Kinds> Games for ManyGames<K> {
     type Request = PlayManyRequest;
     type Response = PlayManyReply;
 
@@ -187,7 +183,7 @@ impl Games for ManyGames {
     }
 }
 
-impl ManyGames {
+impl<K: Kinds> ManyGames<K> {
     /// Ends on time every game whose deadline is past by `now`, their announcements
     /// into `late`.
     fn run_out_due(&mut self, now: Moment) {
@@ -264,7 +260,7 @@ impl ManyGames {
             now,
             out: &mut *out,
         };
-        match registration::with_request(action.action, in_game) {
+        match K::with_request(action.action, in_game) {
             Ok(len) => len,
             Err(Some(true)) => match self.games.remove(&game) {
                 Some(entry) => {
@@ -284,13 +280,13 @@ impl ManyGames {
                 "action",
                 "close is false: set it true to end the game, or send a move",
             ),
-            Err(None) => invalid(out, game, "action", registration::NO_ACTION),
+            Err(None) => invalid(out, game, "action", K::NO_ACTION),
         }
     }
 
     /// Plays `request` in game number `game`, of kind `G`, starting that game if the
     /// number holds none, and writes the game's state into `out`; returns its length.
-    fn play<G: Registered>(
+    fn play<G: Registered<K>>(
         &mut self,
         game: u64,
         request: G::Request,
@@ -312,7 +308,7 @@ impl ManyGames {
             end_on_time(&mut self.deadlines, game, entry, now, &mut self.late);
         }
         let Some(referee) = G::referee(&mut entry.game) else {
-            let kind = entry.game.kind().label();
+            let kind = K::kind(&entry.game).label();
             return invalid(
                 out,
                 game,
@@ -350,7 +346,7 @@ impl ManyGames {
     /// Starts game number `game` of kind `G` with `first` as its first message, unless
     /// a limit or a malformed setup stops it, and writes its state into `out`; returns
     /// the state's length.
-    fn start<G: Registered>(
+    fn start<G: Registered<K>>(
         &mut self,
         game: u64,
         first: G::Request,
@@ -368,7 +364,7 @@ impl ManyGames {
 
     /// Opens game number `game` of kind `G` with `first` as its first message: its reply
     /// to it, or why the game was not started.
-    fn open<G: Registered>(
+    fn open<G: Registered<K>>(
         &mut self,
         game: u64,
         first: G::Request,
@@ -412,34 +408,34 @@ impl ManyGames {
 
 /// An action's game request, to be played in game number `game` of `games` at `now`,
 /// its state written into `out`.
-struct InGame<'a> {
-    games: &'a mut ManyGames,
+struct InGame<'a, K: Kinds> {
+    games: &'a mut ManyGames<K>,
     game: u64,
     now: Moment,
     out: &'a mut PlayManyReply,
 }
 
-impl TakeRequest for InGame<'_> {
+impl<K: Kinds> TakeRequest<K> for InGame<'_, K> {
     /// The state's length.
     type Output = usize;
 
     #[inline(always)]
-    fn take<G: Registered>(self, request: G::Request) -> usize {
+    fn take<G: Registered<K>>(self, request: G::Request) -> usize {
         self.games.play::<G>(self.game, request, self.now, self.out)
     }
 }
 
 /// Ends game number `game` (`entry`) on time at `now`, its announcement into `late`.
-fn end_on_time(
+fn end_on_time<K: Kinds>(
     deadlines: &mut Deadlines,
     game: u64,
-    entry: &mut Entry,
+    entry: &mut Entry<K>,
     now: Moment,
     late: &mut PlayManyReply,
 ) {
     deadlines.forget(entry);
     entry.deadline = None;
-    entry.game.run_out(game, now, late);
+    K::run_out(&mut entry.game, game, now, late);
 }
 
 /// Why an action past the reply budget was not applied.
@@ -469,154 +465,4 @@ enum Refusal {
     Error(ServiceError),
     /// A limit of the stream's stopped it, or its messages did.
     Said(String),
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-    use prost::Message;
-
-    use super::*;
-    use crate::proto::{
-        play_connect_four_request, play_othello_request, Cell, ConnectFourSetup, OthelloSetup,
-        PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeSetup,
-    };
-    use std::time::Duration;
-
-    use crate::rules::clock::{Clock, TimeControl};
-    use crate::service::clock::{Timekeeper, Timing};
-    use crate::service::connect_four::{DEFAULT_COLS, DEFAULT_ROWS};
-
-    /// Plays on `game` the request that `request` makes of each step and the game so
-    /// far, and fails unless every answer written straight into a PlayMany reply is, byte
-    /// for byte, the `GameState` holding the reply built from the same answer (the
-    /// built reply that a unary-like client would decode).
-    /// Also on the clock (`clocked`): each message 137 ms after the one before, and,
-    /// once the messages are played, a loss on time announced.
-    fn written_as_built<G: Registered, S>(
-        mut game: G,
-        steps: Vec<S>,
-        clocked: bool,
-        request: impl Fn(&G, S) -> G::Request,
-    ) -> Result<(), TestCaseError> {
-        fn same<G: Registered>(answer: G::Played<'_>, index: usize) -> Result<(), TestCaseError> {
-            let mut written = PlayManyReply::default();
-            written.push_state(7, G::STATE_FIELD, |w| answer.write(w));
-            let built = GameState {
-                game: 7,
-                invalid: Vec::new(),
-                state: Some(G::state(answer.into_response())),
-            };
-            let mut expected = PlayManyReply::default();
-            expected.push(&built);
-            prop_assert_eq!(written.as_bytes(), expected.as_bytes(), "message {}", index);
-            prop_assert_eq!(
-                written.as_bytes(),
-                &crate::proto::PlayManyResponse {
-                    states: vec![built],
-                    unprompted: false,
-                }
-                .encode_to_vec()[..]
-            );
-            Ok(())
-        }
-        let start = Moment::from_nanos(0);
-        let clock = clocked.then(|| {
-            let control = TimeControl {
-                initial: Duration::from_secs(60),
-                increment: Duration::from_millis(1500),
-                move_limit: None,
-            };
-            Clock::new(
-                control,
-                [Duration::from_secs(60), Duration::from_millis(61_001)],
-            )
-        });
-        let mut keeper = clock.map(|clock| Timekeeper::open(clock, start, game.side_to_move()));
-        let count = steps.len();
-        for (index, step) in steps.into_iter().enumerate() {
-            let request = request(&game, step);
-            if let Some(keeper) = &mut keeper {
-                keeper.received(start.after(Duration::from_millis(137) * (index as u32 + 1)));
-            }
-            let (_, answer) = game.answer(request, keeper.as_mut());
-            same::<G>(answer, index)?;
-        }
-        if let (Some(loser), true) = (game.side_to_move(), clocked) {
-            game.forfeit(loser);
-            let timing = Timing::new(
-                [Duration::ZERO, Duration::from_millis(2500)],
-                crate::proto::Ending::Time,
-                true,
-            );
-            same::<G>(game.standing(&timing), count)?;
-        }
-        Ok(())
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(200))]
-
-        /// Whole games (legal moves mostly, so that games pass and end; off-board,
-        /// taken and late moves, setups after the first message and empty messages too),
-        /// each state compared.
-        #[test]
-        fn othello_states_are_written_as_built(
-            moves in prop::collection::vec((0..12usize, -1..9i32, -1..9i32), 0..100),
-            small in any::<bool>(),
-            clocked in any::<bool>(),
-        ) {
-            // A small board passes often; the standard one, near its end.
-            let game = if small {
-                let board = othello::Board::parse(&["W.B.", "BW..", ".W.B", "...."]).unwrap();
-                othello::Game::from_position(board, othello::Color::Black).0
-            } else {
-                othello::Game::standard()
-            };
-            written_as_built(game, moves, clocked, |game, (kind, row, col)| {
-                let legal = game.legal_cells();
-                let cell = match legal.len() {
-                    0 => Cell { row, col },
-                    len if kind >= 3 => {
-                        let pick = legal[(row * 9 + col).unsigned_abs() as usize % len];
-                        Cell { row: pick.row as i32, col: pick.col as i32 }
-                    }
-                    _ => Cell { row, col },
-                };
-                let action = match kind {
-                    0 => None,
-                    1 => Some(play_othello_request::Action::Setup(Box::<OthelloSetup>::default())),
-                    _ => Some(play_othello_request::Action::Move(cell)),
-                };
-                PlayOthelloRequest { action }
-            })?;
-        }
-
-        #[test]
-        fn connect_four_states_are_written_as_built(
-            drops in prop::collection::vec((0..10usize, -1..8i32), 0..60),
-            run_length in 1..6usize,
-            clocked in any::<bool>(),
-        ) {
-            let game = connect_four::Game::new(DEFAULT_ROWS, DEFAULT_COLS, run_length);
-            written_as_built(game, drops, clocked, |_, (kind, col)| PlayConnectFourRequest {
-                action: match kind {
-                    0 => None,
-                    1 => Some(play_connect_four_request::Action::Setup(Box::<ConnectFourSetup>::default())),
-                    _ => Some(play_connect_four_request::Action::Drop(col)),
-                },
-            })?;
-        }
-
-        #[test]
-        fn tic_tac_toe_states_are_written_as_built(
-            moves in prop::collection::vec((0..10usize, -1..4i32, -1..4i32), 0..15),
-            clocked in any::<bool>(),
-        ) {
-            written_as_built(tic_tac_toe::Game::new(), moves, clocked, |_, (kind, row, col)| {
-                let setup = (kind == 0).then(Box::<TicTacToeSetup>::default);
-                PlayTicTacToeRequest { row, col, setup }
-            })?;
-        }
-    }
 }

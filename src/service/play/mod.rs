@@ -17,9 +17,11 @@
 //! One idea a file: `limits.rs` (the limits), `contract.rs` (what a game implements),
 //! `referee.rs` (one game as its messages reach it), `live_games.rs` (the count),
 //! `session.rs` (a stream and its timer), `reaper.rs` (the watch), `one.rs` (a
-//! single-game stream) and `many.rs` (a PlayMany stream).
+//! single-game stream), `many.rs` (a PlayMany stream) and `kinds.rs` (what PlayMany
+//! needs of the kinds of game the registration lists).
 
 mod contract;
+pub(crate) mod kinds;
 mod limits;
 mod live_games;
 pub(crate) mod many;
