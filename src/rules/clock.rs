@@ -68,6 +68,54 @@ impl Side {
     }
 }
 
+/// A game's players, as its clock knows them: the one who moves first is side A.
+pub trait Seat: Copy + PartialEq {
+    /// The player who moves first (side A).
+    const FIRST: Self;
+    /// The player who moves second (side B).
+    const SECOND: Self;
+
+    /// This player's side.
+    fn side(self) -> Side {
+        if self == Self::FIRST {
+            Side::A
+        } else {
+            Side::B
+        }
+    }
+
+    /// The player on `side`.
+    fn on(side: Side) -> Self {
+        match side {
+            Side::A => Self::FIRST,
+            Side::B => Self::SECOND,
+        }
+    }
+}
+
+/// A game of two players taking turns, as its clock sees it: whose turn it is, and a
+/// loss on time. A game says it of its own players; the sides follow.
+pub trait Turns {
+    /// Its players.
+    type Player: Seat;
+
+    /// The player to move; `None` once the game is over.
+    fn player_to_move(&self) -> Option<Self::Player>;
+
+    /// Ends the game with a loss for `loser`.
+    fn forfeit_player(&mut self, loser: Self::Player);
+
+    /// The side to move; `None` once the game is over.
+    fn side_to_move(&self) -> Option<Side> {
+        self.player_to_move().map(Seat::side)
+    }
+
+    /// Ends the game with a loss for the side `loser`, whose time ran out.
+    fn lose_on_time(&mut self, loser: Side) {
+        self.forfeit_player(Self::Player::on(loser));
+    }
+}
+
 /// How a game's clock runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimeControl {

@@ -6,6 +6,7 @@
 
 use std::num::NonZeroUsize;
 
+use super::clock::{Seat, Turns};
 use super::grid::{self, BadRows, Cell, Grid, GridError, OffBoard};
 use super::rows::{Rows, RowsView};
 
@@ -224,6 +225,23 @@ pub enum Outcome {
     },
     /// The board filled without a win.
     Draw,
+}
+
+impl Seat for Player {
+    const FIRST: Self = Player::One;
+    const SECOND: Self = Player::Two;
+}
+
+impl Turns for Game {
+    type Player = Player;
+
+    fn player_to_move(&self) -> Option<Player> {
+        self.to_move()
+    }
+
+    fn forfeit_player(&mut self, loser: Player) {
+        self.forfeit(loser);
+    }
 }
 
 /// A live Connect Four game: pieces dropped by column fall to the lowest empty cell.

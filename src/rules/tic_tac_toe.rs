@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use super::clock::{Seat, Turns};
 use super::grid::{self, Cell, OffBoard, Text};
 
 /// The side of the board.
@@ -127,6 +128,23 @@ impl Text for MoveError {
             Self::OffBoard(off) => off.write_text(out),
             other => write!(out, "{other}"),
         }
+    }
+}
+
+impl Seat for Player {
+    const FIRST: Self = Player::A;
+    const SECOND: Self = Player::B;
+}
+
+impl Turns for Game {
+    type Player = Player;
+
+    fn player_to_move(&self) -> Option<Player> {
+        (!self.outcome().is_over()).then(|| self.to_move())
+    }
+
+    fn forfeit_player(&mut self, loser: Player) {
+        self.forfeit(loser);
     }
 }
 

@@ -131,6 +131,19 @@ pub struct TimingFields {
     pub(crate) unprompted: Varint,
 }
 
+/// The [`TimingFields`] of the reply whose field constants are `wire::fields::$reply`:
+/// every live reply names them `clock`, `ending` and `unprompted`.
+macro_rules! timing_fields {
+    ($reply:ident) => {
+        $crate::service::clock::TimingFields {
+            clock: $crate::proto::wire::fields::$reply::CLOCK,
+            ending: $crate::proto::wire::fields::$reply::ENDING,
+            unprompted: $crate::proto::wire::fields::$reply::UNPROMPTED,
+        }
+    };
+}
+pub(crate) use timing_fields;
+
 /// Writes a live reply's last fields, as `at` numbers them: its clock, ending and
 /// `unprompted` for a game on the clock (`timing`), else only the ending once the board
 /// has ended the game (`over`).

@@ -22,7 +22,7 @@ use super::convert;
 use super::error::{describe, ServiceError, Violation, Violations};
 use super::fields::{self, BoardRows, MAX_SIDE};
 use super::play::{self, Handled, Opened};
-use crate::rules::clock::{Clock, Moment, Side};
+use crate::rules::clock::{Clock, Moment, Turns};
 
 /// The rows of a Connect Four game set up without them.
 pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::MIN.saturating_add(5);
@@ -105,24 +105,12 @@ impl Answer for RunAnswer {
     }
 }
 
-/// The side of a player: player 1 moves first.
-fn side(player: Player) -> Side {
-    match player {
-        Player::One => Side::A,
-        Player::Two => Side::B,
-    }
-}
-
 impl play::sealed::Play for Game {
     type Request = PlayConnectFourRequest;
     type Response = PlayConnectFourResponse;
     const KIND: GameKind = GameKind::ConnectFour;
     const RPC: &'static str = "PlayConnectFour";
-    const TIMING: TimingFields = TimingFields {
-        clock: wire::play_connect_four_response::CLOCK,
-        ending: wire::play_connect_four_response::ENDING,
-        unprompted: wire::play_connect_four_response::UNPROMPTED,
-    };
+    const TIMING: TimingFields = clock::timing_fields!(play_connect_four_response);
     type Played<'a> = Played<'a>;
 
     fn open(first: PlayConnectFourRequest, now: Moment) -> Opened<Self> {
@@ -137,20 +125,6 @@ impl play::sealed::Play for Game {
         }
         let game = Game::new(DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_RUN_LENGTH);
         play::first_move(game, first)
-    }
-
-    fn side_to_move(&self) -> Option<Side> {
-        self.to_move().map(side)
-    }
-
-    fn forfeit(&mut self, loser: Side) {
-        Game::forfeit(
-            self,
-            match loser {
-                Side::A => Player::One,
-                Side::B => Player::Two,
-            },
-        );
     }
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
@@ -177,8 +151,8 @@ impl play::sealed::Play for Game {
             Ok(placed) => (Handled::Applied, Some(placed), String::new()),
             Err(rejected) => (Handled::Rejected, None, rejected),
         };
-        let timing = keeper
-            .map(|keeper| keeper.after(handled == Handled::Applied, self.to_move().map(side)));
+        let timing =
+            keeper.map(|keeper| keeper.after(handled == Handled::Applied, self.side_to_move()));
         let answer = Played {
             game: self,
             placed,

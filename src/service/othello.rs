@@ -20,7 +20,7 @@ use super::convert;
 use super::error::{describe, ServiceError, Violations};
 use super::fields::{self, BoardRows};
 use super::play::{self, Handled, Opened, Reply};
-use crate::rules::clock::{Clock, Moment, Side};
+use crate::rules::clock::{Clock, Moment, Turns};
 
 /// Answers a CheckOthelloMove request.
 pub(crate) fn check_move(request: CheckOthelloMoveRequest) -> Result<MoveAnswer, ServiceError> {
@@ -134,24 +134,12 @@ impl Answer for Listing {
     }
 }
 
-/// The side of a colour: Black moves first.
-fn side(color: Color) -> Side {
-    match color {
-        Color::Black => Side::A,
-        Color::White => Side::B,
-    }
-}
-
 impl play::sealed::Play for Game {
     type Request = PlayOthelloRequest;
     type Response = PlayOthelloResponse;
     const KIND: GameKind = GameKind::Othello;
     const RPC: &'static str = "PlayOthello";
-    const TIMING: TimingFields = TimingFields {
-        clock: wire::play_othello_response::CLOCK,
-        ending: wire::play_othello_response::ENDING,
-        unprompted: wire::play_othello_response::UNPROMPTED,
-    };
+    const TIMING: TimingFields = clock::timing_fields!(play_othello_response);
     type Played<'a> = Played<'a>;
 
     fn open(first: PlayOthelloRequest, now: Moment) -> Opened<Self> {
@@ -159,7 +147,7 @@ impl play::sealed::Play for Game {
             Some(Action::Setup(setup)) => {
                 // Not `play::set_up`: this reply borrows the setup's last flips.
                 let (game, last, clock) = set_up(*setup)?;
-                let to_move = game.to_move().map(side);
+                let to_move = game.side_to_move();
                 let keeper = clock.map(|clock| Timekeeper::open(clock, now, to_move));
                 let answer = Played {
                     game: &game,
@@ -174,20 +162,6 @@ impl play::sealed::Play for Game {
             action => action,
         };
         play::first_move(Game::standard(), PlayOthelloRequest { action })
-    }
-
-    fn side_to_move(&self) -> Option<Side> {
-        self.to_move().map(side)
-    }
-
-    fn forfeit(&mut self, loser: Side) {
-        Game::forfeit(
-            self,
-            match loser {
-                Side::A => Color::Black,
-                Side::B => Color::White,
-            },
-        );
     }
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
@@ -218,8 +192,8 @@ impl play::sealed::Play for Game {
             Ok(passed) => (Handled::Applied, game.last_flips(), passed, String::new()),
             Err(rejected) => (Handled::Rejected, &[][..], false, rejected),
         };
-        let timing = keeper
-            .map(|keeper| keeper.after(handled == Handled::Applied, game.to_move().map(side)));
+        let timing =
+            keeper.map(|keeper| keeper.after(handled == Handled::Applied, game.side_to_move()));
         let answer = Played {
             game,
             flips,

@@ -385,7 +385,7 @@ mod written_states {
             same::<G>(answer, index)?;
         }
         if let (Some(loser), true) = (game.side_to_move(), clocked) {
-            game.forfeit(loser);
+            game.lose_on_time(loser);
             let timing = Timing::new(
                 [Duration::ZERO, Duration::from_millis(2500)],
                 crate::proto::Ending::Time,

@@ -19,7 +19,7 @@ use super::convert;
 use super::error::{describe, indexed, text_of, ServiceError, Violation, Violations};
 use super::fields;
 use super::play::{self, Handled, Opened};
-use crate::rules::clock::{Clock, Moment, Side};
+use crate::rules::clock::{Clock, Moment, Turns};
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.
 ///
@@ -86,29 +86,12 @@ fn replay(moves: &[TicTacToeMove], field: &str) -> Result<Game, Violations> {
     }
 }
 
-/// The side of a player: A (X) moves first.
-fn side(player: Player) -> Side {
-    match player {
-        Player::A => Side::A,
-        Player::B => Side::B,
-    }
-}
-
-/// The side to move; `None` once the game is over.
-fn side_to_move(game: &Game) -> Option<Side> {
-    (!game.outcome().is_over()).then(|| side(game.to_move()))
-}
-
 impl play::sealed::Play for Game {
     type Request = PlayTicTacToeRequest;
     type Response = PlayTicTacToeResponse;
     const KIND: GameKind = GameKind::TicTacToe;
     const RPC: &'static str = "PlayTicTacToe";
-    const TIMING: TimingFields = TimingFields {
-        clock: wire::play_tic_tac_toe_response::CLOCK,
-        ending: wire::play_tic_tac_toe_response::ENDING,
-        unprompted: wire::play_tic_tac_toe_response::UNPROMPTED,
-    };
+    const TIMING: TimingFields = clock::timing_fields!(play_tic_tac_toe_response);
     type Played<'a> = Played<'a>;
 
     fn open(first: PlayTicTacToeRequest, now: Moment) -> Opened<Self> {
@@ -121,20 +104,6 @@ impl play::sealed::Play for Game {
             rejected: String::new(),
             timing,
         })
-    }
-
-    fn side_to_move(&self) -> Option<Side> {
-        side_to_move(self)
-    }
-
-    fn forfeit(&mut self, loser: Side) {
-        Game::forfeit(
-            self,
-            match loser {
-                Side::A => Player::A,
-                Side::B => Player::B,
-            },
-        );
     }
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
@@ -162,7 +131,7 @@ impl play::sealed::Play for Game {
             Err(rejected) => (Handled::Rejected, rejected),
         };
         let timing =
-            keeper.map(|keeper| keeper.after(handled == Handled::Applied, side_to_move(self)));
+            keeper.map(|keeper| keeper.after(handled == Handled::Applied, self.side_to_move()));
         (
             handled,
             Played {

@@ -1,6 +1,7 @@
 //! A live Othello game: the board, whose turn it is, passes and the end.
 
 use super::{Board, Color, EMPTY};
+use crate::rules::clock::{Seat, Turns};
 use crate::rules::grid::{Cell, OffBoard};
 
 /// Why a move of a live Othello game was not applied; the game is unchanged.
@@ -46,6 +47,23 @@ pub struct Turn {
     pub flips: Vec<Cell>,
     /// The side due next had no legal move, so the mover moves again.
     pub passed: bool,
+}
+
+impl Seat for Color {
+    const FIRST: Self = Color::Black;
+    const SECOND: Self = Color::White;
+}
+
+impl Turns for Game {
+    type Player = Color;
+
+    fn player_to_move(&self) -> Option<Color> {
+        self.to_move()
+    }
+
+    fn forfeit_player(&mut self, loser: Color) {
+        self.forfeit(loser);
+    }
 }
 
 /// A live Othello game: the board, whose turn it is, and the moves so far.

@@ -37,7 +37,7 @@ pub(crate) use self::sealed::{Handled, Opened, Reply};
 pub(crate) mod sealed {
     use super::{GameKind, ServiceError};
     use crate::proto::replies::WrittenAs;
-    use crate::rules::clock::{Moment, Side};
+    use crate::rules::clock::{Moment, Turns};
     use crate::service::answer::Answer;
     use crate::service::clock::{Timekeeper, Timing, TimingFields};
 
@@ -66,7 +66,7 @@ pub(crate) mod sealed {
         Result<(G, Option<Timekeeper>, Reply<<G as Play>::Response>), ServiceError>;
 
     /// How a game is played on a stream: its messages, and how it answers them.
-    pub trait Play: Sized + Send + 'static {
+    pub trait Play: Turns + Sized + Send + 'static {
         /// A message from the client.
         type Request: Send + 'static;
         /// A reply to the client (which the server writes as its [`WrittenAs::Reply`]).
@@ -93,12 +93,6 @@ pub(crate) mod sealed {
             request: Self::Request,
             keeper: Option<&'a mut Timekeeper>,
         ) -> (Handled, Self::Played<'a>);
-
-        /// The side to move; `None` once the game is over.
-        fn side_to_move(&self) -> Option<Side>;
-
-        /// Ends the game with a loss for `loser`, whose time ran out.
-        fn forfeit(&mut self, loser: Side);
 
         /// The game as it stands, as the answer to no message: the announcement of a
         /// loss on time.

@@ -79,7 +79,7 @@ impl<G: LiveGame> Referee<G> {
             return None;
         }
         let (loser, timing) = keeper.run_out()?;
-        self.game.forfeit(loser);
+        self.game.lose_on_time(loser);
         self.count_end(GameEnding::Time);
         Some(announce(self.game.standing(&timing)))
     }
