@@ -27,6 +27,7 @@ pytest examples/python`.
 """
 
 import atexit
+import collections
 import json
 import pathlib
 import queue
@@ -119,7 +120,8 @@ def replicas_channel(addresses):
     and client-side health checking, so that a replica draining for a deploy (its health
     says NOT_SERVING) leaves the rotation before it stops; and the retry policy, so that
     a call caught by a replica that dies is sent again to another. Requests are
-    compressed with gzip.
+    compressed with gzip, call by call (`GzipEveryCall`): with the channel's own
+    `compression=`, grpcio's health checks never find a replica ready.
 
     `grpc.default_authority` is required: without it grpcio sends the whole address
     list as `:authority`, which the server's HTTP/2 layer refuses as malformed, and every
@@ -129,15 +131,44 @@ def replicas_channel(addresses):
         "healthCheckConfig": {"serviceName": SERVICE},
         "methodConfig": [RETRY_UNARY_CALLS],
     }
-    return grpc.insecure_channel(
+    channel = grpc.insecure_channel(
         "ipv4:" + ",".join(addresses),
-        compression=grpc.Compression.Gzip,
         options=[
             ("grpc.service_config", json.dumps(service_config)),
             ("grpc.enable_retries", 1),
             ("grpc.default_authority", "arbiter"),
         ],
     )
+    return grpc.intercept_channel(channel, GzipEveryCall())
+
+
+class _CallDetails(collections.namedtuple(
+        "_CallDetails", ("method", "timeout", "metadata", "credentials", "wait_for_ready",
+                         "compression")), grpc.ClientCallDetails):
+    pass
+
+
+class GzipEveryCall(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor,
+                    grpc.StreamUnaryClientInterceptor, grpc.StreamStreamClientInterceptor):
+    """Compresses every call's requests with gzip, for a channel that cannot compress by
+    default (`replicas_channel`)."""
+
+    @staticmethod
+    def _gzip(details):
+        return _CallDetails(details.method, details.timeout, details.metadata,
+                            details.credentials, details.wait_for_ready, grpc.Compression.Gzip)
+
+    def intercept_unary_unary(self, continuation, details, request):
+        return continuation(self._gzip(details), request)
+
+    def intercept_unary_stream(self, continuation, details, request):
+        return continuation(self._gzip(details), request)
+
+    def intercept_stream_unary(self, continuation, details, requests):
+        return continuation(self._gzip(details), requests)
+
+    def intercept_stream_stream(self, continuation, details, requests):
+        return continuation(self._gzip(details), requests)
 
 
 def expect(holds, what):

@@ -128,3 +128,25 @@ def test_a_live_stream_hands_grpcio_one_request_at_a_time():
     stream.close()
     assert next(requests, "ended") == "ended"
     assert stream.next() is None
+
+
+def test_every_call_is_compressed_with_gzip():
+    """A server that accepts no gzip refuses every call of both channels, so each request
+    was compressed: `server_channel` by its default, `replicas_channel` call by call (with
+    the channel's own `compression=`, grpcio's health checks never find a replica ready)."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4),
+                         options=[("grpc.compression_enabled_algorithms_bitset", 1)])
+    pb_grpc.add_ArbiterServiceServicer_to_server(Scripted(), server)
+    address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
+    server.start()
+    try:
+        for make in (client.server_channel, lambda at: client.replicas_channel([at])):
+            with make(address) as channel:
+                with pytest.raises(grpc.RpcError) as refused:
+                    pb_grpc.ArbiterServiceStub(channel).JudgeTicTacToe(
+                        pb.JudgeTicTacToeRequest(), timeout=5)
+                assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED, refused.value
+        with grpc.insecure_channel(address) as plain:
+            pb_grpc.ArbiterServiceStub(plain).JudgeTicTacToe(pb.JudgeTicTacToeRequest(), timeout=5)
+    finally:
+        server.stop(None)
