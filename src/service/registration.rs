@@ -160,66 +160,60 @@ impl Checks for Registry {
     /// A board is parsed into the scratch cells, an Othello move's flips into its
     /// flips.
     fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch) -> usize {
-        answer_check(check, out, scratch)
-    }
-}
-
-/// Writes into `out` the answer to one check of a CheckBatch ([`Checks::answer`]).
-fn answer_check(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch) -> usize {
-    use wire::check_result as result;
-    let cells = &mut scratch.cells;
-    let result = match check {
-        CheckRef::OthelloMove {
-            board,
-            row,
-            col,
-            color,
-        } => {
-            let flips = std::mem::take(&mut scratch.flips);
-            othello::check_move_of(in_place(board, cells), (row, col), color, flips).map(
-                |(answer, board)| {
-                    let len = write(&answer, result::CHECK_OTHELLO_MOVE, out);
-                    *cells = board.into_cells();
-                    scratch.flips = answer.into_flips();
+        use wire::check_result as result;
+        let cells = &mut scratch.cells;
+        let result = match check {
+            CheckRef::OthelloMove {
+                board,
+                row,
+                col,
+                color,
+            } => {
+                let flips = std::mem::take(&mut scratch.flips);
+                othello::check_move_of(in_place(board, cells), (row, col), color, flips).map(
+                    |(answer, board)| {
+                        let len = write(&answer, result::CHECK_OTHELLO_MOVE, out);
+                        *cells = board.into_cells();
+                        scratch.flips = answer.into_flips();
+                        len
+                    },
+                )
+            }
+            CheckRef::ListOthelloMoves { board, color } => {
+                othello::list_moves_of(in_place(board, cells), color).map(|listing| {
+                    let len = write(&listing, result::LIST_OTHELLO_MOVES, out);
+                    *cells = listing.into_cells();
                     len
-                },
-            )
-        }
-        CheckRef::ListOthelloMoves { board, color } => {
-            othello::list_moves_of(in_place(board, cells), color).map(|listing| {
-                let len = write(&listing, result::LIST_OTHELLO_MOVES, out);
-                *cells = listing.into_cells();
-                len
-            })
-        }
-        CheckRef::ConnectFour {
-            board,
-            row,
-            col,
-            player,
-            run_length,
-        } => connect_four::check_of(in_place(board, cells), (row, col), player, run_length).map(
-            |(answer, board)| {
-                let len = write(&answer, result::CHECK_CONNECT_FOUR, out);
-                *cells = board.into_cells();
-                len
-            },
-        ),
-        CheckRef::JudgeTicTacToe { moves } => tic_tac_toe::judge_moves(moves)
-            .map(|judged| write(&judged, result::JUDGE_TIC_TAC_TOE, out)),
-        CheckRef::Unset => Err(ServiceError::InvalidRequest {
-            message: "Check",
-            violations: Violation::new(
-                "check",
-                "sets no check: set one of check_othello_move, list_othello_moves, \
-                 check_connect_four, judge_tic_tac_toe",
-            )
-            .into(),
-        }),
-    };
-    result.unwrap_or_else(|error| {
-        out.push_invalid(|w| error.write_field_violations("check", result::INVALID, w))
-    })
+                })
+            }
+            CheckRef::ConnectFour {
+                board,
+                row,
+                col,
+                player,
+                run_length,
+            } => connect_four::check_of(in_place(board, cells), (row, col), player, run_length)
+                .map(|(answer, board)| {
+                    let len = write(&answer, result::CHECK_CONNECT_FOUR, out);
+                    *cells = board.into_cells();
+                    len
+                }),
+            CheckRef::JudgeTicTacToe { moves } => tic_tac_toe::judge_moves(moves)
+                .map(|judged| write(&judged, result::JUDGE_TIC_TAC_TOE, out)),
+            CheckRef::Unset => Err(ServiceError::InvalidRequest {
+                message: "Check",
+                violations: Violation::new(
+                    "check",
+                    "sets no check: set one of check_othello_move, list_othello_moves, \
+                     check_connect_four, judge_tic_tac_toe",
+                )
+                .into(),
+            }),
+        };
+        result.unwrap_or_else(|error| {
+            out.push_invalid(|w| error.write_field_violations("check", result::INVALID, w))
+        })
+    }
 }
 
 /// A board read in place, to be parsed into `cells` (taken: the board gives it back).
