@@ -26,24 +26,26 @@ fn main() -> Result<(), Box<dyn Error>> {
         out_dir.join("arbiter_fields.rs"),
         field_constants(&descriptors)?,
     )?;
+    fs::write(out_dir.join("check_shapes.rs"), check_shapes(&descriptors)?)?;
 
-    tonic_prost_build::configure()
+    let mut config = tonic_prost_build::configure()
         // Written by hand (src/proto/board.rs): one buffer for all of a board's rows.
-        .extern_path(".arbiter.v1.Board", "crate::proto::Board")
-        // A live game's setup boxed: it comes once a game, and inline it would make
-        // every message of a live game, and every PlayMany action, as large as a setup,
-        // to be moved about on every move.
-        .boxed(".arbiter.v1.PlayTicTacToeRequest.setup")
-        .boxed(".arbiter.v1.PlayOthelloRequest.action.setup")
-        .boxed(".arbiter.v1.PlayConnectFourRequest.action.setup")
+        .extern_path(".arbiter.v1.Board", "crate::proto::Board");
+    // A live game's setup boxed: it comes once a game, and inline it would make every
+    // message of a live game, and every PlayMany action, as large as a setup, to be
+    // moved about on every move.
+    for setup in setups(&descriptors) {
+        config = config.boxed(setup);
+    }
+    config
         .build_client(true)
         .build_server(false)
         .compile_fds(descriptors.clone())?;
 
     // The server's stubs, apart: every message is the client's type above, but for the
-    // replies of the live games and of the bulk RPCs, which the server writes straight
-    // from its answers into their bytes (src/proto/replies.rs) rather than building
-    // and encoding a tree of messages, and the bulk requests, whose items it reads in
+    // replies, which the server writes straight from its answers into their bytes
+    // (src/proto/replies.rs) rather than building and encoding a tree of messages, and
+    // the bulk requests, whose items it reads in
     // place (CheckBatch's checks) or decodes from contiguous slices (PlayMany's actions;
     // src/proto/requests.rs). The bytes on the wire are the same.
     let server = out_dir.join("server");
@@ -89,10 +91,33 @@ fn main() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+/// The `setup` field of every live game's request, as a path `boxed` takes
+/// (`.arbiter.v1.PlayOthelloRequest.action.setup` when it is in a oneof).
+fn setups(descriptors: &FileDescriptorSet) -> Vec<String> {
+    let mut paths = Vec::new();
+    for message in descriptors
+        .file
+        .iter()
+        .filter(|file| file.package() == "arbiter.v1")
+        .flat_map(|file| &file.message_type)
+        .filter(|message| message.name().starts_with("Play"))
+    {
+        for field in message.field.iter().filter(|f| f.name() == "setup") {
+            let oneof = field
+                .oneof_index
+                .and_then(|index| message.oneof_decl.get(usize::try_from(index).ok()?))
+                .map(|oneof| format!("{}.", oneof.name()))
+                .unwrap_or_default();
+            paths.push(format!(".arbiter.v1.{}.{oneof}setup", message.name()));
+        }
+    }
+    paths
+}
+
 /// The replies the server writes straight from its answers, each as its response
 /// message's name and the written type's (`PlayOthelloResponse` is written as a
-/// `PlayOthelloReply`): every reply on a stream (the live games', PlayMany's), and
-/// CheckBatch's.
+/// `PlayOthelloReply`): every RPC's, unary and streamed, so that each reply has one
+/// encoder, the server's writer, which the tests hold to prost's.
 fn written_replies(
     descriptors: &FileDescriptorSet,
 ) -> Result<Vec<(String, String)>, Box<dyn Error>> {
@@ -103,21 +128,19 @@ fn written_replies(
         .filter(|file| file.package() == "arbiter.v1")
         .flat_map(|file| &file.service)
         .flat_map(|service| &service.method)
-        .filter(|method| method.server_streaming())
     {
         let response = method
             .output_type()
             .strip_prefix(".arbiter.v1.")
             .ok_or_else(|| {
                 format!(
-                    "{}: a streamed reply of another package ({}) has no written type",
+                    "{}: a reply of another package ({}) has no written type",
                     method.name(),
                     method.output_type()
                 )
             })?;
         responses.push(response.to_owned());
     }
-    responses.push("CheckBatchResponse".to_owned());
     responses.sort();
     responses.dedup();
     Ok(responses
@@ -212,6 +235,104 @@ fn field_constants(descriptors: &FileDescriptorSet) -> Result<String, Box<dyn Er
         }
     }
     Ok(out)
+}
+
+/// The shape of each check of `Check`'s oneof, as CheckBatch's reader reads it in place
+/// (`src/proto/requests/checks.rs` includes it): for the request of each member, by the
+/// member's field number, every field as a `Part`. A request of fields the reader does
+/// not read (anything but a `Board`, `int32`s, `bool`s, one `string`, and one repeated
+/// message of two `int32`s) fails the build, so that no check is ever half read.
+fn check_shapes(descriptors: &FileDescriptorSet) -> Result<String, Box<dyn Error>> {
+    let messages: Vec<_> = descriptors
+        .file
+        .iter()
+        .filter(|file| file.package() == "arbiter.v1")
+        .flat_map(|file| &file.message_type)
+        .collect();
+    let message = |type_name: &str| {
+        let name = type_name.trim_start_matches(".arbiter.v1.");
+        messages
+            .iter()
+            .find(|message| message.name() == name)
+            .ok_or_else(|| format!("{type_name}: not a message of arbiter.v1"))
+    };
+    let check = message("Check")?;
+    let mut arms = String::new();
+    let mut most_scalar = 0;
+    for member in &check.field {
+        let request = message(member.type_name())?;
+        let mut parts = Vec::new();
+        let mut counts = [0; 3];
+        for field in &request.field {
+            let number = field.number();
+            let repeated = field.label() == Label::Repeated;
+            let part = match (field.r#type(), repeated) {
+                (Type::Message, false) if field.type_name() == ".arbiter.v1.Board" => {
+                    counts[0] += 1;
+                    format!("Part::Board({number})")
+                }
+                (Type::Int32, false) => format!("Part::Int32({number})"),
+                (Type::Bool, false) => format!("Part::Bool({number})"),
+                (Type::String, false) => {
+                    counts[1] += 1;
+                    format!("Part::Text({number})")
+                }
+                (Type::Message, true) => {
+                    let item = message(field.type_name())?;
+                    let pair: Vec<_> = item
+                        .field
+                        .iter()
+                        .filter(|f| f.r#type() == Type::Int32 && f.label() != Label::Repeated)
+                        .map(|f| f.number())
+                        .collect();
+                    let [first, second] = pair[..] else {
+                        return Err(format!("{}: not two int32s", item.name()).into());
+                    };
+                    if item.field.len() != 2 {
+                        return Err(format!("{}: not two int32s", item.name()).into());
+                    }
+                    counts[2] += 1;
+                    format!("Part::Pairs({number}, {first}, {second})")
+                }
+                _ => {
+                    return Err(format!(
+                        "{}.{}: CheckBatch's reader does not read this field's type",
+                        request.name(),
+                        field.name()
+                    )
+                    .into())
+                }
+            };
+            if matches!(field.r#type(), Type::Int32 | Type::Bool) {
+                most_scalar = most_scalar.max(number);
+            }
+            parts.push(part);
+        }
+        if counts.iter().any(|&count| count > 1) {
+            return Err(format!(
+                "{}: CheckBatch's reader reads at most one board, one string and one list",
+                request.name()
+            )
+            .into());
+        }
+        arms += &format!(
+            "        // {member} = {number}: a `{request}`.\n        {number} => Some(&[{parts}]),\n",
+            member = member.name(),
+            number = member.number(),
+            request = request.name(),
+            parts = parts.join(", "),
+        );
+    }
+    Ok(format!(
+        "// Generated by build.rs from proto/arbiter/v1/arbiter.proto: do not edit.\n\n\
+         /// One more than the highest number of a scalar field of any check's request: the\n\
+         /// size of an item's scalars, kept by number.\n\
+         pub(crate) const SCALARS: usize = {scalars};\n\n\
+         /// The fields of the request of the check that is field `kind` of `Check`'s oneof.\n\
+         pub(crate) const fn shape(kind: u32) -> Option<&'static [Part]> {{\n    \
+         match kind {{\n{arms}        _ => None,\n    }}\n}}\n",
+        scalars = most_scalar + 1,
+    ))
 }
 
 /// `CheckBatchRequest` as `check_batch_request`.

@@ -9,6 +9,7 @@ use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::check::Check as Kind;
 use arbiter::proto::check_result::Result as Answer;
+use arbiter::proto::replies::WrittenReply;
 use arbiter::proto::requests::CheckBatchChecks;
 use arbiter::proto::{
     Board, Check, CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, CheckResult,
@@ -115,16 +116,23 @@ fn check() -> impl Strategy<Value = Check> {
     .prop_map(|check| Check { check })
 }
 
-/// What a check's own RPC answers, through `answer`, as a batch result: its reply, or
+/// A reply the service wrote, as the client's message.
+fn decoded<T: WrittenReply>(reply: T) -> T::Response {
+    reply.to_response().expect("a reply that decodes")
+}
+
+/// What a check's own RPC answers, through `answer` (its reply read by `read`), as a
+/// batch result: its reply, or
 /// the field violations of its BadRequest.
-async fn own_rpc<T>(
+async fn own_rpc<T, R>(
     answer: impl std::future::Future<Output = Result<tonic::Response<T>, Status>>,
-    wrap: fn(T) -> Answer,
+    read: fn(T) -> R,
+    wrap: fn(R) -> Answer,
 ) -> CheckResult {
     match answer.await {
         Ok(reply) => CheckResult {
             invalid: Vec::new(),
-            result: Some(wrap(reply.into_inner())),
+            result: Some(wrap(read(reply.into_inner()))),
         },
         Err(status) => {
             assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
@@ -157,16 +165,17 @@ fn no_kind() -> CheckResult {
     }
 }
 
-/// The answer to `$check` from its own RPC, called on `$rpcs`: the service in process,
-/// or a client over the wire. One line a kind, as a table.
+/// The answer to `$check` from its own RPC, called on `$rpcs`: the service in process
+/// (its replies `$read` by `decoded`), or a client over the wire (`identity`). One line
+/// a kind, as a table.
 #[rustfmt::skip]
 macro_rules! own_rpcs {
-    ($rpcs:expr, $check:expr) => {
+    ($rpcs:expr, $read:expr, $check:expr) => {
         match $check.check {
-            Some(Kind::CheckOthelloMove(r)) => own_rpc($rpcs.check_othello_move(Request::new(r)), Answer::CheckOthelloMove).await,
-            Some(Kind::ListOthelloMoves(r)) => own_rpc($rpcs.list_othello_moves(Request::new(r)), Answer::ListOthelloMoves).await,
-            Some(Kind::CheckConnectFour(r)) => own_rpc($rpcs.check_connect_four(Request::new(r)), Answer::CheckConnectFour).await,
-            Some(Kind::JudgeTicTacToe(r)) => own_rpc($rpcs.judge_tic_tac_toe(Request::new(r)), Answer::JudgeTicTacToe).await,
+            Some(Kind::CheckOthelloMove(r)) => own_rpc($rpcs.check_othello_move(Request::new(r)), $read, Answer::CheckOthelloMove).await,
+            Some(Kind::ListOthelloMoves(r)) => own_rpc($rpcs.list_othello_moves(Request::new(r)), $read, Answer::ListOthelloMoves).await,
+            Some(Kind::CheckConnectFour(r)) => own_rpc($rpcs.check_connect_four(Request::new(r)), $read, Answer::CheckConnectFour).await,
+            Some(Kind::JudgeTicTacToe(r)) => own_rpc($rpcs.judge_tic_tac_toe(Request::new(r)), $read, Answer::JudgeTicTacToe).await,
             None => no_kind(),
         }
     };
@@ -174,7 +183,7 @@ macro_rules! own_rpcs {
 
 /// Each check's answer from its own RPC, called on the service in process.
 async fn unary_in_process(service: &Arbiter, check: Check) -> CheckResult {
-    own_rpcs!(service, check)
+    own_rpcs!(service, decoded, check)
 }
 
 /// Each check's answer from its own RPC, called over the wire.
@@ -182,7 +191,7 @@ async fn unary_over_the_wire(
     client: &mut ArbiterServiceClient<Channel>,
     check: Check,
 ) -> CheckResult {
-    own_rpcs!(client, check)
+    own_rpcs!(client, std::convert::identity, check)
 }
 
 fn runtime() -> tokio::runtime::Runtime {

@@ -34,8 +34,8 @@ pub trait WrittenReply: prost::Message + Default + Send + 'static {
     /// The reply whose fields `write` writes.
     fn written(write: impl FnOnce(&mut Writer)) -> Self;
 
-    /// The reply of `response`'s bytes, as prost encodes them.
-    fn encoded(response: &Self::Response) -> Self;
+    /// The encoded message: the reply's whole wire body.
+    fn bytes(&self) -> &[u8];
 
     /// The reply as the client's message, decoded from its bytes.
     fn to_response(&self) -> Result<Self::Response, DecodeError>;
@@ -74,10 +74,8 @@ macro_rules! written_reply {
                 Self { buf }
             }
 
-            fn encoded(response: &$whole) -> Self {
-                Self {
-                    buf: prost::Message::encode_to_vec(response),
-                }
+            fn bytes(&self) -> &[u8] {
+                &self.buf
             }
 
             fn to_response(&self) -> Result<$whole, DecodeError> {
@@ -425,10 +423,10 @@ impl Writer<'_> {
         len
     }
 
-    /// The fields of a whole built message, encoded by prost, into the message being
-    /// written: for a reply built rather than written (a game's first state in PlayMany).
-    pub(crate) fn fields_of<M: prost::Message>(&mut self, message: &M) {
-        message.encode_raw(self.buf);
+    /// The fields of a message already written (a game's reply to its first message,
+    /// as a state of PlayMany), into the message being written.
+    pub(crate) fn fields_written(&mut self, fields: &[u8]) {
+        self.buf.extend_from_slice(fields);
     }
 
     /// A whole built message as a message field, encoded by prost: for the replies'

@@ -19,7 +19,7 @@ use prost::DecodeError;
 use super::wire::fields;
 use super::{GameAction, PlayManyRequest};
 
-mod checks;
+pub(crate) mod checks;
 
 pub use self::checks::{CheckBatchChecks, CheckRef};
 
@@ -128,8 +128,7 @@ mod tests {
     use super::*;
     use crate::proto::{
         check, game_action, play_connect_four_request, Check, CheckBatchRequest,
-        CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
-        ListOthelloMovesRequest, PlayConnectFourRequest, PlayManyRequest, TicTacToeMove,
+        ListOthelloMovesRequest, PlayConnectFourRequest, PlayManyRequest,
     };
 
     /// Fails unless `bytes` decode as the server's type exactly as prost's generated one
@@ -173,47 +172,64 @@ mod tests {
             .prop_map(|rows| rows.map(crate::proto::Board::from_rows))
     }
 
-    /// Checks of every kind, unset ones among them, with fields at their defaults often
-    /// (left out of the wire) and colours that are not one.
-    fn checks() -> impl Strategy<Value = CheckBatchRequest> {
+    /// The field numbers of every kind of check in `Check`'s oneof, by the shapes
+    /// `build.rs` takes from the contract: a check added to it is among them.
+    fn kinds() -> Vec<u32> {
+        (1..64)
+            .filter(|&kind| checks::shape(kind).is_some())
+            .collect()
+    }
+
+    /// A request of `kind` written by prost from random values of its fields (by its
+    /// shape): a board of a few rows, coordinates about one, colours that are not one.
+    fn request(kind: u32) -> impl Strategy<Value = Vec<u8>> {
+        use prost::encoding::{bool as boolean, int32, message, string};
+        let shape = checks::shape(kind).unwrap_or_default();
         let color = prop::sample::select(vec!["", "B", "W", "black", "é"]);
-        let at = (-2..9i32, -2..9i32);
-        let check = prop_oneof![
-            (board(), at.clone(), color.clone()).prop_map(|(board, (row, col), color)| {
-                Some(check::Check::CheckOthelloMove(CheckOthelloMoveRequest {
-                    board,
-                    row,
-                    col,
-                    color: color.to_owned(),
-                }))
-            }),
-            (board(), color).prop_map(|(board, color)| {
-                Some(check::Check::ListOthelloMoves(ListOthelloMovesRequest {
-                    board,
-                    color: color.to_owned(),
-                }))
-            }),
-            (board(), at, -1..3i32, -1..5i32).prop_map(|(board, (row, col), player, run)| {
-                Some(check::Check::CheckConnectFour(CheckConnectFourRequest {
-                    board,
-                    row,
-                    col,
-                    player,
-                    run_length: run,
-                }))
-            }),
-            vec((-1..4i32, -1..4i32), 0..10).prop_map(|moves| {
-                Some(check::Check::JudgeTicTacToe(JudgeTicTacToeRequest {
-                    moves: moves
-                        .into_iter()
-                        .map(|(row, col)| TicTacToeMove { row, col })
-                        .collect(),
-                }))
-            }),
-            Just(None),
-        ];
-        vec(check.prop_map(|check| Check { check }), 0..20)
-            .prop_map(|checks| CheckBatchRequest { checks })
+        let value = (board(), -2..9i32, color, vec((-1..4i32, -1..4i32), 0..10));
+        vec(value, shape.len()).prop_map(move |values| {
+            let mut out = Vec::new();
+            for (part, (board, number, color, pairs)) in shape.iter().zip(values) {
+                match *part {
+                    checks::Part::Board(n) => {
+                        if let Some(board) = board {
+                            message::encode(n, &board, &mut out);
+                        }
+                    }
+                    checks::Part::Int32(n) => int32::encode(n, &number, &mut out),
+                    checks::Part::Bool(n) => boolean::encode(n, &(number % 2 == 0), &mut out),
+                    checks::Part::Text(n) => string::encode(n, &color.to_owned(), &mut out),
+                    checks::Part::Pairs(n, first, second) => {
+                        for (a, b) in pairs {
+                            let pair = [(first, a), (second, b)].map(|(number, value)| {
+                                let mut out = Vec::new();
+                                int32::encode(number, &value, &mut out);
+                                out
+                            });
+                            prost::encoding::bytes::encode(n, &pair.concat(), &mut out);
+                        }
+                    }
+                }
+            }
+            out
+        })
+    }
+
+    /// Checks of every kind the contract has, unset ones among them, with fields at
+    /// their defaults often (left out of the wire) and colours that are not one.
+    fn checks() -> impl Strategy<Value = CheckBatchRequest> {
+        let kind = prop_oneof![6 => prop::sample::select(kinds()), 1 => Just(0)];
+        let check = kind.prop_flat_map(|kind| {
+            request(kind).prop_map(move |request| {
+                let bytes = if kind == 0 {
+                    Vec::new()
+                } else {
+                    field(kind, 2, &request, 0)
+                };
+                Check::decode(&bytes[..]).unwrap()
+            })
+        });
+        vec(check, 0..20).prop_map(|checks| CheckBatchRequest { checks })
     }
 
     /// `value` as a varint, as prost writes it or padded with `pad` more bytes that
@@ -268,47 +284,60 @@ mod tests {
             })
     }
 
-    /// A field that fits a request of `kind` (the `Check` oneof's number): one of its
-    /// fields, of its type, with a value that may or may not make sense to the game.
+    /// A field that fits a request of `kind` (the `Check` oneof's number), by its
+    /// shape: one of its fields, of its type, with a value that may or may not make
+    /// sense to the game.
     fn fitting_field(kind: u32) -> impl Strategy<Value = Vec<u8>> {
-        // Each field's number and what it holds: a board, an int32, a string, a move.
-        let schema: &[(u32, char)] = match kind {
-            1 => &[(1, 'b'), (2, 'i'), (3, 'i'), (4, 's')],
-            2 => &[(1, 'b'), (2, 's')],
-            3 => &[(1, 'b'), (2, 'i'), (3, 'i'), (4, 'i'), (5, 'i')],
-            _ => &[(1, 'm')],
-        };
+        // Each field's number and what it holds: a board, an int32 or bool, a string, a
+        // list of pairs (and the pair's numbers).
+        let schema: Vec<(u32, char, u32, u32)> = checks::shape(kind)
+            .unwrap_or_default()
+            .iter()
+            .map(|part| match *part {
+                checks::Part::Board(n) => (n, 'b', 0, 0),
+                checks::Part::Int32(n) | checks::Part::Bool(n) => (n, 'i', 0, 0),
+                checks::Part::Text(n) => (n, 's', 0, 0),
+                checks::Part::Pairs(n, first, second) => (n, 'm', first, second),
+            })
+            .collect();
         let rows = prop::sample::select(vec![&b"B."[..], b"WB", b"12", b"", b"\xff"]);
         (
-            prop::sample::select(schema.to_vec()),
+            prop::sample::select(schema),
             vec(rows, 0..3),
             prop::sample::select(vec![&b"B"[..], b"W", b"", "é".as_bytes(), b"\xc3"]),
             prop::sample::select(vec![0, 1, 2, 5, u64::MAX, 1 << 33]),
             0..3usize,
             any::<bool>(),
         )
-            .prop_map(|((tag, holds), rows, text, value, pad, odd)| match holds {
-                'b' => {
-                    let rows = rows.iter().map(|row| field(1, 2, row, pad));
-                    let mut board = rows.collect::<Vec<_>>().concat();
-                    if odd && pad > 1 {
-                        board.extend(field(2, 0, &[1], 0));
+            .prop_map(
+                |((tag, holds, first, second), rows, text, value, pad, odd)| match holds {
+                    'b' => {
+                        let rows = rows.iter().map(|row| field(1, 2, row, pad));
+                        let mut board = rows.collect::<Vec<_>>().concat();
+                        if odd && pad > 1 {
+                            board.extend(field(2, 0, &[1], 0));
+                        }
+                        field(tag, 2, &board, pad)
                     }
-                    field(tag, 2, &board, pad)
-                }
-                'i' => [varint(u64::from(tag << 3), pad), varint(value, pad)].concat(),
-                's' => field(tag, 2, text, pad),
-                _ => {
-                    let row = [varint(1 << 3, 0), varint(value % 4, pad)].concat();
-                    let col = [varint(2 << 3, pad), varint(value / 2 % 4, 0)].concat();
-                    let step = if odd {
-                        [col, row].concat()
-                    } else {
-                        [row, col].concat()
-                    };
-                    field(tag, 2, &step, 0)
-                }
-            })
+                    'i' => [varint(u64::from(tag << 3), pad), varint(value, pad)].concat(),
+                    's' => field(tag, 2, text, pad),
+                    _ => {
+                        let row =
+                            [varint(u64::from(first << 3), 0), varint(value % 4, pad)].concat();
+                        let col = [
+                            varint(u64::from(second << 3), pad),
+                            varint(value / 2 % 4, 0),
+                        ]
+                        .concat();
+                        let step = if odd {
+                            [col, row].concat()
+                        } else {
+                            [row, col].concat()
+                        };
+                        field(tag, 2, &step, 0)
+                    }
+                },
+            )
     }
 
     /// Batches of checks written by hand: most of a check's fields fit its kind, but
@@ -316,7 +345,7 @@ mod tests {
     /// [`any_field`]), in varints that are not the shortest; now and then a check of
     /// two kinds, or none, or an unknown field between the checks.
     fn unusual_batch() -> impl Strategy<Value = Vec<u8>> {
-        let request = (1..5u32).prop_flat_map(|kind| {
+        let request = prop::sample::select(kinds()).prop_flat_map(|kind| {
             let field = prop_oneof![8 => fitting_field(kind), 1 => any_field()];
             (
                 Just(kind),

@@ -1,17 +1,21 @@
 //! An answer before it is a reply: what a one-shot check, a bulk item and a live game's
 //! message share.
 
-use crate::proto::replies::Writer;
+use crate::proto::replies::{Writer, WrittenAs, WrittenReply};
 
 /// The answer to one request or one live-game message, before it is a reply. It is
-/// built into its reply (a unary RPC's response, a live game's reply to its first
-/// message), or written straight into a reply's bytes (a CheckBatch result, a live
-/// game's later replies, alone or in PlayMany) as the same message.
+/// written straight into a reply's bytes, whatever carries it (a unary RPC's reply, a
+/// CheckBatch result, a live game's reply, alone or in PlayMany): one encoder for each
+/// reply, which the tests hold to prost's decoding and encoding of its message.
 pub trait Answer {
-    /// The reply it makes.
-    type Response;
-    /// The reply, built.
-    fn into_response(self) -> Self::Response;
-    /// The reply's fields, written as prost encodes the built reply.
+    /// The message it is, as prost generates it (for the tests, and for clients).
+    type Response: WrittenAs;
+
+    /// The reply's fields, written as prost would encode the message they make.
     fn write(&self, w: &mut Writer);
+
+    /// The answer as a reply of its own.
+    fn written(&self) -> <Self::Response as WrittenAs>::Reply {
+        <Self::Response as WrittenAs>::Reply::written(|w| self.write(w))
+    }
 }

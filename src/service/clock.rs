@@ -156,13 +156,6 @@ pub(crate) fn write_timing(timing: Option<&Timing>, over: bool, at: TimingFields
     }
 }
 
-/// A live reply's `ending` (see [`write_timing`]).
-pub(crate) fn ending(timing: Option<&Timing>, over: bool) -> i32 {
-    timing
-        .map_or(board_ending(over), |timing| timing.ending)
-        .into()
-}
-
 /// How a game stands that did not end on time: ended by the board (`over`), or going on.
 fn board_ending(over: bool) -> Ending {
     if over {
@@ -246,15 +239,6 @@ impl Timing {
             w.bool(at.unprompted, self.unprompted);
         }
     }
-
-    /// The clock as the reply's message holds it.
-    pub(crate) fn clock(&self) -> proto::Clock {
-        let [a, b] = self.left.map(Duration::from_nanos);
-        proto::Clock {
-            a_left: Some(to_proto(a)),
-            b_left: Some(to_proto(b)),
-        }
-    }
 }
 
 /// One side's time left as a `Clock` holds it: the `Duration` field, key, length and
@@ -331,13 +315,6 @@ fn varint35(value: u64) -> (u64, usize) {
     // Every byte but the last says another follows.
     let more = 0x8080_8080 & ((1u64 << (8 * (len - 1))) - 1);
     (spread | more, len)
-}
-
-fn to_proto(value: Duration) -> prost_types::Duration {
-    prost_types::Duration {
-        seconds: i64::try_from(value.as_secs()).unwrap_or(i64::MAX),
-        nanos: i32::try_from(value.subsec_nanos()).unwrap_or_default(),
-    }
 }
 
 /// Reads a setup's `time_control` and `clock` (fields named under `setup.`): the clock
@@ -478,6 +455,14 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use prost::Message;
+
+    /// `value` as the well-known `Duration` prost encodes.
+    fn to_proto(value: Duration) -> prost_types::Duration {
+        prost_types::Duration {
+            seconds: i64::try_from(value.as_secs()).unwrap(),
+            nanos: i32::try_from(value.subsec_nanos()).unwrap(),
+        }
+    }
 
     proptest! {
         /// A side's time is written as prost writes it, whatever its size: zero, whole

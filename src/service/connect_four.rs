@@ -5,8 +5,10 @@
 use std::num::NonZeroUsize;
 
 use crate::proto::play_connect_four_request::Action;
+use crate::proto::replies::CheckBatchReply;
 use crate::proto::replies::Writer;
-use crate::proto::wire::fields as wire;
+use crate::proto::requests::CheckRef;
+use crate::proto::wire::{fields as wire, Len};
 use crate::proto::{
     self, CheckConnectFourRequest, CheckConnectFourResponse, ConnectFourSetup,
     PlayConnectFourRequest, PlayConnectFourResponse,
@@ -17,6 +19,7 @@ use crate::rules::grid::Cell;
 use crate::rules::GameKind;
 
 use super::answer::Answer;
+use super::batch::{self, BatchCheck, Scratch};
 use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
 use super::error::{describe, ServiceError, Violation, Violations};
@@ -84,19 +87,40 @@ pub(crate) fn check_of(
     }
 }
 
+/// CheckBatch's `check_connect_four`: a CheckConnectFour in a batch.
+pub(crate) struct CheckRun;
+
+impl BatchCheck for CheckRun {
+    const CHECK: Len = wire::check::CHECK_CONNECT_FOUR;
+    const RESULT: Len = wire::check_result::CHECK_CONNECT_FOUR;
+    const RESULT_BYTES: usize = 32;
+
+    /// The board is parsed into the scratch cells.
+    fn answer(
+        check: CheckRef<'_>,
+        scratch: &mut Scratch,
+        out: &mut CheckBatchReply,
+    ) -> Result<usize, ServiceError> {
+        use wire::check_connect_four_request as request;
+        let at = (check.int32(request::ROW), check.int32(request::COL));
+        let board = scratch.board(check.board());
+        let (player, run) = (
+            check.int32(request::PLAYER),
+            check.int32(request::RUN_LENGTH),
+        );
+        let (answer, board) = check_of(board, at, player, run)?;
+        let len = batch::write(&answer, Self::RESULT, out);
+        scratch.cells = board.into_cells();
+        Ok(len)
+    }
+}
+
 /// The answer to a CheckConnectFour request: the winning run through the cell, if any.
 #[derive(Debug)]
 pub(crate) struct RunAnswer(Option<Vec<Cell>>);
 
 impl Answer for RunAnswer {
     type Response = CheckConnectFourResponse;
-
-    fn into_response(self) -> CheckConnectFourResponse {
-        CheckConnectFourResponse {
-            wins: self.0.is_some(),
-            run: self.0.as_deref().map(convert::cells).unwrap_or_default(),
-        }
-    }
 
     fn write(&self, w: &mut Writer) {
         use wire::check_connect_four_response as reply;
@@ -207,27 +231,6 @@ impl Answer for Played<'_> {
     type Response = PlayConnectFourResponse;
 
     /// The whole state of the game as a reply.
-    fn into_response(self) -> PlayConnectFourResponse {
-        let (verdict, run) = self.verdict_and_run();
-        let [to_move, moves_played] = self.counts();
-        PlayConnectFourResponse {
-            verdict,
-            board: Some(proto::Board {
-                rows: self.game.board().grid().to_row_buffer(),
-            }),
-            placed: self.placed.map(convert::cell),
-            run: convert::cells(run),
-            to_move,
-            moves_played,
-            rejected: self.rejected,
-            clock: self.timing.map(Timing::clock),
-            ending: clock::ending(self.timing, self.game.to_move().is_none()),
-            unprompted: self.timing.is_some_and(|timing| timing.unprompted),
-        }
-    }
-
-    /// Writes the reply [`Played::into_response`] builds, without building it: the
-    /// same bytes.
     fn write(&self, w: &mut Writer) {
         use wire::play_connect_four_response as reply;
         let (verdict, run) = self.verdict_and_run();

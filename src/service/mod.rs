@@ -28,13 +28,15 @@ use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::proto::arbiter_service_server::ArbiterService;
-use crate::proto::replies::{CheckBatchReply, PlayManyReply};
+use crate::proto::replies::{
+    CheckBatchReply, CheckConnectFourReply, CheckOthelloMoveReply, JudgeTicTacToeReply,
+    ListOthelloMovesReply, PlayManyReply, WrittenAs,
+};
 use crate::proto::requests::{CheckBatchChecks, PlayManyActions};
 use crate::proto::{
-    CheckConnectFourRequest, CheckConnectFourResponse, CheckOthelloMoveRequest,
-    CheckOthelloMoveResponse, JudgeTicTacToeRequest, JudgeTicTacToeResponse,
-    ListOthelloMovesRequest, ListOthelloMovesResponse, PlayConnectFourRequest, PlayManyRequest,
-    PlayOthelloRequest, PlayTicTacToeRequest,
+    CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
+    ListOthelloMovesRequest, PlayConnectFourRequest, PlayManyRequest, PlayOthelloRequest,
+    PlayTicTacToeRequest,
 };
 use crate::rules;
 
@@ -134,40 +136,43 @@ impl Arbiter {
     }
 }
 
-/// Runs a unary check: its answer becomes the response, its error the status.
-fn unary<A: Answer>(answer: Result<A, ServiceError>) -> Result<Response<A::Response>, Status> {
+/// Runs a unary check: its answer, written, becomes the reply, its error the status.
+fn unary<A: Answer>(answer: Result<A, ServiceError>) -> Result<Response<AnswerReply<A>>, Status> {
     answer
-        .map(|answer| Response::new(answer.into_response()))
+        .map(|answer| Response::new(answer.written()))
         .map_err(Status::from)
 }
+
+/// The reply an answer of type `A` is written as.
+type AnswerReply<A> = <<A as Answer>::Response as WrittenAs>::Reply;
 
 #[tonic::async_trait]
 impl ArbiterService for Arbiter {
     async fn check_othello_move(
         &self,
         request: Request<CheckOthelloMoveRequest>,
-    ) -> Result<Response<CheckOthelloMoveResponse>, Status> {
+    ) -> Result<Response<CheckOthelloMoveReply>, Status> {
         unary(othello::check_move(request.into_inner()))
     }
 
     async fn list_othello_moves(
         &self,
         request: Request<ListOthelloMovesRequest>,
-    ) -> Result<Response<ListOthelloMovesResponse>, Status> {
+    ) -> Result<Response<ListOthelloMovesReply>, Status> {
         unary(othello::list_moves(request.into_inner()))
     }
 
     async fn check_connect_four(
         &self,
         request: Request<CheckConnectFourRequest>,
-    ) -> Result<Response<CheckConnectFourResponse>, Status> {
+    ) -> Result<Response<CheckConnectFourReply>, Status> {
         unary(connect_four::check(request.into_inner()))
     }
 
     async fn judge_tic_tac_toe(
         &self,
         request: Request<JudgeTicTacToeRequest>,
-    ) -> Result<Response<JudgeTicTacToeResponse>, Status> {
+    ) -> Result<Response<JudgeTicTacToeReply>, Status> {
         unary(tic_tac_toe::judge(request.get_ref()))
     }
 

@@ -3,11 +3,13 @@
 //! live game of PlayOthello (a setup with its history, then moves).
 
 use crate::proto::play_othello_request::Action;
+use crate::proto::replies::CheckBatchReply;
 use crate::proto::replies::Writer;
-use crate::proto::wire::fields as wire;
+use crate::proto::requests::CheckRef;
+use crate::proto::wire::{fields as wire, Len};
 use crate::proto::{
     self, CheckOthelloMoveRequest, CheckOthelloMoveResponse, ListOthelloMovesRequest,
-    ListOthelloMovesResponse, OthelloMove, PlayOthelloRequest, PlayOthelloResponse,
+    ListOthelloMovesResponse, PlayOthelloRequest, PlayOthelloResponse,
 };
 use crate::rules::grid::Cell;
 use crate::rules::othello::{Board, Color, Game, MoveCheck, Outcome};
@@ -15,8 +17,8 @@ use crate::rules::othello::{Board, Color, Game, MoveCheck, Outcome};
 use crate::rules::GameKind;
 
 use super::answer::Answer;
+use super::batch::{self, BatchCheck, Scratch};
 use super::clock::{self, Timekeeper, Timing, TimingFields};
-use super::convert;
 use super::error::{describe, ServiceError, Violations};
 use super::fields::{self, BoardRows};
 use super::play::{self, Handled, Opened, Reply};
@@ -46,6 +48,32 @@ pub(crate) fn check_move_of(
     Ok((MoveAnswer(board.check_move_into(cell, color, flips)), board))
 }
 
+/// CheckBatch's `check_othello_move`: a CheckOthelloMove in a batch.
+pub(crate) struct CheckMove;
+
+impl BatchCheck for CheckMove {
+    const CHECK: Len = wire::check::CHECK_OTHELLO_MOVE;
+    const RESULT: Len = wire::check_result::CHECK_OTHELLO_MOVE;
+    const RESULT_BYTES: usize = 32;
+
+    /// The board is parsed into the scratch cells, the flips into its marks.
+    fn answer(
+        check: CheckRef<'_>,
+        scratch: &mut Scratch,
+        out: &mut CheckBatchReply,
+    ) -> Result<usize, ServiceError> {
+        use wire::check_othello_move_request as request;
+        let at = (check.int32(request::ROW), check.int32(request::COL));
+        let flips = std::mem::take(&mut scratch.marks);
+        let board = scratch.board(check.board());
+        let (answer, board) = check_move_of(board, at, check.text(), flips)?;
+        let len = batch::write(&answer, Self::RESULT, out);
+        scratch.cells = board.into_cells();
+        scratch.marks = answer.into_flips();
+        Ok(len)
+    }
+}
+
 /// The answer to a CheckOthelloMove request.
 #[derive(Debug)]
 pub(crate) struct MoveAnswer(MoveCheck);
@@ -59,13 +87,6 @@ impl MoveAnswer {
 
 impl Answer for MoveAnswer {
     type Response = CheckOthelloMoveResponse;
-
-    fn into_response(self) -> CheckOthelloMoveResponse {
-        CheckOthelloMoveResponse {
-            legal: self.0.legal,
-            flips: convert::cells(&self.0.flips),
-        }
-    }
 
     fn write(&self, w: &mut Writer) {
         use wire::check_othello_move_response as reply;
@@ -94,6 +115,27 @@ pub(crate) fn list_moves_of(
     Ok(Listing { board, color })
 }
 
+/// CheckBatch's `list_othello_moves`: a ListOthelloMoves in a batch.
+pub(crate) struct ListMoves;
+
+impl BatchCheck for ListMoves {
+    const CHECK: Len = wire::check::LIST_OTHELLO_MOVES;
+    const RESULT: Len = wire::check_result::LIST_OTHELLO_MOVES;
+    const RESULT_BYTES: usize = 512;
+
+    /// The board is parsed into the scratch cells.
+    fn answer(
+        check: CheckRef<'_>,
+        scratch: &mut Scratch,
+        out: &mut CheckBatchReply,
+    ) -> Result<usize, ServiceError> {
+        let listing = list_moves_of(scratch.board(check.board()), check.text())?;
+        let len = batch::write(&listing, Self::RESULT, out);
+        scratch.cells = listing.into_cells();
+        Ok(len)
+    }
+}
+
 /// The answer to a ListOthelloMoves request: the board and the colour whose moves it
 /// lists, each move found as the reply is made.
 #[derive(Debug)]
@@ -111,18 +153,6 @@ impl Listing {
 
 impl Answer for Listing {
     type Response = ListOthelloMovesResponse;
-
-    fn into_response(self) -> ListOthelloMovesResponse {
-        let (board, color) = (self.board, self.color);
-        let mut moves = Vec::with_capacity(board.known_legal_move_count(color).unwrap_or_default());
-        board.visit_legal_moves(color, |cell, flips| {
-            moves.push(OthelloMove {
-                cell: Some(convert::cell(cell)),
-                flips: convert::cells(flips),
-            });
-        });
-        ListOthelloMovesResponse { moves }
-    }
 
     fn write(&self, w: &mut Writer) {
         self.board.visit_legal_moves(self.color, |cell, flips| {
@@ -156,7 +186,7 @@ impl play::sealed::Play for Game {
                     rejected: String::new(),
                     timing: keeper.as_ref().map(Timekeeper::said),
                 };
-                let reply = Reply::setup(answer.into_response());
+                let reply = Reply::setup(answer.written());
                 return Ok((game, keeper, reply));
             }
             action => action,
@@ -252,29 +282,6 @@ impl Answer for Played<'_> {
     type Response = PlayOthelloResponse;
 
     /// The whole state of the game as a reply.
-    fn into_response(self) -> PlayOthelloResponse {
-        let [black_discs, white_discs, moves_played] = self.counts();
-        PlayOthelloResponse {
-            verdict: self.verdict(),
-            board: Some(proto::Board {
-                rows: self.game.board().grid().to_row_buffer(),
-            }),
-            flips: convert::cells(self.flips),
-            to_move: self.to_move().to_owned(),
-            passed: self.passed,
-            legal_moves: convert::cells(self.game.legal_cells()),
-            black_discs,
-            white_discs,
-            moves_played,
-            rejected: self.rejected,
-            clock: self.timing.map(Timing::clock),
-            ending: clock::ending(self.timing, self.game.to_move().is_none()),
-            unprompted: self.timing.is_some_and(|timing| timing.unprompted),
-        }
-    }
-
-    /// Writes the reply [`Played::into_response`] builds, without building it: the
-    /// same bytes.
     fn write(&self, w: &mut Writer) {
         use wire::play_othello_response as reply;
         let [black_discs, white_discs, moves_played] = self.counts();

@@ -1,16 +1,18 @@
 //! The registration: every game Arbiter serves, listed once, and the dispatch that
 //! follows from the list, as mini-redis's `Command` lists its commands. [`Registry`]
-//! says which game's module answers each of CheckBatch's checks ([`Checks`]) and which
-//! kinds of live game a PlayMany stream holds ([`Kinds`], through [`live_games!`]:
-//! [`AnyGame`] and each game's [`Registered`]). It sits above the game modules and the
-//! stream machinery: `batch.rs` and `play/many.rs` name no game, and are handed the
-//! registry by the handlers (`service/mod.rs`).
+//! says which game's module answers each of CheckBatch's checks ([`Checks`], through
+//! [`checks!`]: each a [`BatchCheck`] of its game's module) and which kinds of live game
+//! a PlayMany stream holds ([`Kinds`], through [`live_games!`]: [`AnyGame`] and each
+//! game's [`Registered`]). It sits above the game modules and the stream machinery:
+//! `batch.rs` and `play/many.rs` name no game, and are handed the registry by the
+//! handlers (`service/mod.rs`).
 //!
-//! A game's requests are answered by its own module (`othello.rs`, `connect_four.rs`,
-//! `tic_tac_toe.rs`); this one only says which module answers what. PlayMany's
-//! `GameAction.action` oneof is matched here, and CheckBatch's checks (`CheckRef`, one
-//! variant for each member of the `Check.check` oneof) too, without a wildcard: a game
-//! added to the contract and not registered here does not compile.
+//! A game's requests are read, checked and answered by its own module (`othello.rs`,
+//! `connect_four.rs`, `tic_tac_toe.rs`); this one only says which module answers what.
+//! PlayMany's `GameAction.action` oneof is matched here without a wildcard, so a live
+//! game added to the contract and not registered does not compile; a check of the
+//! contract's `Check` oneof that is not registered fails
+//! `every_check_in_the_contract_is_registered`.
 
 use crate::proto::game_action::Action;
 #[cfg(test)]
@@ -19,14 +21,11 @@ use crate::proto::replies::{CheckBatchReply, PlayManyReply};
 use crate::proto::requests::CheckRef;
 use crate::proto::wire::{fields as wire, Len};
 use crate::rules::clock::Moment;
-use crate::rules::grid::Cell;
-use crate::rules::rows::RowsView;
 use crate::rules::{self, GameKind};
 
 use super::answer::Answer;
-use super::batch::Checks;
+use super::batch::{BatchCheck, Checks, Scratch};
 use super::error::{ServiceError, Violation};
-use super::fields::InPlace;
 use super::play::kinds::{Kinds, Registered, TakeRequest};
 use super::play::sealed::Play;
 use super::play::Referee;
@@ -135,99 +134,71 @@ fn announce<G: Registered<Registry>>(
     });
 }
 
-/// The buffers one check after another of a CheckBatch uses, each given back by the
-/// check that took it once answered (a refused check's are dropped, and the next check
-/// allocates).
-#[derive(Default)]
-pub(crate) struct Scratch {
-    /// A board's cells.
-    cells: Vec<u8>,
-    /// An Othello move's flips.
-    flips: Vec<Cell>,
-}
-
-impl Checks for Registry {
-    type Scratch = Scratch;
-
-    fn result_bytes(check: CheckRef<'_>) -> usize {
-        match check {
-            CheckRef::ListOthelloMoves { .. } => 512,
-            CheckRef::JudgeTicTacToe { .. } => 48,
-            CheckRef::OthelloMove { .. } | CheckRef::ConnectFour { .. } | CheckRef::Unset => 32,
-        }
-    }
-
-    /// A board is parsed into the scratch cells, an Othello move's flips into its
-    /// flips.
-    fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch) -> usize {
-        use wire::check_result as result;
-        let cells = &mut scratch.cells;
-        let result = match check {
-            CheckRef::OthelloMove {
-                board,
-                row,
-                col,
-                color,
-            } => {
-                let flips = std::mem::take(&mut scratch.flips);
-                othello::check_move_of(in_place(board, cells), (row, col), color, flips).map(
-                    |(answer, board)| {
-                        let len = write(&answer, result::CHECK_OTHELLO_MOVE, out);
-                        *cells = board.into_cells();
-                        scratch.flips = answer.into_flips();
-                        len
-                    },
-                )
+/// Registers CheckBatch's checks: each a [`BatchCheck`] of its game's module, which
+/// names its field in `Check`'s oneof. A check of the contract that is not registered
+/// here is answered as not served, and fails the test
+/// `every_check_in_the_contract_is_registered`.
+macro_rules! checks {
+    ($($check:ty,)*) => {
+        impl Checks for Registry {
+            fn result_bytes(check: CheckRef<'_>) -> usize {
+                $(
+                    if check.kind == <$check as BatchCheck>::CHECK.0 {
+                        return <$check as BatchCheck>::RESULT_BYTES;
+                    }
+                )*
+                32
             }
-            CheckRef::ListOthelloMoves { board, color } => {
-                othello::list_moves_of(in_place(board, cells), color).map(|listing| {
-                    let len = write(&listing, result::LIST_OTHELLO_MOVES, out);
-                    *cells = listing.into_cells();
-                    len
+
+            fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch) -> usize {
+                let result = 'answered: {
+                    $(
+                        if check.kind == <$check as BatchCheck>::CHECK.0 {
+                            break 'answered <$check as BatchCheck>::answer(check, scratch, out);
+                        }
+                    )*
+                    Err(not_a_check(check.kind))
+                };
+                result.unwrap_or_else(|error| {
+                    out.push_invalid(|w| {
+                        error.write_field_violations("check", wire::check_result::INVALID, w)
+                    })
                 })
             }
-            CheckRef::ConnectFour {
-                board,
-                row,
-                col,
-                player,
-                run_length,
-            } => connect_four::check_of(in_place(board, cells), (row, col), player, run_length)
-                .map(|(answer, board)| {
-                    let len = write(&answer, result::CHECK_CONNECT_FOUR, out);
-                    *cells = board.into_cells();
-                    len
-                }),
-            CheckRef::JudgeTicTacToe { moves } => tic_tac_toe::judge_moves(moves)
-                .map(|judged| write(&judged, result::JUDGE_TIC_TAC_TOE, out)),
-            CheckRef::Unset => Err(ServiceError::InvalidRequest {
-                message: "Check",
-                violations: Violation::new(
-                    "check",
-                    "sets no check: set one of check_othello_move, list_othello_moves, \
-                     check_connect_four, judge_tic_tac_toe",
-                )
-                .into(),
-            }),
-        };
-        result.unwrap_or_else(|error| {
-            out.push_invalid(|w| error.write_field_violations("check", result::INVALID, w))
-        })
+        }
+
+        /// The field numbers in `Check`'s oneof of every registered check.
+        #[cfg(test)]
+        const REGISTERED_CHECKS: &[u32] = &[$(<$check as BatchCheck>::CHECK.0,)*];
+    };
+}
+
+checks! {
+    othello::CheckMove,
+    othello::ListMoves,
+    connect_four::CheckRun,
+    tic_tac_toe::Judge,
+}
+
+/// The violation of a check of `kind`, which no game answers: 0, a check that sets
+/// none; else one of the contract's that is not registered.
+#[cold]
+fn not_a_check(kind: u32) -> ServiceError {
+    let checks = wire::check::ALL.iter().map(|(name, _)| *name);
+    let problem = if kind == 0 {
+        let names: Vec<&str> = checks.collect();
+        format!("sets no check: set one of {}", names.join(", "))
+    } else {
+        let name = wire::check::ALL.iter().find(|(_, number)| *number == kind);
+        format!(
+            "{} is not served",
+            name.map_or("this check", |(name, _)| name)
+        )
+    };
+    ServiceError::InvalidRequest {
+        message: "Check",
+        violations: Violation::new("check", problem).into(),
     }
-}
-
-/// A board read in place, to be parsed into `cells` (taken: the board gives it back).
-fn in_place<'a>(rows: Option<RowsView<'a>>, cells: &mut Vec<u8>) -> Option<InPlace<'a>> {
-    rows.map(|rows| InPlace {
-        rows,
-        cells: std::mem::take(cells),
-    })
-}
-
-/// Writes a check's answer into `out` as the `result` field `field` of a `CheckResult`,
-/// and returns its length.
-fn write<A: Answer>(answer: &A, field: Len, out: &mut CheckBatchReply) -> usize {
-    out.push_result(field, |w| answer.write(w))
 }
 
 #[cfg(test)]
@@ -297,6 +268,21 @@ mod tests {
             .unwrap();
         super::each_registered(InTheContract(file));
     }
+
+    /// Every check of `Check`'s oneof is answered by a registered game's module, once,
+    /// and the message naming them when none is set names them all.
+    #[test]
+    fn every_check_in_the_contract_is_registered() {
+        use crate::proto::wire::fields::check;
+        let mut registered = super::REGISTERED_CHECKS.to_vec();
+        registered.sort_unstable();
+        let contract: Vec<u32> = check::ALL.iter().map(|(_, number)| *number).collect();
+        assert_eq!(registered, contract);
+        let unset = format!("{:?}", super::not_a_check(0));
+        for (name, _) in check::ALL {
+            assert!(unset.contains(name), "{unset} does not name {name}");
+        }
+    }
 }
 
 /// Every game's states written straight into a PlayMany reply, held byte for byte to
@@ -307,7 +293,7 @@ mod written_states {
     use prost::Message;
 
     use super::*;
-    use crate::proto::replies::PlayManyReply;
+    use crate::proto::replies::{PlayManyReply, WrittenReply};
     use crate::proto::GameState;
     use crate::proto::{
         play_connect_four_request, play_othello_request, Cell, ConnectFourSetup, OthelloSetup,
@@ -321,9 +307,10 @@ mod written_states {
     use crate::service::connect_four::{DEFAULT_COLS, DEFAULT_ROWS};
 
     /// Plays on `game` the request that `request` makes of each step and the game so
-    /// far, and fails unless every answer written straight into a PlayMany reply is, byte
-    /// for byte, the `GameState` holding the reply built from the same answer (the
-    /// built reply that a unary-like client would decode).
+    /// far, and fails unless every answer, written into a PlayMany reply and as a reply
+    /// of its own, is what prost encodes of what prost decodes from it, byte for byte,
+    /// and the same message both ways (prost's types are the oracle of the one
+    /// encoder).
     /// Also on the clock (`clocked`): each message 137 ms after the one before, and,
     /// once the messages are played, a loss on time announced.
     fn written_as_built<G: Registered<Registry>, S>(
@@ -336,24 +323,36 @@ mod written_states {
             answer: G::Played<'_>,
             index: usize,
         ) -> Result<(), TestCaseError> {
+            // In a PlayMany reply: prost reads the bytes as one state of this game, and
+            // writes what it read as the same bytes.
             let mut written = PlayManyReply::default();
             written.push_state(7, G::STATE_FIELD, |w| answer.write(w));
-            let built = GameState {
+            let many = crate::proto::PlayManyResponse::decode(written.as_bytes());
+            prop_assert!(many.is_ok(), "message {}: {:?}", index, many);
+            let many = many.unwrap();
+            prop_assert_eq!(
+                &many.encode_to_vec()[..],
+                written.as_bytes(),
+                "message {}",
+                index
+            );
+            // Alone, as its own stream's reply: the same message, the same bytes.
+            let alone = answer.written();
+            let response = G::Response::decode(alone.bytes());
+            prop_assert!(response.is_ok(), "message {}: {:?}", index, response.err());
+            let response = response.unwrap();
+            prop_assert_eq!(
+                &response.encode_to_vec()[..],
+                alone.bytes(),
+                "message {}",
+                index
+            );
+            let state = GameState {
                 game: 7,
                 invalid: Vec::new(),
-                state: Some(G::state(answer.into_response())),
+                state: Some(G::state(response)),
             };
-            let mut expected = PlayManyReply::default();
-            expected.push(&built);
-            prop_assert_eq!(written.as_bytes(), expected.as_bytes(), "message {}", index);
-            prop_assert_eq!(
-                written.as_bytes(),
-                &crate::proto::PlayManyResponse {
-                    states: vec![built],
-                    unprompted: false,
-                }
-                .encode_to_vec()[..]
-            );
+            prop_assert_eq!(many.states, vec![state], "message {}", index);
             Ok(())
         }
         let start = Moment::from_nanos(0);

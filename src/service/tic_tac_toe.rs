@@ -2,11 +2,12 @@
 //! game's moves, judged by [`crate::rules::tic_tac_toe`]), and the live game of
 //! PlayTicTacToe (a setup with its history, then moves).
 
-use crate::proto::replies::Writer;
+use crate::proto::replies::{CheckBatchReply, Writer};
+use crate::proto::requests::CheckRef;
 use crate::proto::wire::{fields as wire, Len, Varint};
 use crate::proto::{
     self, JudgeTicTacToeRequest, JudgeTicTacToeResponse, PlayTicTacToeRequest,
-    PlayTicTacToeResponse, TicTacToeMove, TicTacToeSetup,
+    PlayTicTacToeResponse, TicTacToeSetup,
 };
 use crate::rules::grid::Cell;
 use crate::rules::tic_tac_toe::{self, Game, Outcome, Player, MAX_MOVES};
@@ -14,6 +15,7 @@ use crate::rules::tic_tac_toe::{self, Game, Outcome, Player, MAX_MOVES};
 use crate::rules::GameKind;
 
 use super::answer::Answer;
+use super::batch::{self, BatchCheck, Scratch};
 use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
 use super::error::{describe, indexed, text_of, ServiceError, Violation, Violations};
@@ -27,15 +29,33 @@ use crate::rules::clock::{Clock, Moment, Turns};
 /// game so far (a taken square, a move after the end) is named too, and the moves after
 /// it are then only checked for being on the board.
 pub(crate) fn judge(request: &JudgeTicTacToeRequest) -> Result<Judged, ServiceError> {
-    judge_moves(&request.moves)
+    judge_moves(request.moves.iter().map(|step| (step.row, step.col)))
 }
 
-/// Answers a JudgeTicTacToe request of these moves (decoded on their own or read in
-/// place).
-pub(crate) fn judge_moves(moves: &[TicTacToeMove]) -> Result<Judged, ServiceError> {
+/// Answers a JudgeTicTacToe request of these moves, each its row and column (decoded on
+/// their own or read in place).
+fn judge_moves(moves: impl Iterator<Item = (i32, i32)>) -> Result<Judged, ServiceError> {
     replay(moves, "moves")
         .map(Judged)
         .map_err(|violations| fields::invalid("JudgeTicTacToeRequest", violations))
+}
+
+/// CheckBatch's `judge_tic_tac_toe`: a JudgeTicTacToe in a batch.
+pub(crate) struct Judge;
+
+impl BatchCheck for Judge {
+    const CHECK: Len = wire::check::JUDGE_TIC_TAC_TOE;
+    const RESULT: Len = wire::check_result::JUDGE_TIC_TAC_TOE;
+    const RESULT_BYTES: usize = 48;
+
+    fn answer(
+        check: CheckRef<'_>,
+        _: &mut Scratch,
+        out: &mut CheckBatchReply,
+    ) -> Result<usize, ServiceError> {
+        let judged = judge_moves(check.pairs().iter().map(|&[row, col]| (row, col)))?;
+        Ok(batch::write(&judged, Self::RESULT, out))
+    }
 }
 
 /// The answer to a JudgeTicTacToe request: the game its moves make.
@@ -45,16 +65,6 @@ pub(crate) struct Judged(Game);
 impl Answer for Judged {
     type Response = JudgeTicTacToeResponse;
 
-    fn into_response(self) -> JudgeTicTacToeResponse {
-        let state = State::of(&self.0);
-        JudgeTicTacToeResponse {
-            verdict: state.verdict,
-            line: state.line,
-            board: Some(state.board),
-            moves_played: state.moves_played,
-        }
-    }
-
     fn write(&self, w: &mut Writer) {
         write_state(&self.0, JUDGED, w);
     }
@@ -62,11 +72,11 @@ impl Answer for Judged {
 
 /// The game `moves` make from the empty board, or a violation per bad move, named
 /// `{field}[i]` (see [`judge`]).
-fn replay(moves: &[TicTacToeMove], field: &str) -> Result<Game, Violations> {
+fn replay(moves: impl Iterator<Item = (i32, i32)>, field: &str) -> Result<Game, Violations> {
     let mut game = Some(Game::new());
     let mut violations = Violations::new();
-    for (index, step) in moves.iter().enumerate() {
-        let (row, col) = (i64::from(step.row), i64::from(step.col));
+    for (index, (row, col)) in moves.enumerate() {
+        let (row, col) = (i64::from(row), i64::from(col));
         let result = match &mut game {
             Some(game) => game.play(row, col).map(drop),
             None => tic_tac_toe::locate(row, col).map(drop),
@@ -156,13 +166,7 @@ pub struct Played<'a> {
 impl Answer for Played<'_> {
     type Response = PlayTicTacToeResponse;
 
-    fn into_response(self) -> PlayTicTacToeResponse {
-        let over = self.game.outcome().is_over();
-        State::of(self.game).into_play_response(self.rejected, self.timing, over)
-    }
-
-    /// Writes the reply [`Played::into_response`] builds, without building it: the
-    /// same bytes.
+    /// The whole state of the game as a reply.
     fn write(&self, w: &mut Writer) {
         write_state(self.game, PLAYED, w);
         w.string(wire::play_tic_tac_toe_response::REJECTED, &self.rejected);
@@ -245,46 +249,4 @@ fn set_up(setup: &TicTacToeSetup) -> Result<(Game, Option<Clock>), ServiceError>
         game.play(i64::from(step.row), i64::from(step.col))
     })?;
     Ok((game, clock))
-}
-
-/// A Tic-Tac-Toe game's verdict, winning line and board, as wire fields: what the
-/// replies of JudgeTicTacToe and PlayTicTacToe share.
-struct State {
-    verdict: i32,
-    line: Vec<proto::Cell>,
-    board: proto::Board,
-    moves_played: i32,
-}
-
-impl State {
-    fn of(game: &Game) -> Self {
-        let (verdict, line) = verdict_and_line(game);
-        Self {
-            verdict,
-            line: line
-                .as_ref()
-                .map_or_else(Vec::new, |line| convert::cells(line)),
-            board: proto::Board::from_rows(game.row_bytes()),
-            moves_played: moves_played(game),
-        }
-    }
-
-    /// The reply to one message of a live game; `rejected` is empty when it was applied.
-    fn into_play_response(
-        self,
-        rejected: String,
-        timing: Option<&Timing>,
-        over: bool,
-    ) -> PlayTicTacToeResponse {
-        PlayTicTacToeResponse {
-            verdict: self.verdict,
-            line: self.line,
-            board: Some(self.board),
-            moves_played: self.moves_played,
-            rejected,
-            clock: timing.map(Timing::clock),
-            ending: clock::ending(timing, over),
-            unprompted: timing.is_some_and(|timing| timing.unprompted),
-        }
-    }
 }

@@ -5,31 +5,63 @@
 //! its request, a board's row buffers, a colour's `String`, a game's `Vec` of moves,
 //! each allocated and freed again once the check is answered. Here the message's bytes
 //! are kept as they came (tonic hands them over without a copy), and a check in the
-//! plain form of one of the four requests (each field of the type its schema says, in
-//! any order, repeated as prost allows; no field the schema lacks; at most one board)
-//! is read by a decoder of ours: its board becomes the places of its rows in the
-//! message, its colour joins every other colour, its moves every other game's. Every
-//! other check, well-formed or not, is decoded by prost's generated code, as before,
-//! so that it means what prost says and fails with prost's own error. The handler reads
-//! both kinds the same way ([`CheckRef`]); tests and the `requests` fuzz target hold
-//! the checks read in place, expanded, equal to prost's decoding of whole, cut and
-//! corrupted batches.
+//! plain form of its request (each field of the type its schema says, in any order,
+//! repeated as prost allows; no field the schema lacks; at most one board) is read by
+//! a decoder of ours, by the request's shape, which `build.rs` takes from the contract
+//! ([`shape`]): its board becomes the places of its rows in the message, its string
+//! joins every other check's, its list of moves every other check's, its scalars are
+//! kept by field number. No game is named here: a check added to the contract is read
+//! by its shape. Every other check, well-formed or not, is decoded by prost's
+//! generated code, so that it means what prost says and fails with prost's own error,
+//! and then read the same way from prost's own encoding of it. The handler reads every
+//! check the same way ([`CheckRef`], whose fields each game's module takes by the
+//! field constants of its request); tests and the `requests` fuzz target hold the
+//! checks read, written back from their fields, equal to prost's decoding of whole,
+//! cut and corrupted batches.
 
 use std::ops::Range;
 
 use prost::bytes::{Buf, BufMut, Bytes, BytesMut};
-use prost::encoding::message::merge_repeated;
 use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
-use prost::DecodeError;
+use prost::{DecodeError, Message};
 
 use super::{merge_items, reserve_items};
-use crate::proto::check::Check as Kind;
-use crate::proto::wire::{fields, Len, Varint};
-use crate::proto::{
-    Board, Check, CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest,
-    JudgeTicTacToeRequest, ListOthelloMovesRequest, TicTacToeMove,
-};
+use crate::proto::wire::{fields, Varint};
+use crate::proto::{Board, Check, CheckBatchRequest};
 use crate::rules::rows::{RowsView, Span};
+
+/// A field of a check's request, by its number, as the reader reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// A `Board`, at most once.
+    Board(u32),
+    /// An `int32`, kept by its number.
+    Int32(u32),
+    /// A `bool`, kept by its number (as 0 or 1).
+    #[allow(dead_code, reason = "read by shape, whether or not a check has one")]
+    Bool(u32),
+    /// A `string` (the request's only one).
+    Text(u32),
+    /// A repeated message of two `int32`s (the request's only list): the field's
+    /// number, then the first's and the second's.
+    Pairs(u32, u32, u32),
+}
+
+impl Part {
+    /// The field's number in its request.
+    const fn number(self) -> u32 {
+        match self {
+            Self::Board(n)
+            | Self::Int32(n)
+            | Self::Bool(n)
+            | Self::Text(n)
+            | Self::Pairs(n, ..) => n,
+        }
+    }
+}
+
+// `SCALARS` and `shape`, generated from the contract's `Check` oneof.
+include!(concat!(env!("OUT_DIR"), "/check_shapes.rs"));
 
 /// The field number of `checks` in `CheckBatchRequest`.
 const CHECKS: u32 = fields::check_batch_request::CHECKS.0;
@@ -39,113 +71,112 @@ const CHECKS: u32 = fields::check_batch_request::CHECKS.0;
 const SMALL_CHECK: usize = 32;
 
 /// A `CheckBatchRequest` as the server reads it: its checks, in order, each read in
-/// place or decoded by prost (see the module's documentation).
+/// place, from the message's bytes or from prost's encoding of a check it decoded (see
+/// the module's documentation).
 #[derive(Clone, Default, Debug)]
 pub struct CheckBatchChecks {
     /// The message's bytes, as they came.
     body: Bytes,
+    /// prost's encoding of each check that was not in the plain form, as prost decoded
+    /// it, end to end.
+    decoded: Vec<u8>,
     /// Every check, in order.
     items: Vec<Item>,
-    /// What the checks read in place hold apart from `body`.
+    /// What the checks hold apart from `body` and `decoded`.
     read: Read,
-    /// The checks prost decoded.
-    decoded: Vec<Check>,
+    /// A check prost decodes, before it is encoded into `decoded`.
+    scratch: Vec<Check>,
 }
 
-/// What the checks read in place hold apart from the message's bytes.
+/// What the checks hold apart from the message's bytes.
 #[derive(Clone, Default, Debug)]
 struct Read {
-    /// Where the rows of every board are in the message, board after board; a board is
-    /// a range of them.
+    /// Where the rows of every board are in the message (or in `decoded`), board after
+    /// board; a board is a range of them.
     rows: Vec<Span>,
-    /// The colours, end to end (UTF-8, checked once).
+    /// The strings, end to end (UTF-8, checked once).
     text: String,
-    /// The moves of every JudgeTicTacToe, end to end.
-    moves: Vec<TicTacToeMove>,
+    /// The lists' items, end to end, each its two `int32`s.
+    pairs: Vec<[i32; 2]>,
 }
 
-/// One check of a batch as it is kept: its fields, ranges into the batch's buffers for
-/// those read in place.
+/// One check of a batch as it is kept: its kind, and its fields by its request's shape,
+/// ranges into the batch's buffers for those that are not scalars.
 #[derive(Clone, Debug)]
-enum Item {
-    OthelloMove {
-        board: Option<Range<usize>>,
-        row: i32,
-        col: i32,
-        color: Range<usize>,
-    },
-    ListOthelloMoves {
-        board: Option<Range<usize>>,
-        color: Range<usize>,
-    },
-    ConnectFour {
-        board: Option<Range<usize>>,
-        row: i32,
-        col: i32,
-        player: i32,
-        run_length: i32,
-    },
-    JudgeTicTacToe {
-        moves: Range<usize>,
-    },
-    /// A `Check` that sets no check.
-    Unset,
-    /// The check at this index of the ones prost decoded.
-    Decoded(usize),
-}
-
-/// A board game's request as `Read::request` reads it.
-struct Fields {
-    /// The board's rows, in the batch's rows, if the board is set.
+struct Item {
+    /// Its field in `Check`'s oneof; 0 for a check that sets none.
+    kind: u32,
+    /// Its board's rows are in `decoded`, not in the message: prost decoded it.
+    decoded: bool,
+    /// Its board, a range of the batch's rows, if it is set.
     board: Option<Range<usize>>,
-    /// The `int32` fields, in the order the reader names them; 0 where not set.
-    ints: [i32; 4],
-    /// The string field, in the batch's text; empty where not set.
+    /// Its `int32`s and `bool`s, by field number; 0 where not set.
+    scalars: [i32; SCALARS],
+    /// Its string, in the batch's text; empty where not set.
     text: Range<usize>,
+    /// Its list, in the batch's pairs.
+    pairs: Range<usize>,
 }
 
-/// One check of a batch as the handler reads it: its request's fields, borrowed, the
-/// same whether the check was read in place or decoded by prost.
+impl Item {
+    /// A check that sets nothing yet, its list to start at `pairs`.
+    fn new(decoded: bool, pairs: usize) -> Self {
+        Self {
+            kind: 0,
+            decoded,
+            board: None,
+            scalars: [0; SCALARS],
+            text: 0..0,
+            pairs: pairs..pairs,
+        }
+    }
+}
+
+/// One check of a batch as the handler reads it: its kind and its request's fields,
+/// borrowed, each as prost would decode it (a field not set, or not of its request,
+/// reads as its default). A game's module takes its fields by the constants of its
+/// request (`wire::fields::check_connect_four_request::ROW`).
 #[derive(Clone, Copy, Debug)]
-pub enum CheckRef<'a> {
-    /// A CheckOthelloMove request's fields, as sent: the game checks them.
-    OthelloMove {
-        /// The board's rows, unchecked; `None` when the request sets no board.
-        board: Option<RowsView<'a>>,
-        /// The row of the cell to play.
-        row: i32,
-        /// The column of the cell to play.
-        col: i32,
-        /// The mover's colour, `"B"` or `"W"` when well formed.
-        color: &'a str,
-    },
-    /// A ListOthelloMoves request's fields, as sent.
-    ListOthelloMoves {
-        /// The board's rows, unchecked; `None` when the request sets no board.
-        board: Option<RowsView<'a>>,
-        /// The colour whose moves are listed.
-        color: &'a str,
-    },
-    /// A CheckConnectFour request's fields, as sent.
-    ConnectFour {
-        /// The board's rows, unchecked; `None` when the request sets no board.
-        board: Option<RowsView<'a>>,
-        /// The row of the piece just placed.
-        row: i32,
-        /// The column of the piece just placed.
-        col: i32,
-        /// The player whose piece it must be: 1 or 2 when well formed.
-        player: i32,
-        /// The pieces in a line that win; 0 for the default, 4.
-        run_length: i32,
-    },
-    /// A JudgeTicTacToe request's moves, as sent.
-    JudgeTicTacToe {
-        /// The moves in order, A's first.
-        moves: &'a [TicTacToeMove],
-    },
-    /// A `Check` that sets no check.
-    Unset,
+pub struct CheckRef<'a> {
+    /// Its field in `Check`'s oneof (`wire::fields::check::CHECK_CONNECT_FOUR`'s
+    /// number); 0 when it sets no check.
+    pub kind: u32,
+    board: Option<RowsView<'a>>,
+    scalars: &'a [i32; SCALARS],
+    text: &'a str,
+    pairs: &'a [[i32; 2]],
+}
+
+impl<'a> CheckRef<'a> {
+    /// The board's rows, unchecked; `None` when the request sets no board.
+    pub fn board(&self) -> Option<RowsView<'a>> {
+        self.board
+    }
+
+    /// The `int32` field `field`.
+    pub(crate) fn int32(&self, field: Varint) -> i32 {
+        usize::try_from(field.0)
+            .ok()
+            .and_then(|at| self.scalars.get(at))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The `bool` field `field`.
+    #[allow(dead_code, reason = "read by shape, whether or not a check has one")]
+    pub(crate) fn bool(&self, field: Varint) -> bool {
+        self.int32(field) != 0
+    }
+
+    /// The request's string field.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// The request's list, each item its two `int32`s in the order of their numbers.
+    pub fn pairs(&self) -> &'a [[i32; 2]] {
+        self.pairs
+    }
 }
 
 impl CheckBatchChecks {
@@ -164,101 +195,80 @@ impl CheckBatchChecks {
         self.items.iter().map(|item| self.check_ref(item))
     }
 
-    /// How many of the checks were read in place (the rest prost decoded).
+    /// How many of the checks were read from the message's bytes (the rest prost
+    /// decoded first).
     pub fn read_in_place(&self) -> usize {
-        self.items.len() - self.decoded.len()
+        self.items.iter().filter(|item| !item.decoded).count()
     }
 
-    fn check_ref(&self, item: &Item) -> CheckRef<'_> {
-        let board = |rows: &Option<Range<usize>>| {
-            rows.clone()
-                .map(|rows| RowsView::spans(&self.body, &self.read.rows[rows]))
+    fn check_ref<'a>(&'a self, item: &'a Item) -> CheckRef<'a> {
+        let bytes = if item.decoded {
+            &self.decoded[..]
+        } else {
+            &self.body[..]
         };
-        let text = |span: &Range<usize>| &self.read.text[span.clone()];
-        match item {
-            Item::OthelloMove {
-                board: rows,
-                row,
-                col,
-                color,
-            } => CheckRef::OthelloMove {
-                board: board(rows),
-                row: *row,
-                col: *col,
-                color: text(color),
-            },
-            Item::ListOthelloMoves { board: rows, color } => CheckRef::ListOthelloMoves {
-                board: board(rows),
-                color: text(color),
-            },
-            Item::ConnectFour {
-                board: rows,
-                row,
-                col,
-                player,
-                run_length,
-            } => CheckRef::ConnectFour {
-                board: board(rows),
-                row: *row,
-                col: *col,
-                player: *player,
-                run_length: *run_length,
-            },
-            Item::JudgeTicTacToe { moves } => CheckRef::JudgeTicTacToe {
-                moves: &self.read.moves[moves.clone()],
-            },
-            Item::Unset => CheckRef::Unset,
-            Item::Decoded(index) => decoded_ref(&self.decoded[*index]),
+        CheckRef {
+            kind: item.kind,
+            board: item
+                .board
+                .clone()
+                .map(|rows| RowsView::spans(bytes, &self.read.rows[rows])),
+            scalars: &item.scalars,
+            text: &self.read.text[item.text.clone()],
+            pairs: &self.read.pairs[item.pairs.clone()],
         }
     }
 
-    /// The check at `item`, as prost's generated message.
+    /// The check at `item` as prost's generated message, written back from the fields
+    /// read (prost's encoding of them, by the request's shape, decoded).
     fn to_check(&self, item: &Item) -> Check {
-        if let Item::Decoded(index) = item {
-            return self.decoded[*index].clone();
-        }
-        let board = |rows: Option<RowsView<'_>>| {
-            rows.map(|rows| Board {
-                rows: rows.to_rows(),
-            })
+        use prost::encoding::{bool as boolean, bytes, int32, message, string};
+        let check = self.check_ref(item);
+        let Some(shape) = shape(item.kind) else {
+            return Check::default();
         };
-        let check = match self.check_ref(item) {
-            CheckRef::OthelloMove {
-                board: rows,
-                row,
-                col,
-                color,
-            } => Kind::CheckOthelloMove(CheckOthelloMoveRequest {
-                board: board(rows),
-                row,
-                col,
-                color: color.to_owned(),
-            }),
-            CheckRef::ListOthelloMoves { board: rows, color } => {
-                Kind::ListOthelloMoves(ListOthelloMovesRequest {
-                    board: board(rows),
-                    color: color.to_owned(),
-                })
+        let mut request = Vec::new();
+        for &part in shape {
+            match part {
+                Part::Board(n) => {
+                    if let Some(rows) = check.board {
+                        let board = Board {
+                            rows: rows.to_rows(),
+                        };
+                        message::encode(n, &board, &mut request);
+                    }
+                }
+                Part::Int32(n) | Part::Bool(n) => {
+                    let value = check.int32(Varint(n));
+                    if value != 0 {
+                        if matches!(part, Part::Bool(_)) {
+                            boolean::encode(n, &true, &mut request);
+                        } else {
+                            int32::encode(n, &value, &mut request);
+                        }
+                    }
+                }
+                Part::Text(n) => {
+                    if !check.text.is_empty() {
+                        string::encode(n, &check.text.to_owned(), &mut request);
+                    }
+                }
+                Part::Pairs(n, first, second) => {
+                    for &[a, b] in check.pairs {
+                        let mut pair = Vec::new();
+                        for (number, value) in [(first, a), (second, b)] {
+                            if value != 0 {
+                                int32::encode(number, &value, &mut pair);
+                            }
+                        }
+                        bytes::encode(n, &pair, &mut request);
+                    }
+                }
             }
-            CheckRef::ConnectFour {
-                board: rows,
-                row,
-                col,
-                player,
-                run_length,
-            } => Kind::CheckConnectFour(CheckConnectFourRequest {
-                board: board(rows),
-                row,
-                col,
-                player,
-                run_length,
-            }),
-            CheckRef::JudgeTicTacToe { moves } => Kind::JudgeTicTacToe(JudgeTicTacToeRequest {
-                moves: moves.to_vec(),
-            }),
-            CheckRef::Unset => return Check { check: None },
-        };
-        Check { check: Some(check) }
+        }
+        let mut whole = Vec::new();
+        bytes::encode(item.kind, &request, &mut whole);
+        Check::decode(&whole[..]).unwrap_or_default()
     }
 
     /// Reads the message `body` (its bytes after those already read, from `start`):
@@ -296,7 +306,7 @@ impl CheckBatchChecks {
         if wire_type == WireType::LengthDelimited {
             let mut after = *rest;
             if let Some(check) = field_bytes(&mut after) {
-                if let Some(item) = self.read.check(body, check) {
+                if let Some(item) = self.read.check(body, check, false) {
                     self.items.push(item);
                     if self.items.len() == 1 {
                         self.read.reserve_like_first(rest.len(), after.len());
@@ -306,149 +316,116 @@ impl CheckBatchChecks {
                 }
             }
         }
-        let index = self.decoded.len();
-        merge_items(wire_type, &mut self.decoded, rest, ctx)?;
-        self.items.push(Item::Decoded(index));
+        self.merge_decoded(wire_type, rest, ctx)
+    }
+
+    /// Decodes one check from the front of `buf` by prost's generated code, and reads
+    /// it from prost's encoding of it, which is in the plain form.
+    fn merge_decoded(
+        &mut self,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        self.scratch.clear();
+        merge_items(wire_type, &mut self.scratch, buf, ctx)?;
+        let start = self.decoded.len();
+        if let Some(check) = self.scratch.pop() {
+            check.encode_raw(&mut self.decoded);
+        }
+        // prost's encoding is in the plain form of every request `build.rs` gave a
+        // shape (the `requests` tests and fuzz target hold it): this error is not
+        // reached.
+        #[allow(deprecated, reason = "prost's own way to say a Message cannot decode")]
+        let item = self
+            .read
+            .check(&self.decoded, &self.decoded[start..], true)
+            .ok_or_else(|| DecodeError::new("a check prost decoded does not read by its shape"))?;
+        self.items.push(item);
         Ok(())
     }
 }
 
 impl Read {
     /// Room for the rest of a message whose bytes from its first check on are `len`,
-    /// `left` of them after that check, if every check is like the first: as many rows, colours and moves per
-    /// byte. Each reserve is within about the bytes left (a span takes 8 bytes and a
-    /// row at least 10 on the wire in a board of 8 columns; a move 8 and 6), so that a
-    /// batch unlike its first check makes the server reserve no more than that.
+    /// `left` of them after that check, if every check is like the first: as many
+    /// rows, strings and list items per byte. Each reserve is within about the bytes
+    /// left (a span takes 8 bytes and a row at least 10 on the wire in a board of 8
+    /// columns; a pair 8 and 6), so that a batch unlike its first check makes the
+    /// server reserve no more than that.
     fn reserve_like_first(&mut self, len: usize, left: usize) {
         let first = (len - left).max(1);
         let like = |had: usize, most: usize| (had * (left / first)).min(most);
         self.rows.reserve(like(self.rows.len(), left / 8));
         self.text.reserve(like(self.text.len(), left / 2));
-        self.moves.reserve(like(self.moves.len(), left / 6));
+        self.pairs.reserve(like(self.pairs.len(), left / 6));
     }
 
-    /// Reads the check whose bytes are `check` (a part of `body`) in place, if it is in
-    /// the plain form this decoder takes (see the module's documentation); else leaves
-    /// everything as it was and returns `None`.
-    fn check(&mut self, body: &[u8], check: &[u8]) -> Option<Item> {
-        let marks = (self.rows.len(), self.text.len(), self.moves.len());
-        let item = self.item(body, check);
+    /// Reads the check whose bytes are `check` (a part of `body`) by its shape, if it
+    /// is in the plain form this decoder takes (see the module's documentation); else
+    /// leaves everything as it was and returns `None`.
+    fn check(&mut self, body: &[u8], check: &[u8], decoded: bool) -> Option<Item> {
+        let marks = (self.rows.len(), self.text.len(), self.pairs.len());
+        let item = self.item(body, check, Item::new(decoded, marks.2));
         if item.is_none() {
             self.rows.truncate(marks.0);
             self.text.truncate(marks.1);
-            self.moves.truncate(marks.2);
+            self.pairs.truncate(marks.2);
         }
         item
     }
 
-    /// A `Check`: no field, or exactly one, one of the four requests.
-    fn item(&mut self, body: &[u8], mut check: &[u8]) -> Option<Item> {
+    /// A `Check`: no field, or exactly one, a request of a kind the contract has.
+    fn item(&mut self, body: &[u8], mut check: &[u8], mut item: Item) -> Option<Item> {
         if check.is_empty() {
-            return Some(Item::Unset);
+            return Some(item);
         }
-        let tag = key(&mut check, WireType::LengthDelimited)?;
-        let request = field_bytes(&mut check)?;
+        let kind = key(&mut check, WireType::LengthDelimited)?;
+        let mut request = field_bytes(&mut check)?;
         if !check.is_empty() {
             return None;
         }
-        // The check's kind, by its field of `Check`'s oneof.
-        const OTHELLO_MOVE: u32 = fields::check::CHECK_OTHELLO_MOVE.0;
-        const LIST_OTHELLO_MOVES: u32 = fields::check::LIST_OTHELLO_MOVES.0;
-        const CONNECT_FOUR: u32 = fields::check::CHECK_CONNECT_FOUR.0;
-        const TIC_TAC_TOE: u32 = fields::check::JUDGE_TIC_TAC_TOE.0;
-        match tag {
-            OTHELLO_MOVE => {
-                use fields::check_othello_move_request as req;
-                let ints = [req::ROW, req::COL];
-                let fields = self.request(body, request, req::BOARD, &ints, Some(req::COLOR))?;
-                Some(Item::OthelloMove {
-                    board: fields.board,
-                    row: fields.ints[0],
-                    col: fields.ints[1],
-                    color: fields.text,
-                })
-            }
-            LIST_OTHELLO_MOVES => {
-                use fields::list_othello_moves_request as req;
-                let fields = self.request(body, request, req::BOARD, &[], Some(req::COLOR))?;
-                Some(Item::ListOthelloMoves {
-                    board: fields.board,
-                    color: fields.text,
-                })
-            }
-            CONNECT_FOUR => {
-                use fields::check_connect_four_request as req;
-                let ints = [req::ROW, req::COL, req::PLAYER, req::RUN_LENGTH];
-                let fields = self.request(body, request, req::BOARD, &ints, None)?;
-                let [row, col, player, run_length] = fields.ints;
-                Some(Item::ConnectFour {
-                    board: fields.board,
-                    row,
-                    col,
-                    player,
-                    run_length,
-                })
-            }
-            TIC_TAC_TOE => self.tic_tac_toe(request),
-            _ => None,
-        }
-    }
-
-    /// A board game's request: its `board` (at most once), its `ints` (`int32`s), its
-    /// `text` (a string), if it has one, and no other field.
-    fn request(
-        &mut self,
-        body: &[u8],
-        mut fields: &[u8],
-        board: Len,
-        ints: &[Varint],
-        text: Option<Len>,
-    ) -> Option<Fields> {
-        let mut read = Fields {
-            board: None,
-            ints: [0; 4],
-            text: 0..0,
-        };
-        while !fields.is_empty() {
-            match any_key(&mut fields)? {
-                (tag, WireType::LengthDelimited) if tag == board.0 && read.board.is_none() => {
-                    read.board = Some(self.board(body, field_bytes(&mut fields)?)?);
+        let shape = shape(kind)?;
+        item.kind = kind;
+        while !request.is_empty() {
+            let (tag, wire_type) = any_key(&mut request)?;
+            let part = shape.iter().find(|part| part.number() == tag)?;
+            match (*part, wire_type) {
+                (Part::Board(_), WireType::LengthDelimited) if item.board.is_none() => {
+                    item.board = Some(self.board(body, field_bytes(&mut request)?)?);
                 }
-                (tag, WireType::LengthDelimited) if Some(Len(tag)) == text => {
-                    read.text = self.text(&mut fields)?;
+                (Part::Int32(n), WireType::Varint) => {
+                    *item.scalars.get_mut(usize::try_from(n).ok()?)? = int32(&mut request)?;
                 }
-                (tag, WireType::Varint) => {
-                    let at = ints.iter().position(|&number| number.0 == tag)?;
-                    read.ints[at] = int32(&mut fields)?;
+                (Part::Bool(n), WireType::Varint) => {
+                    let value = varint(&mut request)? != 0;
+                    *item.scalars.get_mut(usize::try_from(n).ok()?)? = i32::from(value);
+                }
+                (Part::Text(_), WireType::LengthDelimited) => {
+                    item.text = self.text(&mut request)?;
+                }
+                (Part::Pairs(_, first, second), WireType::LengthDelimited) => {
+                    self.pair(field_bytes(&mut request)?, first, second)?;
                 }
                 _ => return None,
             }
         }
-        Some(read)
+        item.pairs.end = self.pairs.len();
+        Some(item)
     }
 
-    /// A JudgeTicTacToe request: its moves, each a row and a column.
-    fn tic_tac_toe(&mut self, mut fields: &[u8]) -> Option<Item> {
-        const MOVES: u32 = fields::judge_tic_tac_toe_request::MOVES.0;
-        const ROW: u32 = fields::tic_tac_toe_move::ROW.0;
-        const COL: u32 = fields::tic_tac_toe_move::COL.0;
-        let start = self.moves.len();
+    /// An item of a list: a message of two `int32`s, numbered `first` and `second`.
+    fn pair(&mut self, mut fields: &[u8], first: u32, second: u32) -> Option<()> {
+        let mut pair = [0; 2];
         while !fields.is_empty() {
-            key(&mut fields, WireType::LengthDelimited).filter(|&tag| tag == MOVES)?;
-            let mut step = field_bytes(&mut fields)?;
-            let (mut row, mut col) = (0, 0);
-            while !step.is_empty() {
-                match any_key(&mut step)? {
-                    (ROW, WireType::Varint) => row = int32(&mut step)?,
-                    (COL, WireType::Varint) => col = int32(&mut step)?,
-                    _ => return None,
-                }
+            match any_key(&mut fields)? {
+                (tag, WireType::Varint) if tag == first => pair[0] = int32(&mut fields)?,
+                (tag, WireType::Varint) if tag == second => pair[1] = int32(&mut fields)?,
+                _ => return None,
             }
-            self.moves.push(TicTacToeMove { row, col });
         }
-        Some(Item::JudgeTicTacToe {
-            moves: start..self.moves.len(),
-        })
+        self.pairs.push(pair);
+        Some(())
     }
 
     /// A `Board` (`fields`, a part of `body`) of rows and nothing else: where each row
@@ -478,36 +455,6 @@ impl Read {
         let start = self.text.len();
         self.text.push_str(text);
         Some(start..self.text.len())
-    }
-}
-
-/// A check prost decoded, read as one read in place is.
-fn decoded_ref(check: &Check) -> CheckRef<'_> {
-    fn board(board: &Option<Board>) -> Option<RowsView<'_>> {
-        board.as_ref().map(|board| board.rows.view())
-    }
-    match &check.check {
-        Some(Kind::CheckOthelloMove(request)) => CheckRef::OthelloMove {
-            board: board(&request.board),
-            row: request.row,
-            col: request.col,
-            color: &request.color,
-        },
-        Some(Kind::ListOthelloMoves(request)) => CheckRef::ListOthelloMoves {
-            board: board(&request.board),
-            color: &request.color,
-        },
-        Some(Kind::CheckConnectFour(request)) => CheckRef::ConnectFour {
-            board: board(&request.board),
-            row: request.row,
-            col: request.col,
-            player: request.player,
-            run_length: request.run_length,
-        },
-        Some(Kind::JudgeTicTacToe(request)) => CheckRef::JudgeTicTacToe {
-            moves: &request.moves,
-        },
-        None => CheckRef::Unset,
     }
 }
 
@@ -575,13 +522,10 @@ fn int32(bytes: &mut &[u8]) -> Option<i32> {
 }
 
 impl From<CheckBatchRequest> for CheckBatchChecks {
-    /// Every check as prost decoded it (none read in place).
+    /// Every check read from prost's encoding of the request.
     fn from(request: CheckBatchRequest) -> Self {
-        Self {
-            items: (0..request.checks.len()).map(Item::Decoded).collect(),
-            decoded: request.checks,
-            ..Self::default()
-        }
+        // prost's own encoding always decodes.
+        Self::decode(&request.encode_to_vec()[..]).unwrap_or_default()
     }
 }
 
@@ -636,13 +580,11 @@ impl prost::Message for CheckBatchChecks {
         if tag != CHECKS {
             return skip_field(wire_type, tag, buf, ctx);
         }
-        let index = self.decoded.len();
-        merge_repeated(wire_type, &mut self.decoded, buf, ctx).map_err(|mut error| {
-            error.push("CheckBatchRequest", "checks");
-            error
-        })?;
-        self.items.push(Item::Decoded(index));
-        Ok(())
+        self.merge_decoded(wire_type, buf, ctx)
+            .map_err(|mut error| {
+                error.push("CheckBatchRequest", "checks");
+                error
+            })
     }
 
     fn encoded_len(&self) -> usize {

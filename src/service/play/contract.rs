@@ -5,6 +5,7 @@
 use super::super::answer::Answer;
 use super::super::clock::{Timekeeper, Timing};
 use super::super::error::ServiceError;
+use crate::proto::replies::WrittenAs;
 use crate::rules::clock::{Clock, Moment};
 use crate::rules::GameKind;
 
@@ -33,6 +34,9 @@ impl<G: sealed::Play> LiveGame for G {}
 
 pub(crate) use self::sealed::{Handled, Opened, Reply};
 
+/// The reply to a game's message as the server writes it.
+pub(crate) type WrittenReplyOf<G> = <<G as sealed::Play>::Response as WrittenAs>::Reply;
+
 /// The part of [`LiveGame`] that only this crate implements.
 pub(crate) mod sealed {
     use super::{GameKind, ServiceError};
@@ -60,10 +64,16 @@ pub(crate) mod sealed {
         pub handled: Handled,
     }
 
-    /// A game just opened, with its clock and its reply to the first message, or why
-    /// it was not.
-    pub(crate) type Opened<G> =
-        Result<(G, Option<Timekeeper>, Reply<<G as Play>::Response>), ServiceError>;
+    /// A game just opened, with its clock and its reply to the first message, written,
+    /// or why it was not.
+    pub(crate) type Opened<G> = Result<
+        (
+            G,
+            Option<Timekeeper>,
+            Reply<<<G as Play>::Response as WrittenAs>::Reply>,
+        ),
+        ServiceError,
+    >;
 
     /// How a game is played on a stream: its messages, and how it answers them.
     pub trait Play: Turns + Sized + Send + 'static {
@@ -98,15 +108,15 @@ pub(crate) mod sealed {
         /// loss on time.
         fn standing<'a>(&'a self, timing: &'a Timing) -> Self::Played<'a>;
 
-        /// The reply to a later message, built.
+        /// The reply to a message, written.
         fn reply(
             &mut self,
             request: Self::Request,
             keeper: Option<&mut Timekeeper>,
-        ) -> Reply<Self::Response> {
+        ) -> Reply<<Self::Response as WrittenAs>::Reply> {
             let (handled, answer) = self.answer(request, keeper);
             Reply {
-                response: answer.into_response(),
+                response: answer.written(),
                 handled,
             }
         }
@@ -123,7 +133,7 @@ pub(crate) fn set_up<G: LiveGame>(
     answer: impl for<'a> FnOnce(&'a G, Option<&'a Timing>) -> G::Played<'a>,
 ) -> Opened<G> {
     let keeper = clock.map(|clock| Timekeeper::open(clock, now, game.side_to_move()));
-    let reply = answer(&game, keeper.as_ref().map(Timekeeper::said)).into_response();
+    let reply = answer(&game, keeper.as_ref().map(Timekeeper::said)).written();
     Ok((game, keeper, Reply::setup(reply)))
 }
 

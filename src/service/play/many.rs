@@ -9,7 +9,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use foldhash::fast::RandomState;
 
-use crate::proto::replies::PlayManyReply;
+use crate::proto::replies::{PlayManyReply, WrittenReply};
 use crate::proto::wire::fields as wire;
 use crate::proto::{GameAction, PlayManyRequest};
 use crate::rules::clock::Moment;
@@ -18,7 +18,7 @@ use crate::service::error::{write_violation, ServiceError};
 use crate::service::fields;
 
 use super::kinds::{Kinds, Registered, TakeRequest};
-use super::{Games, LiveGames, OpenGame, Referee, StreamLimits};
+use super::{Games, LiveGames, OpenGame, Referee, StreamLimits, WrittenReplyOf};
 use crate::service::answer::Answer;
 
 /// The most actions one PlayMany message may carry.
@@ -354,7 +354,7 @@ impl<K: Kinds> ManyGames<K> {
         out: &mut PlayManyReply,
     ) -> usize {
         match self.open::<G>(game, first, now) {
-            Ok(response) => out.push_state(game, G::STATE_FIELD, |w| w.fields_of(&response)),
+            Ok(reply) => out.push_state(game, G::STATE_FIELD, |w| w.fields_written(reply.bytes())),
             Err(Refusal::Error(error)) => out.push_invalid(game, |w| {
                 error.write_field_violations("game", wire::game_state::INVALID, w);
             }),
@@ -369,7 +369,7 @@ impl<K: Kinds> ManyGames<K> {
         game: u64,
         first: G::Request,
         now: Moment,
-    ) -> Result<G::Response, Refusal> {
+    ) -> Result<WrittenReplyOf<G>, Refusal> {
         let limit = self.limits.max_games_per_stream;
         if self.games.len() >= limit {
             return Err(Refusal::Said(format!(

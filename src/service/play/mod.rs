@@ -32,12 +32,12 @@ mod session;
 
 pub use self::contract::LiveGame;
 pub(crate) use self::contract::{
-    first_move, sealed, set_up, Handled, Opened, Reply, SETUP_NOT_FIRST,
+    first_move, sealed, set_up, Handled, Opened, Reply, WrittenReplyOf, SETUP_NOT_FIRST,
 };
 pub use self::limits::StreamLimits;
 pub use self::live_games::LiveGames;
 pub(crate) use self::live_games::OpenGame;
-pub(crate) use self::one::{open, WrittenReplyOf};
+pub(crate) use self::one::open;
 pub(crate) use self::referee::Referee;
 pub use self::session::ReplyStream;
 pub(crate) use self::session::{session, Games};

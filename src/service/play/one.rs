@@ -8,12 +8,12 @@ use tonic::Status;
 
 use super::super::answer::Answer;
 use super::super::error::ServiceError;
-use super::contract::{sealed, LiveGame};
+use super::contract::{LiveGame, WrittenReplyOf};
 use super::limits::StreamLimits;
 use super::live_games::{LiveGames, OpenGame};
 use super::referee::Referee;
 use super::session::{session, Games, ReplyStream};
-use crate::proto::replies::{WrittenAs, WrittenReply};
+use crate::proto::replies::WrittenReply;
 use crate::rules::clock::Moment;
 
 /// The one game of a Play* stream, and its place in the live-game count.
@@ -22,9 +22,6 @@ struct OneGame<G> {
     max_unapplied: usize,
     _open: OpenGame,
 }
-
-/// The reply to a game's message as the server writes it.
-pub(crate) type WrittenReplyOf<G> = <<G as sealed::Play>::Response as WrittenAs>::Reply;
 
 /// The announcement, written, that `referee`'s side to move ran out by `now`, if it has.
 fn run_out<G: LiveGame>(referee: &mut Referee<G>, now: Moment) -> Option<WrittenReplyOf<G>> {
@@ -37,8 +34,7 @@ impl<G: LiveGame> Games for OneGame<G> {
     type Request = G::Request;
     type Response = WrittenReplyOf<G>;
 
-    /// Its reply to `request`, written straight from the game (the reply to the first
-    /// message is built, then encoded).
+    /// Its reply to `request`, written straight from the game.
     fn handle(
         &mut self,
         request: G::Request,
@@ -57,9 +53,9 @@ impl<G: LiveGame> Games for OneGame<G> {
                 })
             }
             None => {
-                let (referee, response) = Referee::open(request, self.max_unapplied, now)?;
+                let (referee, reply) = Referee::open(request, self.max_unapplied, now)?;
                 self.referee = Some(referee);
-                Ok(WrittenReplyOf::<G>::encoded(&response))
+                Ok(reply)
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use super::super::clock::Timekeeper;
 use super::super::error::ServiceError;
-use super::contract::{Handled, LiveGame, Reply};
+use super::contract::{Handled, LiveGame, Reply, WrittenReplyOf};
 use crate::rules::clock::Moment;
 use crate::telemetry::games::{self, GameEnding};
 
@@ -27,7 +27,7 @@ impl<G: LiveGame> Referee<G> {
         first: G::Request,
         max_unapplied: usize,
         now: Moment,
-    ) -> Result<(Self, G::Response), ServiceError> {
+    ) -> Result<(Self, WrittenReplyOf<G>), ServiceError> {
         let (game, keeper, reply) = G::open(first, now)?;
         let mut referee = Self {
             game,
