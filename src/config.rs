@@ -22,7 +22,7 @@ resolves to is bound (localhost: 127.0.0.1 and ::1). Port 0 picks a free port; t
 says the address bound (\"arbiter listening on ADDR\").
 RUST_LOG sets the log level (default info); RUST_LOG=arbiter=debug logs one line per call.";
 
-/// Arbiter: a gRPC service that rules on moves in Othello, Connect Four and Tic-Tac-Toe.
+/// Arbiter: a gRPC service that rules on moves in grid games (see `arbiter.v1.ArbiterService`).
 #[derive(Debug, Clone, Parser)]
 #[command(name = "arbiter", version, about, long_about = None, after_help = AFTER_HELP)]
 pub struct Options {

@@ -16,7 +16,7 @@
 //!   [`proto::replies`]' (the same bytes, written straight from the answers). A request
 //!   type converts to and from its generated message (`From`); a reply reads as its
 //!   generated message with `to_response`.
-//! - [`rules`]: the rules of the three games, pure Rust with no gRPC in sight.
+//! - [`rules`]: the rules of the games, pure Rust with no gRPC in sight.
 //! - [`OtlpTracing`]: a server span per call, exported over OTLP, continuing the
 //!   caller's W3C trace; off until started (the binary's `--otlp-endpoint`). With the
 //!   default `otlp` feature.

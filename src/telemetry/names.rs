@@ -28,7 +28,7 @@ pub(super) fn register_metrics() {
     );
     metrics::describe_gauge!(
         LIVE_GAMES,
-        "Live games open now, by game (tic_tac_toe, othello, connect_four)."
+        "Live games open now, by game (the `game` label: each game's name in snake_case)."
     );
     metrics::describe_counter!(
         REJECTED_MOVES_TOTAL,

@@ -25,9 +25,9 @@ impl<R> Reply<R> {
 }
 
 /// One kind of live game, as the stream machinery drives it: the translation between
-/// its wire messages and its rules. Implemented by the three games (`rules::othello::Game`,
-/// `rules::connect_four::Game`, `rules::tic_tac_toe::Game`) and sealed: name it to open
-/// a game in process with [`crate::Arbiter::open_game`].
+/// its wire messages and its rules. Implemented by each game's `Game` (as
+/// `rules::othello::Game`) in its service module, and sealed: name it to open a game in
+/// process with [`crate::Arbiter::open_game`].
 pub trait LiveGame: sealed::Play {}
 
 impl<G: sealed::Play> LiveGame for G {}
