@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes the seed inputs of the `requests` fuzz target into fuzz/corpus/requests/:
-one valid request of each kind the target reads (its first byte picks the kind, the
-rest is the request, or for the live games and PlayMany the messages, each prefixed
-with its length), live games on a clock among them, so that the fuzzer starts from time
+one valid request of each kind the target reads (its first bytes pick the kind: 0 and
+the unary RPC's index in the contract, 1 for PlayMany, 2 and the live game's index in
+the registration; the rest is the request, or for the live games and PlayMany the
+messages, each prefixed with its length), live games on a clock among them, so that the fuzzer starts from time
 controls, clocks, moves and deadlines rather than having to find their encodings.
 
     .tools/venv/bin/python fuzz/seeds.py
@@ -50,17 +51,17 @@ OTHELLO_BOARD = pb.Board(rows=["....", ".WB.", ".BW.", "...."])
 
 
 def seeds():
-    yield "check_othello_move", 0, pb.CheckOthelloMoveRequest(
+    yield "check_othello_move", [0, 0], pb.CheckOthelloMoveRequest(
         board=OTHELLO_BOARD, row=0, col=1, color="B").SerializeToString()
-    yield "list_othello_moves", 1, pb.ListOthelloMovesRequest(
+    yield "list_othello_moves", [0, 1], pb.ListOthelloMovesRequest(
         board=OTHELLO_BOARD, color="W").SerializeToString()
-    yield "check_connect_four", 2, pb.CheckConnectFourRequest(
+    yield "check_connect_four", [0, 2], pb.CheckConnectFourRequest(
         board=pb.Board(rows=["0000", "0000", "1220", "1120"]), row=1, col=0, player=1,
         run_length=3).SerializeToString()
-    yield "judge_tic_tac_toe", 3, pb.JudgeTicTacToeRequest(
+    yield "judge_tic_tac_toe", [0, 3], pb.JudgeTicTacToeRequest(
         moves=[pb.TicTacToeMove(row=r, col=c) for r, c in [(0, 0), (1, 1), (0, 1)]]
     ).SerializeToString()
-    yield "check_batch", 4, pb.CheckBatchRequest(checks=[
+    yield "check_batch", [0, 4], pb.CheckBatchRequest(checks=[
         pb.Check(check_othello_move=pb.CheckOthelloMoveRequest(
             board=OTHELLO_BOARD, row=0, col=1, color="B")),
         pb.Check(check_connect_four=pb.CheckConnectFourRequest(
@@ -72,19 +73,19 @@ def seeds():
         history=[pb.TicTacToeMove(row=1, col=1)], time_control=control(500, 100, 300),
         clock=pb.Clock(a_left=ms(400), b_left=ms(200))))
     ttt_moves = [pb.PlayTicTacToeRequest(row=r, col=c) for r, c in [(0, 0), (0, 1), (2, 2)]]
-    yield "tic_tac_toe_clocked", 6, delimited(ttt_setup, *ttt_moves)
-    yield "tic_tac_toe", 6, delimited(*ttt_moves)
+    yield "tic_tac_toe_clocked", [2, 2], delimited(ttt_setup, *ttt_moves)
+    yield "tic_tac_toe", [2, 2], delimited(*ttt_moves)
     othello_setup = pb.PlayOthelloRequest(setup=pb.OthelloSetup(
         board=OTHELLO_BOARD, to_move="B", history=[pb.Cell(row=0, col=1)],
         time_control=control(1000, 0, 50)))
     othello_moves = [pb.PlayOthelloRequest(move=pb.Cell(row=r, col=c))
                      for r, c in [(0, 0), (1, 0), (3, 2)]]
-    yield "othello_clocked", 7, delimited(othello_setup, *othello_moves)
+    yield "othello_clocked", [2, 0], delimited(othello_setup, *othello_moves)
     c4_setup = pb.PlayConnectFourRequest(setup=pb.ConnectFourSetup(
         rows=4, cols=4, run_length=3, history=[0, 1], time_control=control(60_000, 1000),
         clock=pb.Clock(a_left=ms(0), b_left=ms(10))))
     c4_drops = [pb.PlayConnectFourRequest(drop=c) for c in [0, 1, 0, 4]]
-    yield "connect_four_clocked", 8, delimited(c4_setup, *c4_drops)
+    yield "connect_four_clocked", [2, 1], delimited(c4_setup, *c4_drops)
     many = pb.PlayManyRequest(actions=[
         pb.GameAction(game=1, tic_tac_toe=ttt_setup),
         pb.GameAction(game=2, othello=othello_setup),
@@ -95,14 +96,14 @@ def seeds():
         pb.GameAction(game=3, connect_four=c4_drops[0]),
         pb.GameAction(game=2, close=True),
     ])
-    yield "play_many_clocked", 5, delimited(many, later)
+    yield "play_many_clocked", [1], delimited(many, later)
 
 
 def main():
     out = REPO / "fuzz" / "corpus" / "requests"
     out.mkdir(parents=True, exist_ok=True)
     for name, kind, body in seeds():
-        (out / f"seed-{name}").write_bytes(bytes([kind]) + body)
+        (out / f"seed-{name}").write_bytes(bytes(kind) + body)
     print(f"wrote the seeds into {out.relative_to(REPO)}")
 
 

@@ -48,7 +48,8 @@ pub use rules::GameKind;
 pub use service::batch::MAX_CHECKS;
 pub use service::budget::MAX_REPLY_BYTES;
 pub use service::play::many::MAX_ACTIONS;
-pub use service::play::{LiveGame, LiveGames, ReplyStream, StreamLimits};
+pub use service::play::{LiveGame, LiveGameVisitor, LiveGames, ReplyStream, StreamLimits};
+pub use service::registration::visit_live_games;
 pub use service::Arbiter;
 #[cfg(feature = "otlp")]
 pub use telemetry::otel::{OtlpTracing, TracingError};

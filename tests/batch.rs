@@ -1,139 +1,67 @@
 //! CheckBatch: every check answered exactly as its own RPC answers it, a malformed one in
 //! place with the violations its own RPC's BadRequest lists; compared item by item on
-//! random mixes of every kind, valid and malformed, 1x1 to 100x100, and each rule of the
-//! batch itself by name, over the wire.
+//! random mixes of every kind the contract has (read from its descriptor set, so a new
+//! game's checks are among them), valid and malformed, 1x1 to 100x100, and each rule of
+//! the batch itself by name, over the wire.
 
 mod common;
 
-use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+use std::sync::OnceLock;
+
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::check::Check as Kind;
 use arbiter::proto::check_result::Result as Answer;
-use arbiter::proto::replies::WrittenReply;
 use arbiter::proto::requests::CheckBatchChecks;
 use arbiter::proto::{
     Board, Check, CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, CheckResult,
-    FieldViolation, JudgeTicTacToeRequest, ListOthelloMovesRequest, TicTacToeMove,
+    FieldViolation, JudgeTicTacToeRequest, ListOthelloMovesRequest,
 };
 use arbiter::rules::fixtures::{CONNECT_FOUR_EXAMPLE_2, LC1958_EXAMPLE_1};
 use arbiter::Arbiter;
 use common::bulk::{answered_within_budget, check_batch};
+use common::contract::{self, CheckKind};
 use common::TestServer;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
+use proptest::test_runner::TestRunner;
 use prost::Message;
 use tonic::transport::Channel;
-use tonic::{Code, Request, Status};
+use tonic::{Code, Request};
 use tonic_types::StatusExt;
 
-/// A board of `rows` x `cols` cells drawn from `alphabet`, sometimes spoilt: a foreign
-/// character, a short row, an empty row, or no rows at all.
-fn board(alphabet: &'static [u8], max_side: usize) -> impl Strategy<Value = Option<Board>> {
-    let sides = prop_oneof![6 => 1..=max_side.min(10), 1 => 1..=max_side];
-    (sides.clone(), sides, any::<u64>(), 0u8..12).prop_map(move |(rows, cols, seed, spoil)| {
-        let mut state = seed | 1;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let mut rows: Vec<Vec<u8>> = (0..rows)
-            .map(|_| {
-                (0..cols)
-                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
-                    .collect()
-            })
-            .collect();
-        let pick = (next() % rows.len() as u64) as usize;
-        match spoil {
-            0 => rows[pick][0] = b'?',
-            1 => {
-                rows[pick].pop();
-            }
-            2 => rows[pick].clear(),
-            3 => rows.clear(),
-            4 => return None,
-            5 => rows[pick].extend(std::iter::repeat_n(alphabet[0], 101)),
-            _ => {}
+/// The contract's kinds of check (every game's, read from its descriptor set).
+fn kinds() -> &'static [CheckKind] {
+    static KINDS: OnceLock<Vec<CheckKind>> = OnceLock::new();
+    KINDS.get_or_init(contract::check_kinds)
+}
+
+/// One check of any kind the contract has (its fields by its request's shape, valid or
+/// not), or none: one in twenty.
+fn check() -> impl Strategy<Value = Check> {
+    (0..20u32, 0..kinds().len(), any::<u64>()).prop_map(|(none, kind, seed)| {
+        if none == 0 {
+            return Check { check: None };
         }
-        Some(Board::from_rows(rows))
+        let kind = &kinds()[kind];
+        let request = contract::request(kind, seed);
+        Check::decode(&contract::wrapped(kind.number, &request)[..]).unwrap()
     })
 }
 
-fn coordinate() -> impl Strategy<Value = i32> {
-    prop_oneof![10 => -1i32..12, 1 => 0i32..101, 1 => Just(i32::MIN), 1 => Just(i32::MAX)]
-}
-
-fn color() -> impl Strategy<Value = String> {
-    prop_oneof![4 => Just("B"), 4 => Just("W"), 1 => Just(""), 1 => Just("black")]
-        .prop_map(str::to_owned)
-}
-
-/// One check of any kind, or none.
-fn check() -> impl Strategy<Value = Check> {
-    let othello_move = (board(b".BW", 100), coordinate(), coordinate(), color()).prop_map(
-        |(board, row, col, color)| {
-            Kind::CheckOthelloMove(CheckOthelloMoveRequest {
-                board,
-                row,
-                col,
-                color,
-            })
-        },
-    );
-    let othello_list = (board(b".BW", 100), color()).prop_map(|(board, color)| {
-        Kind::ListOthelloMoves(ListOthelloMovesRequest { board, color })
-    });
-    let connect_four = (
-        board(b"012", 100),
-        coordinate(),
-        coordinate(),
-        -1i32..4,
-        -1i32..7,
-    )
-        .prop_map(|(board, row, col, player, run_length)| {
-            Kind::CheckConnectFour(CheckConnectFourRequest {
-                board,
-                row,
-                col,
-                player,
-                run_length,
-            })
-        });
-    let tic_tac_toe = prop::collection::vec((-1i32..4, -1i32..4), 0..12).prop_map(|moves| {
-        Kind::JudgeTicTacToe(JudgeTicTacToeRequest {
-            moves: moves
-                .into_iter()
-                .map(|(row, col)| TicTacToeMove { row, col })
-                .collect(),
-        })
-    });
-    prop::option::weighted(
-        0.95,
-        prop_oneof![othello_move, othello_list, connect_four, tic_tac_toe],
-    )
-    .prop_map(|check| Check { check })
-}
-
-/// A reply the service wrote, as the client's message.
-fn decoded<T: WrittenReply>(reply: T) -> T::Response {
-    reply.to_response().expect("a reply that decodes")
-}
-
-/// What a check's own RPC answers, through `answer` (its reply read by `read`), as a
-/// batch result: its reply, or
-/// the field violations of its BadRequest.
-async fn own_rpc<T, R>(
-    answer: impl std::future::Future<Output = Result<tonic::Response<T>, Status>>,
-    read: fn(T) -> R,
-    wrap: fn(R) -> Answer,
-) -> CheckResult {
-    match answer.await {
-        Ok(reply) => CheckResult {
-            invalid: Vec::new(),
-            result: Some(wrap(read(reply.into_inner()))),
-        },
+/// What `check`'s own RPC answers over `channel`, as a batch result: its reply, or the
+/// field violations of its BadRequest.
+async fn own_rpc(channel: &Channel, check: &Check) -> CheckResult {
+    let Some(oneof) = &check.check else {
+        return no_kind();
+    };
+    let mut encoded = Vec::new();
+    oneof.encode(&mut encoded);
+    let mut rest = &encoded[..];
+    let (number, _) = prost::encoding::decode_key(&mut rest).unwrap();
+    prost::encoding::decode_varint(&mut rest).unwrap();
+    let kind = kinds().iter().find(|kind| kind.number == number).unwrap();
+    match contract::call(channel, &kind.path, rest.to_vec()).await {
+        Ok(reply) => CheckResult::decode(&contract::wrapped(kind.result, &reply)[..]).unwrap(),
         Err(status) => {
             assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
             let details = status.get_details_bad_request().expect("a BadRequest");
@@ -154,67 +82,40 @@ async fn own_rpc<T, R>(
 
 /// The one violation a check with no kind gets.
 fn no_kind() -> CheckResult {
+    let names: Vec<&str> = kinds().iter().map(|kind| kind.name.as_str()).collect();
     CheckResult {
         invalid: vec![FieldViolation {
             field: "check".into(),
-            description: "sets no check: set one of check_othello_move, list_othello_moves, \
-                          check_connect_four, judge_tic_tac_toe"
-                .into(),
+            description: format!("sets no check: set one of {}", names.join(", ")),
         }],
         result: None,
     }
 }
 
-/// The answer to `$check` from its own RPC, called on `$rpcs`: the service in process
-/// (its replies `$read` by `decoded`), or a client over the wire (`identity`). One line
-/// a kind, as a table.
-#[rustfmt::skip]
-macro_rules! own_rpcs {
-    ($rpcs:expr, $read:expr, $check:expr) => {
-        match $check.check {
-            Some(Kind::CheckOthelloMove(r)) => own_rpc($rpcs.check_othello_move(Request::new(r)), $read, Answer::CheckOthelloMove).await,
-            Some(Kind::ListOthelloMoves(r)) => own_rpc($rpcs.list_othello_moves(Request::new(r)), $read, Answer::ListOthelloMoves).await,
-            Some(Kind::CheckConnectFour(r)) => own_rpc($rpcs.check_connect_four(Request::new(r)), $read, Answer::CheckConnectFour).await,
-            Some(Kind::JudgeTicTacToe(r)) => own_rpc($rpcs.judge_tic_tac_toe(Request::new(r)), $read, Answer::JudgeTicTacToe).await,
-            None => no_kind(),
-        }
-    };
-}
-
-/// Each check's answer from its own RPC, called on the service in process.
-async fn unary_in_process(service: &Arbiter, check: Check) -> CheckResult {
-    own_rpcs!(service, decoded, check)
-}
-
-/// Each check's answer from its own RPC, called over the wire.
-async fn unary_over_the_wire(
-    client: &mut ArbiterServiceClient<Channel>,
-    check: Check,
-) -> CheckResult {
-    own_rpcs!(client, std::convert::identity, check)
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
+/// Fails against a batch that answers any check otherwise than its own RPC: a different
+/// reply, other violations, a lost or reordered item; whether the batch was read from
+/// its bytes as the server reads it (every check read in place) or its checks were
+/// decoded by prost's generated code. Random mixes of every kind the contract has,
+/// valid and malformed, 1x1 to 100x100; each check's own RPC called over the wire.
+#[test]
+fn every_check_is_answered_as_its_own_rpc_answers_it() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
-        .unwrap()
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
-
-    /// Fails against a batch that answers any check otherwise than its own RPC: a
-    /// different reply, other violations, a lost or reordered item; whether the batch
-    /// was read from its bytes as the server reads it (every check read in place) or
-    /// its checks were decoded by prost's generated code.
-    #[test]
-    fn every_check_is_answered_as_its_own_rpc_answers_it(
-        checks in prop::collection::vec(check(), 0..24)
-    ) {
-        runtime().block_on(async {
-            let service = Arbiter::default();
-            let request = CheckBatchRequest { checks: checks.clone() };
+        .unwrap();
+    let (server, channel) = runtime.block_on(async {
+        let server = TestServer::start().await;
+        let channel = server.channel().await;
+        (server, channel)
+    });
+    let service = Arbiter::default();
+    let mut runner = TestRunner::new(ProptestConfig::with_cases(200));
+    let result = runner.run(&prop::collection::vec(check(), 0..24), |checks| {
+        runtime.block_on(async {
+            let request = CheckBatchRequest {
+                checks: checks.clone(),
+            };
             let read = CheckBatchChecks::decode(&request.encode_to_vec()[..]).unwrap();
             prop_assert_eq!(read.read_in_place(), checks.len());
             for request in [read, request.into()] {
@@ -227,13 +128,15 @@ proptest! {
                     .unwrap();
                 prop_assert_eq!(batch.results.len(), checks.len());
                 for (index, (check, got)) in checks.iter().zip(batch.results).enumerate() {
-                    let expected = unary_in_process(&service, check.clone()).await;
+                    let expected = own_rpc(&channel, check).await;
                     prop_assert_eq!(got, expected, "check {} of the batch: {:?}", index, check);
                 }
             }
             Ok(())
-        })?;
-    }
+        })
+    });
+    drop(server);
+    result.unwrap();
 }
 
 /// The same comparison over the wire, a real client and server, on one large random
@@ -243,23 +146,53 @@ proptest! {
 async fn over_the_wire_a_batch_equals_its_checks_called_one_by_one() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
+    let channel = server.channel().await;
     let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let checks: Vec<Check> = (0..300)
-        .map(|_| check().new_tree(&mut runner).unwrap().current())
-        .collect();
+    // Two checks in three the first of a few drawn that its own RPC answers (random
+    // fields of a game it does not know are most often malformed), the rest as drawn.
+    let mut checks = Vec::new();
+    let mut expected = Vec::new();
+    for slot in 0..300 {
+        let mut tries = 0;
+        loop {
+            let check = check().new_tree(&mut runner).unwrap().current();
+            let answer = own_rpc(&channel, &check).await;
+            tries += 1;
+            if slot % 3 == 0 || answer.invalid.is_empty() || tries == 8 {
+                checks.push(check);
+                expected.push(answer);
+                break;
+            }
+        }
+    }
     let batch = check_batch(&mut client, checks.clone()).await;
     assert_eq!(batch.results.len(), checks.len());
     let mut malformed = 0;
-    for (index, (check, got)) in checks.into_iter().zip(batch.results).enumerate() {
-        let expected = unary_over_the_wire(&mut client, check).await;
+    let mut kinds_answered = std::collections::HashSet::new();
+    for (index, ((check, got), expected)) in checks
+        .into_iter()
+        .zip(batch.results)
+        .zip(expected)
+        .enumerate()
+    {
+        assert_eq!(
+            expected,
+            own_rpc(&channel, &check).await,
+            "check {index}, twice"
+        );
         malformed += usize::from(!expected.invalid.is_empty());
+        if let Some(result) = &expected.result {
+            kinds_answered.insert(std::mem::discriminant(result));
+        }
         assert_eq!(got, expected, "check {index}");
     }
-    // The mix holds both kinds of answer, so the comparison tested both.
+    // The mix holds both kinds of answer, so the comparison tested both, and an answer
+    // of every kind.
     assert!(
         malformed > 30 && malformed < 270,
         "{malformed} malformed of 300"
     );
+    assert_eq!(kinds_answered.len(), kinds().len());
 }
 
 fn othello_check(rows: &[&str], row: i32, col: i32, color: &str) -> Check {

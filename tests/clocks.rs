@@ -159,7 +159,7 @@ timed!(PlayTicTacToeResponse, |r: &PlayTicTacToeResponse| (r
 /// A kind of live game as these tests play it.
 trait Kind {
     type Game: LiveGame<Request = Self::Request, Response = Self::Response>;
-    type Request: Clone + Debug + Send + 'static;
+    type Request: Clone + Debug + Send + 'static + prost::Message + Default;
     type Response: Timed;
     /// A setup on the clock, replaying `history` (the moves' requests, as sent).
     fn setup(
@@ -924,20 +924,21 @@ trait FromAction: Kind {
 }
 
 impl<K: Kind> FromAction for K {
+    /// By its field: the action's, as prost encodes it, against `K`'s.
     fn state_request(action: game_action::Action) -> Option<K::Request> {
-        match action {
-            game_action::Action::Othello(request) => cast::<K, _>(request),
-            game_action::Action::ConnectFour(request) => cast::<K, _>(request),
-            game_action::Action::TicTacToe(request) => cast::<K, _>(request),
-            game_action::Action::Close(_) => None,
-        }
+        use prost::encoding::{decode_key, decode_varint};
+        let encoded = |action: &game_action::Action| {
+            let mut bytes = Vec::new();
+            action.encode(&mut bytes);
+            bytes
+        };
+        let (bytes, own) = (encoded(&action), encoded(&K::action(K::Request::default())));
+        let (mut rest, mut own) = (&bytes[..], &own[..]);
+        let field = decode_key(&mut rest).ok()?;
+        (field == decode_key(&mut own).ok()?).then_some(())?;
+        decode_varint(&mut rest).ok()?;
+        <K::Request as prost::Message>::decode(rest).ok()
     }
-}
-
-/// `request` as `K`'s request, if it is one.
-fn cast<K: Kind, R: 'static>(request: R) -> Option<K::Request> {
-    let boxed: Box<dyn std::any::Any> = Box::new(request);
-    boxed.downcast::<K::Request>().ok().map(|request| *request)
 }
 
 // Over the wire, with real short clocks: tolerances a loaded machine cannot break.

@@ -1,31 +1,92 @@
-//! Arbitrary bytes decoded as each request message and run through the whole handler
-//! path (validation, rule, reply): a decoded message must get a reply or a status, never
-//! a panic. A CheckBatch request is also decoded both as the server reads it and by
-//! prost's generated code, which must agree.
+//! Arbitrary bytes run through the whole handler path (decoding, validation, rule,
+//! reply) of every RPC: a unary request must get a reply or a status other than
+//! INTERNAL, a live game's or PlayMany's messages a reply each or a status, never a
+//! panic. A CheckBatch request is also decoded both as the server reads it and by
+//! prost's generated code, which must agree. The unary RPCs are the contract's (read
+//! from its descriptor set) and the live games the registration's
+//! ([`arbiter::visit_live_games`]), so a game added is fuzzed with no line here.
+//!
+//! The first byte picks what the rest is: `0` a unary RPC's request (the second byte
+//! picks the RPC, in the contract's order), `1` PlayMany's messages, `2` a live game's
+//! messages (the second byte picks the game, in the registration's order).
 #![no_main]
 
-use arbiter::proto::arbiter_service_server::ArbiterService;
+use std::sync::LazyLock;
+
+use arbiter::proto::arbiter_service_server::{ArbiterService, ArbiterServiceServer};
 use arbiter::proto::requests::CheckBatchChecks;
-use arbiter::proto::{CheckBatchRequest, PlayManyRequest};
-use arbiter::rules::{connect_four, othello, tic_tac_toe};
-use arbiter::Arbiter;
-use arbiter::{LiveGame, StreamLimits};
+use arbiter::proto::{CheckBatchRequest, PlayManyRequest, FILE_DESCRIPTOR_SET};
+use arbiter::{visit_live_games, Arbiter, LiveGame, LiveGameVisitor, StreamLimits};
 use futures_util::StreamExt;
+use http_body_util::BodyExt;
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
 use tokio_util::sync::CancellationToken;
+use tonic::codegen::Service;
 use tonic::Request;
+
+/// The path of every unary RPC of the contract, in its order.
+static UNARY: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let set = prost_types::FileDescriptorSet::decode(FILE_DESCRIPTOR_SET).expect("the contract");
+    let mut paths = Vec::new();
+    for file in set.file.iter().filter(|file| file.package() == "arbiter.v1") {
+        for service in &file.service {
+            for method in &service.method {
+                if !method.client_streaming() && !method.server_streaming() {
+                    paths.push(format!("/arbiter.v1.{}/{}", service.name(), method.name()));
+                }
+            }
+        }
+    }
+    paths
+});
+
+/// The number of live games registered.
+static GAMES: LazyLock<usize> = LazyLock::new(|| {
+    struct Count(usize);
+    impl LiveGameVisitor for Count {
+        fn visit<G: LiveGame>(&mut self) {
+            self.0 += 1;
+        }
+    }
+    let mut count = Count(0);
+    visit_live_games(&mut count);
+    count.0
+});
+
+/// Calls the unary RPC at `path` with the request `body` through the service's own
+/// server stub (tonic's decoding included): any reply, or any status but INTERNAL.
+async fn unary(service: &Arbiter, path: &str, body: &[u8]) {
+    let mut framed = vec![0];
+    framed.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    framed.extend_from_slice(body);
+    let request = http::Request::builder()
+        .method("POST")
+        .uri(path)
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(tonic::body::Body::new(http_body_util::Full::new(
+            prost::bytes::Bytes::from(framed),
+        )))
+        .expect("a request");
+    let mut server = ArbiterServiceServer::new(service.clone());
+    let response = server.call(request).await.expect("a response");
+    let (parts, body) = response.into_parts();
+    let collected = body.collect().await.expect("a whole body");
+    let trailers = collected.trailers().cloned().unwrap_or_default();
+    let status = trailers
+        .get("grpc-status")
+        .or_else(|| parts.headers.get("grpc-status"))
+        .map(|value| value.to_str().unwrap_or("?").to_owned());
+    assert_ne!(status.as_deref(), Some("13"), "INTERNAL from {path}");
+}
 
 /// Plays one live game of kind `G` whose messages are `body`, length-delimited, through
 /// the service's stream with a small message limit: every message gets a reply or the
 /// stream ends with a status, never a panic. A setup may put the game on a clock (any
 /// time control and clock the bytes make): then one more reply may announce its loss
 /// on time, before the reply to a message that came too late.
-async fn play<G>(body: &[u8])
-where
-    G: LiveGame,
-    G::Request: Message + Default,
-{
+async fn play<G: LiveGame>(body: &[u8]) {
     let mut messages = Vec::new();
     let mut rest = body;
     while !rest.is_empty() {
@@ -91,15 +152,38 @@ async fn play_many(body: &[u8]) {
     assert_eq!(service.live_games().count(), 0);
 }
 
-/// Decodes `body` as a unary RPC's request and, when it decodes, makes the call: any
-/// reply or status will do, never a panic.
-async fn unary<R, F>(body: &[u8], call: impl FnOnce(Request<R>) -> F)
-where
-    R: Message + Default,
-    F: std::future::Future,
-{
-    if let Ok(request) = R::decode(body) {
-        let _ = call(Request::new(request)).await;
+/// Decodes `body` both as the server reads a CheckBatch request and as prost's
+/// generated code does, which must agree, then answers it: one result a check.
+async fn check_batch(service: &Arbiter, body: &[u8]) {
+    let read = CheckBatchChecks::decode(body);
+    match (&read, CheckBatchRequest::decode(body)) {
+        (Ok(read), Ok(prost)) => assert_eq!(CheckBatchRequest::from(read.clone()), prost),
+        (Err(ours), Err(prost)) => assert_eq!(ours.to_string(), prost.to_string()),
+        (ours, prost) => panic!("ours {ours:?}, prost's {prost:?}"),
+    }
+    if let Ok(request) = read {
+        let checks = request.len();
+        if let Ok(reply) = service.check_batch(Request::new(request)).await {
+            let reply = reply.into_inner().to_response();
+            let reply = reply.expect("a CheckBatch reply decodes");
+            assert_eq!(reply.results.len(), checks);
+        }
+    }
+}
+
+/// Plays the live game of the registration's `index` with the messages `body`.
+struct PlayNth<'a> {
+    index: usize,
+    body: &'a [u8],
+    runtime: &'a tokio::runtime::Runtime,
+}
+
+impl LiveGameVisitor for PlayNth<'_> {
+    fn visit<G: LiveGame>(&mut self) {
+        if self.index == 0 {
+            self.runtime.block_on(play::<G>(self.body));
+        }
+        self.index = self.index.wrapping_sub(1);
     }
 }
 
@@ -115,37 +199,22 @@ fuzz_target!(|data: &[u8]| {
         .build()
         .expect("a runtime");
     let service = Arbiter::default();
-    runtime.block_on(async {
-        match kind % 9 {
-            0 => unary(body, |request| service.check_othello_move(request)).await,
-            1 => unary(body, |request| service.list_othello_moves(request)).await,
-            2 => unary(body, |request| service.check_connect_four(request)).await,
-            3 => unary(body, |request| service.judge_tic_tac_toe(request)).await,
-            4 => {
-                // Decoded as the server's stubs decode it (most checks read in place),
-                // which must mean what prost's generated decoding means: the same
-                // checks, or the same error.
-                let read = CheckBatchChecks::decode(body);
-                match (&read, CheckBatchRequest::decode(body)) {
-                    (Ok(read), Ok(prost)) => {
-                        assert_eq!(CheckBatchRequest::from(read.clone()), prost)
-                    }
-                    (Err(ours), Err(prost)) => assert_eq!(ours.to_string(), prost.to_string()),
-                    (ours, prost) => panic!("ours {ours:?}, prost's {prost:?}"),
+    let (pick, rest) = body.split_first().map_or((0, body), |(&pick, rest)| (pick, rest));
+    match kind % 3 {
+        0 => {
+            let path = &UNARY[usize::from(pick) % UNARY.len()];
+            runtime.block_on(async {
+                if path.ends_with("/CheckBatch") {
+                    check_batch(&service, rest).await;
                 }
-                if let Ok(request) = read {
-                    let checks = request.len();
-                    if let Ok(reply) = service.check_batch(Request::new(request)).await {
-                        let reply = reply.into_inner().to_response();
-                        let reply = reply.expect("a CheckBatch reply decodes");
-                        assert_eq!(reply.results.len(), checks);
-                    }
-                }
-            }
-            5 => play_many(body).await,
-            6 => play::<tic_tac_toe::Game>(body).await,
-            7 => play::<othello::Game>(body).await,
-            _ => play::<connect_four::Game>(body).await,
+                unary(&service, path, rest).await;
+            });
         }
-    });
+        1 => runtime.block_on(play_many(body)),
+        _ => visit_live_games(&mut PlayNth {
+            index: usize::from(pick) % *GAMES,
+            body: rest,
+            runtime: &runtime,
+        }),
+    }
 });

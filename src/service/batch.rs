@@ -39,6 +39,11 @@ pub(crate) trait BatchCheck {
         scratch: &mut Scratch,
         out: &mut CheckBatchReply,
     ) -> Result<usize, ServiceError>;
+
+    /// Checks of this kind that, between them, write every field of its answer, and a
+    /// malformed one (for the test `every_field_of_every_written_reply_is_written`).
+    #[cfg(test)]
+    fn corpus() -> Vec<crate::proto::check::Check>;
 }
 
 /// The buffers one check after another of a CheckBatch uses, each given back by the

@@ -95,6 +95,22 @@ impl BatchCheck for CheckRun {
     const RESULT: Len = wire::check_result::CHECK_CONNECT_FOUR;
     const RESULT_BYTES: usize = 32;
 
+    #[cfg(test)]
+    fn corpus() -> Vec<proto::check::Check> {
+        let rows = [
+            "0000000", "0000000", "0000000", "1000000", "1000000", "1222200",
+        ];
+        vec![proto::check::Check::CheckConnectFour(
+            CheckConnectFourRequest {
+                board: Some(proto::Board::from_rows(rows)),
+                row: 5,
+                col: 4,
+                player: 2,
+                run_length: 0,
+            },
+        )]
+    }
+
     /// The board is parsed into the scratch cells.
     fn answer(
         check: CheckRef<'_>,
@@ -149,6 +165,37 @@ impl play::sealed::Play for Game {
         }
         let game = Game::new(DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_RUN_LENGTH);
         play::first_move(game, first)
+    }
+
+    /// A 6x7 game won by player 1 in column 0; column 9 is off the board.
+    #[cfg(test)]
+    fn corpus() -> Vec<PlayConnectFourRequest> {
+        let setup = ConnectFourSetup {
+            rows: 6,
+            cols: 7,
+            run_length: 4,
+            ..Default::default()
+        };
+        let mut messages = vec![PlayConnectFourRequest {
+            action: Some(Action::Setup(Box::new(setup))),
+        }];
+        for col in [0, 1, 0, 1, 0, 1, 9, 0] {
+            messages.push(PlayConnectFourRequest {
+                action: Some(Action::Drop(col)),
+            });
+        }
+        messages
+    }
+
+    #[cfg(test)]
+    fn clocked(control: proto::TimeControl) -> PlayConnectFourRequest {
+        let setup = ConnectFourSetup {
+            time_control: Some(control),
+            ..Default::default()
+        };
+        PlayConnectFourRequest {
+            action: Some(Action::Setup(Box::new(setup))),
+        }
     }
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {

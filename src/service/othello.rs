@@ -56,6 +56,21 @@ impl BatchCheck for CheckMove {
     const RESULT: Len = wire::check_result::CHECK_OTHELLO_MOVE;
     const RESULT_BYTES: usize = 32;
 
+    #[cfg(test)]
+    fn corpus() -> Vec<proto::check::Check> {
+        let check = |color: &str| {
+            proto::check::Check::CheckOthelloMove(CheckOthelloMoveRequest {
+                board: Some(proto::Board::from_rows(
+                    crate::rules::othello::STANDARD_START,
+                )),
+                row: 2,
+                col: 3,
+                color: color.into(),
+            })
+        };
+        vec![check("B"), check("G")]
+    }
+
     /// The board is parsed into the scratch cells, the flips into its marks.
     fn answer(
         check: CheckRef<'_>,
@@ -122,6 +137,18 @@ impl BatchCheck for ListMoves {
     const CHECK: Len = wire::check::LIST_OTHELLO_MOVES;
     const RESULT: Len = wire::check_result::LIST_OTHELLO_MOVES;
     const RESULT_BYTES: usize = 512;
+
+    #[cfg(test)]
+    fn corpus() -> Vec<proto::check::Check> {
+        vec![proto::check::Check::ListOthelloMoves(
+            ListOthelloMovesRequest {
+                board: Some(proto::Board::from_rows(
+                    crate::rules::othello::STANDARD_START,
+                )),
+                color: "W".into(),
+            },
+        )]
+    }
 
     /// The board is parsed into the scratch cells.
     fn answer(
@@ -192,6 +219,39 @@ impl play::sealed::Play for Game {
             action => action,
         };
         play::first_move(Game::standard(), PlayOthelloRequest { action })
+    }
+
+    /// A board where White must pass: Black at (0, 2) flips (0, 1), White passes,
+    /// and Black's (0, 4) ends the game; (9, 9) is off the board.
+    #[cfg(test)]
+    fn corpus() -> Vec<PlayOthelloRequest> {
+        let setup = proto::OthelloSetup {
+            board: Some(proto::Board::from_rows(["BW.W.", "....."])),
+            to_move: "B".into(),
+            ..Default::default()
+        };
+        let mut messages = vec![PlayOthelloRequest {
+            action: Some(Action::Setup(Box::new(setup))),
+        }];
+        for (row, col) in [(9, 9), (0, 2), (0, 4)] {
+            messages.push(PlayOthelloRequest {
+                action: Some(Action::Move(proto::Cell { row, col })),
+            });
+        }
+        messages
+    }
+
+    #[cfg(test)]
+    fn clocked(control: proto::TimeControl) -> PlayOthelloRequest {
+        let setup = proto::OthelloSetup {
+            board: Some(proto::Board::from_rows(["BW..", "...."])),
+            to_move: "B".into(),
+            time_control: Some(control),
+            ..Default::default()
+        };
+        PlayOthelloRequest {
+            action: Some(Action::Setup(Box::new(setup))),
+        }
     }
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {

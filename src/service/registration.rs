@@ -28,7 +28,7 @@ use super::batch::{BatchCheck, Checks, Scratch};
 use super::error::{ServiceError, Violation};
 use super::play::kinds::{Kinds, Registered, TakeRequest};
 use super::play::sealed::Play;
-use super::play::Referee;
+use super::play::{LiveGameVisitor, Referee};
 use super::{connect_four, othello, tic_tac_toe};
 
 /// Registers the live games: for each, its variant in [`AnyGame`], its rules' game, and
@@ -99,12 +99,21 @@ macro_rules! live_games {
                 fn state(response: Self::Response) -> State {
                     State::$variant(response)
                 }
+                #[cfg(test)]
+                fn action(request: Self::Request) -> Action {
+                    Action::$variant(request)
+                }
             }
         )*
 
+        /// Hands `visitor` every registered live game, in the registration's order.
+        pub fn visit_live_games(visitor: &mut impl LiveGameVisitor) {
+            $(visitor.visit::<$game>();)*
+        }
+
         /// Holds every registered game to the contract with `check`.
         #[cfg(test)]
-        fn each_registered(check: impl tests::EachGame) {
+        pub(crate) fn each_registered(check: impl tests::EachGame) {
             $(check.game::<$game>();)*
         }
     };
@@ -170,6 +179,12 @@ macro_rules! checks {
         /// The field numbers in `Check`'s oneof of every registered check.
         #[cfg(test)]
         const REGISTERED_CHECKS: &[u32] = &[$(<$check as BatchCheck>::CHECK.0,)*];
+
+        /// Every registered check's corpus, end to end.
+        #[cfg(test)]
+        pub(crate) fn check_corpus() -> Vec<crate::proto::check::Check> {
+            [$(<$check as BatchCheck>::corpus(),)*].concat()
+        }
     };
 }
 
@@ -202,14 +217,14 @@ fn not_a_check(kind: u32) -> ServiceError {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use prost::Message;
     use prost_types::{FileDescriptorProto, FileDescriptorSet};
 
     use super::{Registered, Registry};
 
     /// Something to do with each registered game.
-    pub(super) trait EachGame: Copy {
+    pub(crate) trait EachGame: Copy {
         fn game<G: Registered<Registry>>(self);
     }
 

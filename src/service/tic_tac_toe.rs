@@ -48,6 +48,17 @@ impl BatchCheck for Judge {
     const RESULT: Len = wire::check_result::JUDGE_TIC_TAC_TOE;
     const RESULT_BYTES: usize = 48;
 
+    #[cfg(test)]
+    fn corpus() -> Vec<proto::check::Check> {
+        let moves = [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)];
+        vec![proto::check::Check::JudgeTicTacToe(JudgeTicTacToeRequest {
+            moves: moves
+                .into_iter()
+                .map(|(row, col)| proto::TicTacToeMove { row, col })
+                .collect(),
+        })]
+    }
+
     fn answer(
         check: CheckRef<'_>,
         _: &mut Scratch,
@@ -114,6 +125,30 @@ impl play::sealed::Play for Game {
             rejected: String::new(),
             timing,
         })
+    }
+
+    /// A game won by A on the top row; (1, 0) a second time is rejected.
+    #[cfg(test)]
+    fn corpus() -> Vec<PlayTicTacToeRequest> {
+        [(0, 0), (1, 0), (1, 0), (0, 1), (1, 1), (0, 2)]
+            .into_iter()
+            .map(|(row, col)| PlayTicTacToeRequest {
+                row,
+                col,
+                setup: None,
+            })
+            .collect()
+    }
+
+    #[cfg(test)]
+    fn clocked(control: proto::TimeControl) -> PlayTicTacToeRequest {
+        PlayTicTacToeRequest {
+            setup: Some(Box::new(TicTacToeSetup {
+                time_control: Some(control),
+                ..Default::default()
+            })),
+            ..Default::default()
+        }
     }
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {

@@ -7,7 +7,9 @@
 //! contract gains that the built reply sets and the writer forgets, while the
 //! comparisons never meet a reply where it is set. Here a field that no reply of the
 //! corpus writes fails the test by name: write it, and if it is rare, add a call to the
-//! corpus that sets it.
+//! corpus that sets it. The corpus is the registration's: each registered check's and
+//! live game's own (`BatchCheck::corpus`, `Play::corpus` and `Play::clocked`), so a
+//! game registered is a game covered.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -16,13 +18,13 @@ use prost::Message;
 use prost_types::field_descriptor_proto::Type;
 
 use crate::proto::requests::CheckBatchChecks;
+use std::cell::RefCell;
+
 use crate::proto::{
-    check, game_action, play_connect_four_request, play_othello_request, Board, Cell, Check,
-    CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, ConnectFourSetup,
-    GameAction, JudgeTicTacToeRequest, ListOthelloMovesRequest, OthelloSetup,
-    PlayConnectFourRequest, PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest,
-    TicTacToeMove, TicTacToeSetup, TimeControl,
+    game_action, Check, CheckBatchRequest, GameAction, PlayManyRequest, TimeControl,
 };
+use crate::service::play::kinds::Registered;
+use crate::service::registration::tests::EachGame;
 use crate::service::registration::Registry;
 use crate::service::{batch, Arbiter};
 
@@ -95,59 +97,15 @@ fn every_field(messages: &HashMap<String, Fields>, root: &str, all: &mut BTreeSe
     }
 }
 
-fn board(rows: &[&str]) -> Option<Board> {
-    Some(Board::from_rows(rows))
-}
-
-fn check(check: check::Check) -> Check {
-    Check { check: Some(check) }
-}
-
-fn tic_tac_toe_moves(moves: &[(i32, i32)]) -> Vec<TicTacToeMove> {
-    moves
-        .iter()
-        .map(|&(row, col)| TicTacToeMove { row, col })
-        .collect()
-}
-
-/// A CheckBatch that gives every kind of result, and a malformed check.
+/// A CheckBatch of every registered check's corpus: every kind of result, and a
+/// malformed check.
 fn batch_request() -> CheckBatchRequest {
-    let othello = [
-        "........", "........", "........", "...WB...", "...BW...", "........", "........",
-        "........",
-    ];
-    let connect_four = [
-        "0000000", "0000000", "0000000", "1000000", "1000000", "1222200",
-    ];
+    let checks = super::registration::check_corpus();
     CheckBatchRequest {
-        checks: vec![
-            check(check::Check::CheckOthelloMove(CheckOthelloMoveRequest {
-                board: board(&othello),
-                row: 2,
-                col: 3,
-                color: "B".into(),
-            })),
-            check(check::Check::ListOthelloMoves(ListOthelloMovesRequest {
-                board: board(&othello),
-                color: "W".into(),
-            })),
-            check(check::Check::CheckConnectFour(CheckConnectFourRequest {
-                board: board(&connect_four),
-                row: 5,
-                col: 4,
-                player: 2,
-                run_length: 0,
-            })),
-            check(check::Check::JudgeTicTacToe(JudgeTicTacToeRequest {
-                moves: tic_tac_toe_moves(&[(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)]),
-            })),
-            check(check::Check::CheckOthelloMove(CheckOthelloMoveRequest {
-                board: board(&othello),
-                row: 2,
-                col: 3,
-                color: "G".into(),
-            })),
-        ],
+        checks: checks
+            .into_iter()
+            .map(|check| Check { check: Some(check) })
+            .collect(),
     }
 }
 
@@ -158,7 +116,10 @@ fn one_and_a_half_seconds() -> TimeControl {
             seconds: 1,
             nanos: 500_000_000,
         }),
-        increment: None,
+        increment: Some(prost_types::Duration {
+            seconds: 0,
+            nanos: 250_000_000,
+        }),
         move_limit: None,
     }
 }
@@ -173,113 +134,35 @@ fn many(game: u64, action: game_action::Action) -> PlayManyRequest {
     }
 }
 
-/// PlayMany messages that give every field of every live reply: an Othello game on a
-/// board where White must pass, to its end; a Connect Four game won; a Tic-Tac-Toe game
-/// won; a rejected move of each; a close, and an action that reaches no game.
-fn many_requests() -> Vec<PlayManyRequest> {
-    use game_action::Action;
-    let othello = |action| {
-        Action::Othello(PlayOthelloRequest {
-            action: Some(action),
-        })
-    };
-    let drop = |col| {
-        Action::ConnectFour(PlayConnectFourRequest {
-            action: Some(play_connect_four_request::Action::Drop(col)),
-        })
-    };
-    let mark = |row, col| {
-        Action::TicTacToe(PlayTicTacToeRequest {
-            row,
-            col,
-            setup: None,
-        })
-    };
-    let mut messages = vec![many(
-        1,
-        othello(play_othello_request::Action::Setup(Box::new(
-            OthelloSetup {
-                // Black at (0, 2) flips (0, 1); then White has no move and passes, and
-                // Black's move at (0, 4) ends the game.
-                board: board(&["BW.W.", "....."]),
-                to_move: "B".into(),
-                history: Vec::new(),
-                ..Default::default()
-            },
-        ))),
-    )];
-    for (row, col) in [(9, 9), (0, 2), (0, 4)] {
-        messages.push(many(
-            1,
-            othello(play_othello_request::Action::Move(Cell { row, col })),
-        ));
+/// PlayMany messages that give every field of every live reply: for each registered
+/// game, its corpus (a game to its end, a rejected move among its messages) and, as
+/// another game, a setup on the clock whose time runs out; then a close, and an action
+/// that reaches no game. With the numbers of the games on the clock.
+fn many_requests() -> (Vec<PlayManyRequest>, Vec<u64>) {
+    /// Adds each registered game's messages.
+    #[derive(Clone, Copy)]
+    struct Corpus<'a>(&'a RefCell<(Vec<PlayManyRequest>, Vec<u64>)>);
+
+    impl EachGame for Corpus<'_> {
+        fn game<G: Registered<Registry>>(self) {
+            let (messages, clocked) = &mut *self.0.borrow_mut();
+            let game = 2 * messages.len() as u64 + 1;
+            for request in G::corpus() {
+                messages.push(many(game, G::action(request)));
+            }
+            let setup = G::clocked(one_and_a_half_seconds());
+            messages.push(many(game + 1, G::action(setup)));
+            clocked.push(game + 1);
+        }
     }
-    messages.push(many(
-        2,
-        Action::ConnectFour(PlayConnectFourRequest {
-            action: Some(play_connect_four_request::Action::Setup(Box::new(
-                ConnectFourSetup {
-                    rows: 6,
-                    cols: 7,
-                    run_length: 4,
-                    history: Vec::new(),
-                    ..Default::default()
-                },
-            ))),
-        }),
-    ));
-    for col in [0, 1, 0, 1, 0, 1, 9, 0] {
-        messages.push(many(2, drop(col)));
-    }
-    for (row, col) in [(0, 0), (1, 0), (1, 0), (0, 1), (1, 1), (0, 2)] {
-        messages.push(many(3, mark(row, col)));
-    }
-    messages.push(many(3, Action::Close(true)));
-    messages.push(many(4, Action::Close(true)));
-    // A game on the clock: 1.5 s each, 0.25 s more a move; two drops, then its time
-    // runs out (the test waits).
-    messages.push(many(
-        5,
-        Action::ConnectFour(PlayConnectFourRequest {
-            action: Some(play_connect_four_request::Action::Setup(Box::new(
-                ConnectFourSetup {
-                    time_control: Some(TimeControl {
-                        increment: Some(prost_types::Duration {
-                            seconds: 0,
-                            nanos: 250_000_000,
-                        }),
-                        ..one_and_a_half_seconds()
-                    }),
-                    ..Default::default()
-                },
-            ))),
-        }),
-    ));
-    messages.push(many(5, drop(3)));
-    messages.push(many(5, drop(3)));
-    // And one of each other kind, whose times run out together, before game 5's.
-    messages.push(many(
-        6,
-        othello(play_othello_request::Action::Setup(Box::new(
-            OthelloSetup {
-                board: board(&["BW..", "...."]),
-                to_move: "B".into(),
-                time_control: Some(one_and_a_half_seconds()),
-                ..Default::default()
-            },
-        ))),
-    ));
-    messages.push(many(
-        7,
-        Action::TicTacToe(PlayTicTacToeRequest {
-            setup: Some(Box::new(TicTacToeSetup {
-                time_control: Some(one_and_a_half_seconds()),
-                ..Default::default()
-            })),
-            ..Default::default()
-        }),
-    ));
-    messages
+
+    let corpus = RefCell::new((Vec::new(), Vec::new()));
+    super::registration::each_registered(Corpus(&corpus));
+    let (mut messages, clocked) = corpus.into_inner();
+    let first = messages[0].actions[0].game;
+    messages.push(many(first, game_action::Action::Close(true)));
+    messages.push(many(u64::MAX, game_action::Action::Close(true)));
+    (messages, clocked)
 }
 
 #[tokio::test(start_paused = true)]
@@ -294,15 +177,15 @@ async fn every_field_of_every_written_reply_is_written() {
     // The games, then a wait past the clocked game's deadline (the clock of tokio's,
     // stopped, moves on at once), so that its loss on time is announced.
     let arbiter = Arbiter::default();
-    let (sender, requests) = tokio::sync::mpsc::channel(64);
-    for request in many_requests() {
-        sender.send(Ok(request)).await.unwrap();
+    let (requests, clocked) = many_requests();
+    let (sender, received) = tokio::sync::mpsc::channel(requests.len());
+    for request in &requests {
+        sender.send(Ok(request.clone())).await.unwrap();
     }
-    let mut replies = arbiter.open_many(tokio_stream::wrappers::ReceiverStream::new(requests));
-    // One reply a message, and the announcements: games 6 and 7 together at 1.5 s,
-    // game 5 alone at 1.75 s.
+    let mut replies = arbiter.open_many(tokio_stream::wrappers::ReceiverStream::new(received));
+    // One reply a message, and the announcement: every game on the clock at 1.5 s.
     let mut announced = Vec::new();
-    for _ in 0..many_requests().len() + 2 {
+    for _ in 0..requests.len() + 1 {
         let reply = replies.next().await.unwrap().unwrap();
         let response = reply.to_response().unwrap();
         if response.unprompted {
@@ -310,7 +193,7 @@ async fn every_field_of_every_written_reply_is_written() {
         }
         walk(&messages, "PlayManyResponse", reply.as_bytes(), &mut seen);
     }
-    assert_eq!(announced, [vec![6, 7], vec![5]]);
+    assert_eq!(announced, [clocked]);
     drop(sender);
     assert!(replies.next().await.is_none());
 

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod bulk;
+pub mod contract;
 pub mod live;
 pub mod messages;
 pub mod metrics;

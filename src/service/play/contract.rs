@@ -32,6 +32,14 @@ pub trait LiveGame: sealed::Play {}
 
 impl<G: sealed::Play> LiveGame for G {}
 
+/// Something to do with each kind of live game the server plays
+/// ([`crate::visit_live_games`] hands it every registered one): for the fuzz targets and
+/// the tests outside the crate, which then cover every game with no line of their own.
+pub trait LiveGameVisitor {
+    /// Does it with the game `G`.
+    fn visit<G: LiveGame>(&mut self);
+}
+
 pub(crate) use self::sealed::{Handled, Opened, Reply};
 
 /// The reply to a game's message as the server writes it.
@@ -78,7 +86,7 @@ pub(crate) mod sealed {
     /// How a game is played on a stream: its messages, and how it answers them.
     pub trait Play: Turns + Sized + Send + 'static {
         /// A message from the client.
-        type Request: Send + 'static;
+        type Request: prost::Message + Default + Send + 'static;
         /// A reply to the client (which the server writes as its [`WrittenAs::Reply`]).
         type Response: WrittenAs + Send + 'static;
         /// Which game this is.
@@ -103,6 +111,17 @@ pub(crate) mod sealed {
             request: Self::Request,
             keeper: Option<&'a mut Timekeeper>,
         ) -> (Handled, Self::Played<'a>);
+
+        /// Messages of one game, its setup first, whose replies between them write
+        /// every field of its reply but the clock's: a move applied and one rejected,
+        /// and the game's end (for the test `every_field_of_every_written_reply_is_written`).
+        #[cfg(test)]
+        fn corpus() -> Vec<Self::Request>;
+
+        /// A setup of a game on the clock of `control`, whose side to move then runs
+        /// out (for the same test).
+        #[cfg(test)]
+        fn clocked(control: crate::proto::TimeControl) -> Self::Request;
 
         /// The game as it stands, as the answer to no message: the announcement of a
         /// loss on time.

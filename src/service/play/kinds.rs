@@ -55,6 +55,9 @@ pub(crate) trait Registered<K: Kinds>: LiveGame {
     /// The state that holds a reply of this kind (for the tests that compare).
     #[cfg(test)]
     fn state(response: Self::Response) -> State;
+    /// The action that carries `request` (for the tests that play PlayMany).
+    #[cfg(test)]
+    fn action(request: Self::Request) -> Action;
 }
 
 /// What PlayMany does with the request an action carries, whatever its game's kind

@@ -30,10 +30,10 @@ mod reaper;
 mod referee;
 mod session;
 
-pub use self::contract::LiveGame;
 pub(crate) use self::contract::{
     first_move, sealed, set_up, Handled, Opened, Reply, WrittenReplyOf, SETUP_NOT_FIRST,
 };
+pub use self::contract::{LiveGame, LiveGameVisitor};
 pub use self::limits::StreamLimits;
 pub use self::live_games::LiveGames;
 pub(crate) use self::live_games::OpenGame;
