@@ -86,7 +86,7 @@ pub(crate) mod sealed {
     /// How a game is played on a stream: its messages, and how it answers them.
     pub trait Play: Turns + Sized + Send + 'static {
         /// A message from the client.
-        type Request: prost::Message + Default + Send + 'static;
+        type Request: prost::Message + Default + Clone + Send + 'static;
         /// A reply to the client (which the server writes as its [`WrittenAs::Reply`]).
         type Response: WrittenAs + Send + 'static;
         /// Which game this is.

@@ -21,6 +21,8 @@
 //! needs of the kinds of game the registration lists).
 
 mod contract;
+#[cfg(test)]
+mod every_game;
 pub(crate) mod kinds;
 mod limits;
 mod live_games;

@@ -1,0 +1,118 @@
+//! Every registered live game, played alone and in PlayMany, on random games made of
+//! its own corpus's messages (`Play::corpus`: a setup, moves applied and rejected, a
+//! setup out of turn) and, on the clock, to a loss on time: the same replies, as prost
+//! reads them. Driven by the registration, so a game registered is a game covered.
+
+use futures_util::StreamExt;
+use proptest::prelude::*;
+
+use crate::proto::{GameAction, GameState, PlayManyRequest};
+use crate::service::play::kinds::Registered;
+use crate::service::registration::tests::EachGame;
+use crate::service::registration::{self, Registry};
+use crate::service::Arbiter;
+
+/// A game of `G`'s corpus: its first message, then `picks` of its messages (the first
+/// among them now and then: a setup out of turn).
+fn messages<G: Registered<Registry>>(picks: &[usize]) -> Vec<G::Request> {
+    let corpus = G::corpus();
+    let mut messages = vec![corpus[0].clone()];
+    messages.extend(
+        picks
+            .iter()
+            .map(|&pick| corpus[pick % corpus.len()].clone()),
+    );
+    messages
+}
+
+/// Plays `messages` alone and in PlayMany (as game 5), on tokio's paused clock (which,
+/// once the messages are answered, moves on to any clock's deadline): fails unless
+/// every reply of the one, the announcement of a loss on time among them, is the state
+/// of the other.
+async fn same<G: Registered<Registry>>(messages: Vec<G::Request>) -> Result<(), TestCaseError> {
+    let service = Arbiter::default();
+    let alone: Vec<_> = service
+        .open_game::<G, _>(futures_util::stream::iter(
+            messages.clone().into_iter().map(Ok),
+        ))
+        .map_err(|status| TestCaseError::fail(format!("{status:?}")))?
+        .collect()
+        .await;
+    let actions = messages.into_iter().map(|request| {
+        Ok(PlayManyRequest {
+            actions: vec![GameAction {
+                game: 5,
+                action: Some(G::action(request)),
+            }],
+        })
+    });
+    let many: Vec<_> = service
+        .open_many(futures_util::stream::iter(actions))
+        .collect()
+        .await;
+    prop_assert_eq!(alone.len(), many.len());
+    for (index, (alone, many)) in alone.into_iter().zip(many).enumerate() {
+        let (Ok(alone), Ok(many)) = (alone, many) else {
+            return Err(TestCaseError::fail(format!("reply {index}: a status")));
+        };
+        let many = many
+            .to_response()
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let state = GameState {
+            game: 5,
+            invalid: Vec::new(),
+            state: Some(G::state(alone)),
+        };
+        prop_assert_eq!(&many.states, &vec![state], "reply {}", index);
+    }
+    Ok(())
+}
+
+/// Runs [`same`] for each registered game.
+#[derive(Clone, Copy)]
+struct Same<'a> {
+    picks: &'a [usize],
+    clocked: bool,
+    failed: &'a std::cell::RefCell<Option<TestCaseError>>,
+}
+
+impl EachGame for Same<'_> {
+    fn game<G: Registered<Registry>>(self) {
+        let mut messages = messages::<G>(self.picks);
+        if self.clocked {
+            let control = crate::proto::TimeControl {
+                initial: Some(prost_types::Duration {
+                    seconds: 2,
+                    nanos: 0,
+                }),
+                ..Default::default()
+            };
+            messages[0] = G::clocked(control);
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .expect("a runtime");
+        if let Err(error) = runtime.block_on(same::<G>(messages)) {
+            let error = TestCaseError::fail(format!("{}: {error}", G::RPC));
+            self.failed.borrow_mut().get_or_insert(error);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn every_game_plays_alike_alone_and_in_play_many(
+        picks in prop::collection::vec(any::<usize>(), 0..24),
+        clocked in any::<bool>(),
+    ) {
+        let failed = std::cell::RefCell::new(None);
+        registration::each_registered(Same { picks: &picks, clocked, failed: &failed });
+        if let Some(error) = failed.into_inner() {
+            return Err(error);
+        }
+    }
+}
