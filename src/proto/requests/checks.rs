@@ -47,20 +47,7 @@ pub(crate) enum Part {
     Pairs(u32, u32, u32),
 }
 
-impl Part {
-    /// The field's number in its request.
-    const fn number(self) -> u32 {
-        match self {
-            Self::Board(n)
-            | Self::Int32(n)
-            | Self::Bool(n)
-            | Self::Text(n)
-            | Self::Pairs(n, ..) => n,
-        }
-    }
-}
-
-// `SCALARS` and `shape`, generated from the contract's `Check` oneof.
+// `SCALARS`, `shape` and `Read::request`, generated from the contract's `Check` oneof.
 include!(concat!(env!("OUT_DIR"), "/check_shapes.rs"));
 
 /// The field number of `checks` in `CheckBatchRequest`.
@@ -134,30 +121,35 @@ impl Item {
 
 /// One check of a batch as the handler reads it: its kind and its request's fields,
 /// borrowed, each as prost would decode it (a field not set, or not of its request,
-/// reads as its default). A game's module takes its fields by the constants of its
-/// request (`wire::fields::check_connect_four_request::ROW`).
+/// reads as its default), each found when asked for. A game's module takes its fields
+/// by the constants of its request (`wire::fields::check_connect_four_request::ROW`).
 #[derive(Clone, Copy, Debug)]
 pub struct CheckRef<'a> {
     /// Its field in `Check`'s oneof (`wire::fields::check::CHECK_CONNECT_FOUR`'s
     /// number); 0 when it sets no check.
     pub kind: u32,
-    board: Option<RowsView<'a>>,
-    scalars: &'a [i32; SCALARS],
-    text: &'a str,
-    pairs: &'a [[i32; 2]],
+    checks: &'a CheckBatchChecks,
+    item: &'a Item,
 }
 
 impl<'a> CheckRef<'a> {
     /// The board's rows, unchecked; `None` when the request sets no board.
     pub fn board(&self) -> Option<RowsView<'a>> {
-        self.board
+        let (checks, item) = (self.checks, self.item);
+        let bytes = if item.decoded {
+            &checks.decoded[..]
+        } else {
+            &checks.body[..]
+        };
+        let rows = checks.read.rows.get(item.board.clone()?)?;
+        Some(RowsView::spans(bytes, rows))
     }
 
     /// The `int32` field `field`.
     pub(crate) fn int32(&self, field: Varint) -> i32 {
         usize::try_from(field.0)
             .ok()
-            .and_then(|at| self.scalars.get(at))
+            .and_then(|at| self.item.scalars.get(at))
             .copied()
             .unwrap_or(0)
     }
@@ -170,12 +162,20 @@ impl<'a> CheckRef<'a> {
 
     /// The request's string field.
     pub fn text(&self) -> &'a str {
-        self.text
+        self.checks
+            .read
+            .text
+            .get(self.item.text.clone())
+            .unwrap_or_default()
     }
 
     /// The request's list, each item its two `int32`s in the order of their numbers.
     pub fn pairs(&self) -> &'a [[i32; 2]] {
-        self.pairs
+        self.checks
+            .read
+            .pairs
+            .get(self.item.pairs.clone())
+            .unwrap_or_default()
     }
 }
 
@@ -202,20 +202,10 @@ impl CheckBatchChecks {
     }
 
     fn check_ref<'a>(&'a self, item: &'a Item) -> CheckRef<'a> {
-        let bytes = if item.decoded {
-            &self.decoded[..]
-        } else {
-            &self.body[..]
-        };
         CheckRef {
             kind: item.kind,
-            board: item
-                .board
-                .clone()
-                .map(|rows| RowsView::spans(bytes, &self.read.rows[rows])),
-            scalars: &item.scalars,
-            text: &self.read.text[item.text.clone()],
-            pairs: &self.read.pairs[item.pairs.clone()],
+            checks: self,
+            item,
         }
     }
 
@@ -231,7 +221,7 @@ impl CheckBatchChecks {
         for &part in shape {
             match part {
                 Part::Board(n) => {
-                    if let Some(rows) = check.board {
+                    if let Some(rows) = check.board() {
                         let board = Board {
                             rows: rows.to_rows(),
                         };
@@ -249,12 +239,12 @@ impl CheckBatchChecks {
                     }
                 }
                 Part::Text(n) => {
-                    if !check.text.is_empty() {
-                        string::encode(n, &check.text.to_owned(), &mut request);
+                    if !check.text().is_empty() {
+                        string::encode(n, &check.text().to_owned(), &mut request);
                     }
                 }
                 Part::Pairs(n, first, second) => {
-                    for &[a, b] in check.pairs {
+                    for &[a, b] in check.pairs() {
                         let mut pair = Vec::new();
                         for (number, value) in [(first, a), (second, b)] {
                             if value != 0 {
@@ -381,46 +371,23 @@ impl Read {
             return Some(item);
         }
         let kind = key(&mut check, WireType::LengthDelimited)?;
-        let mut request = field_bytes(&mut check)?;
+        let request = field_bytes(&mut check)?;
         if !check.is_empty() {
             return None;
         }
-        let shape = shape(kind)?;
+        self.request(kind, body, request, &mut item)?;
         item.kind = kind;
-        while !request.is_empty() {
-            let (tag, wire_type) = any_key(&mut request)?;
-            let part = shape.iter().find(|part| part.number() == tag)?;
-            match (*part, wire_type) {
-                (Part::Board(_), WireType::LengthDelimited) if item.board.is_none() => {
-                    item.board = Some(self.board(body, field_bytes(&mut request)?)?);
-                }
-                (Part::Int32(n), WireType::Varint) => {
-                    *item.scalars.get_mut(usize::try_from(n).ok()?)? = int32(&mut request)?;
-                }
-                (Part::Bool(n), WireType::Varint) => {
-                    let value = varint(&mut request)? != 0;
-                    *item.scalars.get_mut(usize::try_from(n).ok()?)? = i32::from(value);
-                }
-                (Part::Text(_), WireType::LengthDelimited) => {
-                    item.text = self.text(&mut request)?;
-                }
-                (Part::Pairs(_, first, second), WireType::LengthDelimited) => {
-                    self.pair(field_bytes(&mut request)?, first, second)?;
-                }
-                _ => return None,
-            }
-        }
         item.pairs.end = self.pairs.len();
         Some(item)
     }
 
-    /// An item of a list: a message of two `int32`s, numbered `first` and `second`.
-    fn pair(&mut self, mut fields: &[u8], first: u32, second: u32) -> Option<()> {
+    /// An item of a list: a message of two `int32`s, numbered `FIRST` and `SECOND`.
+    fn pair<const FIRST: u32, const SECOND: u32>(&mut self, mut fields: &[u8]) -> Option<()> {
         let mut pair = [0; 2];
         while !fields.is_empty() {
-            match any_key(&mut fields)? {
-                (tag, WireType::Varint) if tag == first => pair[0] = int32(&mut fields)?,
-                (tag, WireType::Varint) if tag == second => pair[1] = int32(&mut fields)?,
+            match raw_key(&mut fields)? {
+                key if key == FIRST << 3 => pair[0] = int32(&mut fields)?,
+                key if key == SECOND << 3 => pair[1] = int32(&mut fields)?,
                 _ => return None,
             }
         }
@@ -495,6 +462,16 @@ fn any_key(bytes: &mut &[u8]) -> Option<(u32, WireType)> {
     };
     let tag = key >> 3;
     (tag > 0).then_some((tag, wire_type))
+}
+
+/// A field's key from the front of `bytes`, as its varint holds it (its number and its
+/// wire type, `number << 3 | wire type`), if it fits 32 bits: what the readers generated
+/// from a request's shape match against the keys of its fields, whole (a key they do
+/// not know, of an unknown wire type or field number 0 among them, leaves the check to
+/// prost).
+#[inline(always)]
+fn raw_key(bytes: &mut &[u8]) -> Option<u32> {
+    u32::try_from(varint(bytes)?).ok()
 }
 
 /// A field's number from the front of `bytes`, if its key is of `wire_type`.
