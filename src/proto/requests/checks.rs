@@ -87,35 +87,63 @@ struct Read {
     pairs: Vec<[i32; 2]>,
 }
 
-/// One check of a batch as it is kept: its kind, and its fields by its request's shape,
-/// ranges into the batch's buffers for those that are not scalars.
+/// One check of a batch as it is kept, small (a batch's list of items is sized from its
+/// message's length, so an item's size is memory per byte of request): its kind, and its
+/// fields by its request's shape, stretches of the batch's buffers for those that are
+/// not scalars.
 #[derive(Clone, Debug)]
 struct Item {
     /// Its field in `Check`'s oneof; 0 for a check that sets none.
     kind: u32,
     /// Its board's rows are in `decoded`, not in the message: prost decoded it.
     decoded: bool,
-    /// Its board, a range of the batch's rows, if it is set.
-    board: Option<Range<usize>>,
-    /// Its `int32`s and `bool`s, by field number; 0 where not set.
-    scalars: [i32; SCALARS],
+    /// Whether its board is set.
+    has_board: bool,
+    /// Its board, a stretch of the batch's rows.
+    board: Stretch,
     /// Its string, in the batch's text; empty where not set.
-    text: Range<usize>,
+    text: Stretch,
     /// Its list, in the batch's pairs.
-    pairs: Range<usize>,
+    pairs: Stretch,
+    /// Its `int32`s and `bool`s, each in its slot ([`slot`]); 0 where not set.
+    scalars: [i32; SCALARS],
+}
+
+/// A stretch of one of a batch's buffers: its items `start..end` (a batch holds fewer than
+/// `u32::MAX` of anything; a longer one is left to prost).
+#[derive(Clone, Copy, Debug, Default)]
+struct Stretch {
+    start: u32,
+    end: u32,
+}
+
+impl Stretch {
+    /// The stretch from `start` to `end`, if both fit a `u32`.
+    fn new(start: usize, end: usize) -> Option<Self> {
+        Some(Self {
+            start: u32::try_from(start).ok()?,
+            end: u32::try_from(end).ok()?,
+        })
+    }
+
+    /// As a range of indexes.
+    fn range(self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
 }
 
 impl Item {
     /// A check that sets nothing yet, its list to start at `pairs`.
-    fn new(decoded: bool, pairs: usize) -> Self {
-        Self {
+    fn new(decoded: bool, pairs: usize) -> Option<Self> {
+        Some(Self {
             kind: 0,
             decoded,
-            board: None,
+            has_board: false,
+            board: Stretch::default(),
+            text: Stretch::default(),
+            pairs: Stretch::new(pairs, pairs)?,
             scalars: [0; SCALARS],
-            text: 0..0,
-            pairs: pairs..pairs,
-        }
+        })
     }
 }
 
@@ -141,14 +169,16 @@ impl<'a> CheckRef<'a> {
         } else {
             &checks.body[..]
         };
-        let rows = checks.read.rows.get(item.board.clone()?)?;
+        if !item.has_board {
+            return None;
+        }
+        let rows = checks.read.rows.get(item.board.range())?;
         Some(RowsView::spans(bytes, rows))
     }
 
     /// The `int32` field `field`.
     pub(crate) fn int32(&self, field: Varint) -> i32 {
-        usize::try_from(field.0)
-            .ok()
+        slot(self.kind, field.0)
             .and_then(|at| self.item.scalars.get(at))
             .copied()
             .unwrap_or(0)
@@ -165,7 +195,7 @@ impl<'a> CheckRef<'a> {
         self.checks
             .read
             .text
-            .get(self.item.text.clone())
+            .get(self.item.text.range())
             .unwrap_or_default()
     }
 
@@ -174,7 +204,7 @@ impl<'a> CheckRef<'a> {
         self.checks
             .read
             .pairs
-            .get(self.item.pairs.clone())
+            .get(self.item.pairs.range())
             .unwrap_or_default()
     }
 }
@@ -356,7 +386,7 @@ impl Read {
     /// leaves everything as it was and returns `None`.
     fn check(&mut self, body: &[u8], check: &[u8], decoded: bool) -> Option<Item> {
         let marks = (self.rows.len(), self.text.len(), self.pairs.len());
-        let item = self.item(body, check, Item::new(decoded, marks.2));
+        let item = Item::new(decoded, marks.2).and_then(|item| self.item(body, check, item));
         if item.is_none() {
             self.rows.truncate(marks.0);
             self.text.truncate(marks.1);
@@ -377,7 +407,7 @@ impl Read {
         }
         self.request(kind, body, request, &mut item)?;
         item.kind = kind;
-        item.pairs.end = self.pairs.len();
+        item.pairs.end = u32::try_from(self.pairs.len()).ok()?;
         Some(item)
     }
 
@@ -397,7 +427,7 @@ impl Read {
 
     /// A `Board` (`fields`, a part of `body`) of rows and nothing else: where each row
     /// is in `body`, added to the batch's; the range of them it is.
-    fn board(&mut self, body: &[u8], mut fields: &[u8]) -> Option<Range<usize>> {
+    fn board(&mut self, body: &[u8], mut fields: &[u8]) -> Option<Stretch> {
         const ROWS: u32 = fields::board::ROWS.0;
         let start = self.rows.len();
         let origin = body.as_ptr() as usize;
@@ -412,27 +442,33 @@ impl Read {
                 end: u32::try_from(at + row.len()).ok()?,
             });
         }
-        Some(start..self.rows.len())
+        Stretch::new(start, self.rows.len())
     }
 
     /// A string field's text (UTF-8, as prost requires), appended to the batch's text:
     /// the range of it it is.
-    fn text(&mut self, fields: &mut &[u8]) -> Option<Range<usize>> {
+    fn text(&mut self, fields: &mut &[u8]) -> Option<Stretch> {
         let text = std::str::from_utf8(field_bytes(fields)?).ok()?;
         let start = self.text.len();
         self.text.push_str(text);
-        Some(start..self.text.len())
+        Stretch::new(start, self.text.len())
     }
 }
 
-/// A varint from the front of `bytes`, as prost reads one; a one-byte varint (every
-/// key, length and small value of a plain check) without prost's general decoding.
+/// A varint from the front of `bytes`, as prost reads one; one of one byte (every key,
+/// length and small value of a plain check) or two (the length of a check, a board or a
+/// row past 127 bytes) without prost's general decoding.
 #[inline(always)]
 fn varint(bytes: &mut &[u8]) -> Option<u64> {
-    match bytes.split_first() {
-        Some((&byte, rest)) if byte < 0x80 => {
+    let slice: &[u8] = bytes;
+    match slice {
+        [byte, rest @ ..] if *byte < 0x80 => {
             *bytes = rest;
-            Some(u64::from(byte))
+            Some(u64::from(*byte))
+        }
+        [low, high, rest @ ..] if *high < 0x80 => {
+            *bytes = rest;
+            Some(u64::from(low & 0x7f) | u64::from(*high) << 7)
         }
         _ => long_varint(bytes),
     }
