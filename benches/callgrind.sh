@@ -179,7 +179,7 @@ if [ $games = 1 ]; then
     "$python" -m pip install --quiet --disable-pip-version-check -r tests/interop/requirements.txt
   fi
   printf '| live game | server | instructions per message |\n|---|---|---:|\n'
-  for game in PlayTicTacToe PlayOthello PlayConnectFour; do
+  for game in PlayTicTacToe PlayOthello PlayConnectFour PlayGomoku; do
     if [ -n "$only" ] && ! grep -q -E "$(tr , '|' <<<"$only")" <<<"$game"; then continue; fi
     script="$out/$game.moves.json"
     rm -f "$script"

@@ -3,10 +3,12 @@ stream, the same moves the tonic load generator (examples/load.rs) plays.
 
     python3 benches/callgrind_play.py ADDR GAME GAMES [--script FILE] [--record FILE]
 
-GAME is PlayTicTacToe, PlayOthello or PlayConnectFour. Against Arbiter (no --script) the
-moves follow the replies: Tic-Tac-Toe's nine-move draw, Othello from the standard start
-with each side playing its first legal move, Connect Four dropping into every third
-column (skipping full ones) until the game ends; every reply must apply its move.
+GAME is PlayTicTacToe, PlayOthello, PlayConnectFour or PlayGomoku. Against Arbiter (no
+--script) the moves follow the replies: Tic-Tac-Toe's nine-move draw, Othello from the
+standard start with each side playing its first legal move, Connect Four dropping into
+every third column (skipping full ones) until the game ends, Gomoku's 17-stone freestyle
+game on 15x15 that Black wins with a five (GOMOKU_GAME of benches/support/requests.rs);
+every reply must apply its move.
 --record writes the moves played, one game's messages per line, and --script replays
 them without reading the replies (the baseline answers every message with an empty
 reply, so its games follow Arbiter's script). Prints the number of messages sent.
@@ -26,6 +28,11 @@ import grpc  # noqa: E402
 pb, pb_grpc = load_stubs()
 
 DRAW = [(0, 0), (1, 1), (2, 2), (0, 1), (2, 1), (2, 0), (0, 2), (1, 2), (1, 0)]
+# GOMOKU_GAME of benches/support/requests.rs: Black first, Black's ninth stone makes five.
+GOMOKU = [
+    (6, 7), (5, 8), (8, 7), (7, 8), (6, 6), (6, 5), (8, 8), (8, 9), (8, 6),
+    (8, 5), (6, 8), (6, 9), (7, 7), (9, 9), (5, 7), (9, 7), (4, 7),
+]
 
 
 def request(game, move):
@@ -33,6 +40,8 @@ def request(game, move):
         return pb.PlayTicTacToeRequest(row=move[0], col=move[1])
     if game == "PlayOthello":
         return pb.PlayOthelloRequest(move=pb.Cell(row=move[0], col=move[1]))
+    if game == "PlayGomoku":
+        return pb.PlayGomokuRequest(move=pb.Cell(row=move[0], col=move[1]))
     return pb.PlayConnectFourRequest(drop=move)
 
 
@@ -40,6 +49,8 @@ def next_move(game, index, reply, state):
     """The move after `reply` (None for the first), or None when the game is over."""
     if game == "PlayTicTacToe":
         return DRAW[index] if index < len(DRAW) else None
+    if game == "PlayGomoku":
+        return GOMOKU[index] if index < len(GOMOKU) else None
     if game == "PlayOthello":
         if reply is None:
             return (2, 3)  # Black's first legal move, row-major, from the standard start

@@ -20,9 +20,10 @@
 #             must return the whole expected reply (Arbiter's computed by the real
 #             service in-process, the baseline's the empty message).
 #   tonic     examples/load.rs, a tonic client: the only generator of the live games
-#             (PlayTicTacToe, PlayOthello, PlayConnectFour: h2load cannot play them), and a
-#             second point of view on the unary workloads. Run without metrics on the
-#             unary workloads and the games, then with --metrics-listen on the games.
+#             (PlayTicTacToe, PlayOthello, PlayConnectFour, PlayGomoku: h2load cannot
+#             play them), and a second point of view on the unary workloads. Run without
+#             metrics on the unary workloads and the games, then with --metrics-listen on
+#             the games.
 #
 # Both report calls/s, p50/p99 latency, the server's CPU time per call (utime + stime of
 # /proc/PID/stat) and the Arbiter/baseline ratios, as Markdown tables on stdout.
@@ -124,7 +125,7 @@ tonic_run() {
 if [ "$run_tonic" = 1 ]; then
   # The unary workloads of the issue and the live games; the CheckConnectFour 10x10,
   # 25x25 and 50x50 sweep runs with --only 'CheckConnectFour'.
-  tonic_only=${only:-"CheckOthelloMove 8x8,ListOthelloMoves 8x8,CheckConnectFour 6x7,CheckConnectFour 100x100,JudgeTicTacToe,Play"}
+  tonic_only=${only:-"CheckOthelloMove 8x8,ListOthelloMoves 8x8,CheckConnectFour 6x7,CheckConnectFour 100x100,JudgeTicTacToe,CheckGomokuMove 15x15,Play"}
   tonic_run "unary workloads and live games, metrics off" "$tonic_only"
   if [ "$metrics" = 1 ]; then
     games_only=${only:-"Play"}

@@ -5,6 +5,7 @@
 use std::hint::black_box;
 
 use arbiter::rules::connect_four::{self, Player};
+use arbiter::rules::gomoku;
 use arbiter::rules::grid::Cell;
 use arbiter::rules::othello::{self, Color};
 use arbiter::rules::tic_tac_toe::{self, Game};
@@ -13,7 +14,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 #[path = "support/requests.rs"]
 mod requests;
 use requests::games::{CONNECT_FOUR_EXAMPLE_2, TIC_TAC_TOE_DRAW};
-use requests::{connect_four_long_lines, OTHELLO_MIDGAME};
+use requests::{connect_four_long_lines, gomoku_long_lines, GOMOKU_BEFORE_FIVE, OTHELLO_MIDGAME};
 
 fn othello(c: &mut Criterion) {
     let board = othello::Board::parse(&OTHELLO_MIDGAME).unwrap();
@@ -62,6 +63,25 @@ fn connect_four(c: &mut Criterion) {
     group.finish();
 }
 
+fn gomoku(c: &mut Criterion) {
+    let board = gomoku::Board::parse(&GOMOKU_BEFORE_FIVE).unwrap();
+    c.bench_function("gomoku/check_move 15x15", |b| {
+        let five = Cell::new(4, 7);
+        b.iter(|| black_box(&board).check_move(black_box(five), Color::Black, 5, false))
+    });
+    let mut group = c.benchmark_group("gomoku/check_move dense, no win");
+    for side in [10, 100, 1000] {
+        let board = gomoku::Board::parse(&gomoku_long_lines(side)).unwrap();
+        let centre = Cell::new(side / 2, side / 2);
+        // As for Connect Four: a run length just past the longest line, so every walk
+        // goes to the end and nothing wins.
+        group.bench_with_input(BenchmarkId::from_parameter(side), &board, |b, board| {
+            b.iter(|| board.check_move(black_box(centre), Color::Black, side + 1, false))
+        });
+    }
+    group.finish();
+}
+
 fn tic_tac_toe(c: &mut Criterion) {
     let moves = TIC_TAC_TOE_DRAW.map(|(row, col)| (i64::from(row), i64::from(col)));
     c.bench_function("tic_tac_toe/judge nine moves", |b| {
@@ -76,5 +96,5 @@ fn tic_tac_toe(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, othello, connect_four, tic_tac_toe);
+criterion_group!(benches, othello, connect_four, gomoku, tic_tac_toe);
 criterion_main!(benches);

@@ -8,8 +8,8 @@ use std::hint::black_box;
 
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::{
-    CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
-    ListOthelloMovesRequest,
+    CheckConnectFourRequest, CheckGomokuMoveRequest, CheckOthelloMoveRequest,
+    JudgeTicTacToeRequest, ListOthelloMovesRequest,
 };
 use arbiter::rules::connect_four;
 use arbiter::Arbiter;
@@ -26,7 +26,7 @@ mod stock {
     #![allow(dead_code, missing_docs, clippy::all, clippy::pedantic)]
     include!(concat!(env!("OUT_DIR"), "/stock/arbiter.v1.rs"));
 }
-use requests::{check_midgame, dense_connect_four, judge_draw, list_midgame};
+use requests::{check_gomoku_five, check_midgame, dense_connect_four, judge_draw, list_midgame};
 
 /// Benchmarks decode, handle and encode of one request type against decode alone.
 macro_rules! bench_rpc {
@@ -87,6 +87,15 @@ fn service(c: &mut Criterion) {
         judge_tic_tac_toe,
         JudgeTicTacToeRequest,
         judge_draw()
+    );
+    bench_rpc!(
+        c,
+        runtime,
+        service,
+        "CheckGomokuMove 15x15",
+        check_gomoku_move,
+        CheckGomokuMoveRequest,
+        check_gomoku_five()
     );
 
     // Side by side: a 10 KB board decoded by prost's generated code (a `String` per

@@ -42,10 +42,12 @@ use stock::arbiter_service_server::{ArbiterService, ArbiterServiceServer};
 use stock::{check, game_action};
 use stock::{
     CheckBatchRequest, CheckBatchResponse, CheckConnectFourRequest, CheckConnectFourResponse,
-    CheckOthelloMoveRequest, CheckOthelloMoveResponse, JudgeTicTacToeRequest,
-    JudgeTicTacToeResponse, ListOthelloMovesRequest, ListOthelloMovesResponse,
-    PlayConnectFourRequest, PlayConnectFourResponse, PlayManyRequest, PlayManyResponse,
-    PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest, PlayTicTacToeResponse,
+    CheckGomokuMoveRequest, CheckGomokuMoveResponse, CheckOthelloMoveRequest,
+    CheckOthelloMoveResponse, JudgeTicTacToeRequest, JudgeTicTacToeResponse,
+    ListOthelloMovesRequest, ListOthelloMovesResponse, PlayConnectFourRequest,
+    PlayConnectFourResponse, PlayGomokuRequest, PlayGomokuResponse, PlayManyRequest,
+    PlayManyResponse, PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest,
+    PlayTicTacToeResponse,
 };
 use tokio::net::TcpListener;
 use tokio::sync::OnceCell;
@@ -79,11 +81,13 @@ struct Same {
     list_othello_moves: Built<ListOthelloMovesResponse>,
     check_connect_four: [Built<CheckConnectFourResponse>; 2],
     judge_tic_tac_toe: Built<JudgeTicTacToeResponse>,
+    check_gomoku_move: Built<CheckGomokuMoveResponse>,
     play_tic_tac_toe: Built<PlayTicTacToeResponse>,
     play_othello: Built<PlayOthelloResponse>,
     play_connect_four: Built<PlayConnectFourResponse>,
-    check_batch: [Built<CheckBatchResponse>; 5],
-    play_many: [Built<PlayManyResponse>; 3],
+    play_gomoku: Built<PlayGomokuResponse>,
+    check_batch: [Built<CheckBatchResponse>; 6],
+    play_many: [Built<PlayManyResponse>; 4],
 }
 
 /// The replies of the workload named `name` (of `requests.rs`), in stock types.
@@ -243,6 +247,14 @@ impl ArbiterService for Empty {
             .await
     }
 
+    async fn check_gomoku_move(
+        &self,
+        _: Request<CheckGomokuMoveRequest>,
+    ) -> Result<Response<CheckGomokuMoveResponse>, Status> {
+        self.unary(|same| (&same.check_gomoku_move, "CheckGomokuMove 15x15"))
+            .await
+    }
+
     type PlayTicTacToeStream = Replies<PlayTicTacToeResponse>;
 
     async fn play_tic_tac_toe(
@@ -279,16 +291,29 @@ impl ArbiterService for Empty {
         .await
     }
 
+    type PlayGomokuStream = Replies<PlayGomokuResponse>;
+
+    async fn play_gomoku(
+        &self,
+        request: Request<Streaming<PlayGomokuRequest>>,
+    ) -> Result<Response<Self::PlayGomokuStream>, Status> {
+        self.stream(request, |same, _| {
+            (&same.play_gomoku, "PlayGomoku game on 15x15")
+        })
+        .await
+    }
+
     async fn check_batch(
         &self,
         request: Request<CheckBatchRequest>,
     ) -> Result<Response<CheckBatchResponse>, Status> {
-        const NAMES: [&str; 5] = [
+        const NAMES: [&str; 6] = [
             "CheckBatch 1000 CheckOthelloMove 8x8",
             "CheckBatch 1000 ListOthelloMoves 8x8",
             "CheckBatch 1000 CheckConnectFour 6x7",
             "CheckBatch 50 CheckConnectFour 100x100",
             "CheckBatch 1000 JudgeTicTacToe 9 moves",
+            "CheckBatch 1000 CheckGomokuMove 15x15",
         ];
         let first = request
             .get_ref()
@@ -299,6 +324,7 @@ impl ArbiterService for Empty {
             Some(check::Check::ListOthelloMoves(_)) => 1,
             Some(check::Check::CheckConnectFour(r)) => 2 + connect_four_index(r),
             Some(check::Check::JudgeTicTacToe(_)) => 4,
+            Some(check::Check::CheckGomokuMove(_)) => 5,
             _ => 0,
         };
         self.unary(|same| (&same.check_batch[i], NAMES[i])).await
@@ -317,6 +343,9 @@ impl ArbiterService for Empty {
                 }
                 Some(game_action::Action::ConnectFour(_)) => {
                     (&same.play_many[2], "PlayMany 1000 ConnectFour games on 6x7")
+                }
+                Some(game_action::Action::Gomoku(_)) => {
+                    (&same.play_many[3], "PlayMany 1000 Gomoku games on 15x15")
                 }
                 _ => (
                     &same.play_many[0],

@@ -34,11 +34,12 @@ use arbiter::proto::check_result::Result as CheckAnswer;
 use arbiter::proto::game_action::Action;
 use arbiter::proto::game_state::State;
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Board, Cell, Check, CheckBatchRequest,
-    CheckConnectFourRequest, CheckOthelloMoveRequest, ConnectFourSetup, Ending, GameAction,
-    JudgeTicTacToeRequest, ListOthelloMovesRequest, PlayConnectFourRequest,
-    PlayConnectFourResponse, PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest,
-    TicTacToeMove, TicTacToeSetup, TimeControl, Verdict,
+    play_connect_four_request, play_gomoku_request, play_othello_request, Board, Cell, Check,
+    CheckBatchRequest, CheckConnectFourRequest, CheckGomokuMoveRequest, CheckOthelloMoveRequest,
+    ConnectFourSetup, Ending, GameAction, GomokuSetup, JudgeTicTacToeRequest,
+    ListOthelloMovesRequest, PlayConnectFourRequest, PlayConnectFourResponse, PlayGomokuRequest,
+    PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove, TicTacToeSetup,
+    TimeControl, Verdict,
 };
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
@@ -72,10 +73,12 @@ async fn main() -> Result<(), Failure> {
     list_othello_moves(&mut client).await?;
     check_connect_four(&mut client).await?;
     judge_tic_tac_toe(&mut client).await?;
+    check_gomoku_move(&mut client).await?;
     a_malformed_request(&mut client).await?;
     play_tic_tac_toe(&mut client).await?;
     play_othello(&mut client).await?;
     play_connect_four(&mut client).await?;
+    play_gomoku(&mut client).await?;
     check_batch(&mut client).await?;
     play_many(&mut client).await?;
     resume_from_history(&mut client).await?;
@@ -257,6 +260,34 @@ async fn judge_tic_tac_toe(client: &mut Client) -> Result<(), Failure> {
     expect(reply.verdict() == Verdict::AWins, "A wins along row 0")
 }
 
+/// Gomoku: may a black stone go at (1, 3), and does it make five in a row there?
+/// `run_length` 0 means 5; `exact` false is freestyle, where an overline wins too.
+async fn check_gomoku_move(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** CheckGomokuMove");
+    let request = CheckGomokuMoveRequest {
+        board: Some(Board::from_rows(["..W.W..", ".BB.BB.", "...W.W."])),
+        row: 1,
+        col: 3,
+        color: "B".into(),
+        run_length: 0,
+        exact: false,
+    };
+    let reply = unary(client, request, |mut c, request| async move {
+        c.check_gomoku_move(request).await
+    })
+    .await?;
+    println!(
+        "Black at (1, 3): legal {}, wins {}, run {}",
+        reply.legal,
+        reply.wins,
+        cells(&reply.run)
+    );
+    expect(
+        reply.legal && reply.wins && reply.run.len() == 5,
+        "B B B B B on row 1 wins",
+    )
+}
+
 /// A malformed request: `INVALID_ARGUMENT`, with a `google.rpc.BadRequest` detail naming
 /// every field at fault (the `tonic-types` crate reads it).
 async fn a_malformed_request(client: &mut Client) -> Result<(), Failure> {
@@ -390,6 +421,68 @@ async fn play_connect_four(client: &mut Client) -> Result<(), Failure> {
     expect(
         last.verdict() == Verdict::AWins,
         "player 1 wins along the bottom row",
+    )
+}
+
+/// A live Gomoku game on a 6x6 board, four in a row to win, starting after four stones
+/// (the setup's history, Black first). Each move is sent once the last is answered; a
+/// stone on a taken cell is rejected and the game goes on, and Black wins on row 2.
+async fn play_gomoku(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** PlayGomoku");
+    let message = |action| PlayGomokuRequest {
+        action: Some(action),
+    };
+    let setup = GomokuSetup {
+        rows: 6,
+        cols: 6,
+        run_length: 4,
+        history: [(2, 2), (3, 3), (2, 3), (3, 4)]
+            .map(|(row, col)| Cell { row, col })
+            .to_vec(),
+        ..Default::default()
+    };
+    let (moves, requests) = mpsc::channel(4);
+    moves
+        .send(message(play_gomoku_request::Action::Setup(Box::new(setup))))
+        .await?;
+    let mut replies = client
+        .play_gomoku(deadline(ReceiverStream::new(requests)))
+        .await?
+        .into_inner();
+    let start = replies.message().await?.ok_or("the stream ended early")?;
+    println!(
+        "after the history: {} stones, {} to move",
+        start.moves_played, start.to_move
+    );
+    let mut rejected = 0;
+    let mut last = start;
+    // (2, 2) holds a black stone already: rejected.
+    for (row, col) in [(2, 2), (2, 4), (2, 5), (2, 1)] {
+        moves
+            .send(message(play_gomoku_request::Action::Move(Cell {
+                row,
+                col,
+            })))
+            .await?;
+        last = replies.message().await?.ok_or("the stream ended early")?;
+        if last.rejected.is_empty() {
+            println!("({row}, {col}): {:?}", last.verdict());
+        } else {
+            rejected += 1;
+            println!("({row}, {col}): rejected: {}", last.rejected);
+        }
+    }
+    drop(moves);
+    println!("run {}", cells(&last.run));
+    expect(
+        rejected == 1
+            && last.verdict() == Verdict::AWins
+            && last.run == [(2, 1), (2, 2), (2, 3), (2, 4)].map(|(row, col)| Cell { row, col }),
+        "a taken cell rejected, then Black makes four on row 2",
+    )?;
+    expect(
+        replies.message().await?.is_none(),
+        "the stream ends after the client's",
     )
 }
 
@@ -605,6 +698,9 @@ async fn play_many(client: &mut Client) -> Result<(), Failure> {
                 ),
                 Some(State::ConnectFour(reply)) => {
                     println!("game {game} (Connect Four): {} to move", reply.to_move)
+                }
+                Some(State::Gomoku(reply)) => {
+                    println!("game {game} (Gomoku): {} to move", reply.to_move)
                 }
                 None if state.invalid.is_empty() => println!("game {game}: closed"),
                 None => println!("game {game}: invalid {:?}", state.invalid),

@@ -81,6 +81,53 @@ call -d '{"actions": [{"game": 1, "ticTacToe": {"row": 1, "col": 1}},
 call -d '{"setup": {"history": [0, 1, 1, 2, 2, 3, 2, 3, 3, 6]}} {"drop": 3}' \
   "$ARBITER" arbiter.v1.ArbiterService/PlayConnectFour
 
+# Gomoku: may a black stone go at (1, 3), and does it make five in a row?
+call -d '{"board": {"rows": ["..W.W..", ".BB.BB.", "...W.W."]}, "row": 1, "col": 3, "color": "B"}' \
+  "$ARBITER" arbiter.v1.ArbiterService/CheckGomokuMove
+
+# Gomoku: a black stone at (2, 3) makes six in a row. With "exact" (standard Gomoku) an
+# overline does not win; without it (freestyle) it does.
+call -d '{"board": {"rows": ["..W....", "...W...", "BBB.BB.", "....W..", ".....W."]},
+          "row": 2, "col": 3, "color": "B", "exact": true}' \
+  "$ARBITER" arbiter.v1.ArbiterService/CheckGomokuMove
+call -d '{"board": {"rows": ["..W....", "...W...", "BBB.BB.", "....W..", ".....W."]},
+          "row": 2, "col": 3, "color": "B"}' \
+  "$ARBITER" arbiter.v1.ArbiterService/CheckGomokuMove
+
+# A live Gomoku game on a 5x5 board, three in a row to win: Black wins on row 2.
+call -d '{"setup": {"rows": 5, "cols": 5, "runLength": 3}} {"move": {"row": 2, "col": 2}}
+         {"move": {"row": 1, "col": 1}} {"move": {"row": 2, "col": 1}} {"move": {"row": 2, "col": 3}}
+         {"move": {"row": 2, "col": 0}}' \
+  "$ARBITER" arbiter.v1.ArbiterService/PlayGomoku
+
+# A live Gomoku game on a 6x6 board, four in a row to win, after four stones (the setup's
+# history): a stone on a taken cell is refused, Black wins on row 2, and a move after the
+# end is refused.
+call -d '{"setup": {"rows": 6, "cols": 6, "runLength": 4, "history": [{"row": 2, "col": 2},
+                   {"row": 3, "col": 3}, {"row": 2, "col": 3}, {"row": 3, "col": 4}]}}
+         {"move": {"row": 2, "col": 2}} {"move": {"row": 2, "col": 4}} {"move": {"row": 2, "col": 5}}
+         {"move": {"row": 2, "col": 1}} {"move": {"row": 0, "col": 0}}' \
+  "$ARBITER" arbiter.v1.ArbiterService/PlayGomoku
+
+# Gomoku checks in one CheckBatch call: a freestyle five, a five where "exact" asks for
+# four (no win), and a taken cell.
+call -d '{"checks": [
+          {"checkGomokuMove": {"board": {"rows": ["BBBB.", "WWWW.", "....."]},
+                               "row": 0, "col": 4, "color": "B"}},
+          {"checkGomokuMove": {"board": {"rows": ["BBBB.", "WWWW.", "....."]},
+                               "row": 1, "col": 4, "color": "W", "runLength": 4, "exact": true}},
+          {"checkGomokuMove": {"board": {"rows": ["BBBB.", "WWWW.", "....."]},
+                               "row": 0, "col": 0, "color": "W"}}]}' \
+  "$ARBITER" arbiter.v1.ArbiterService/CheckBatch
+
+# A Gomoku game in a PlayMany stream: a 3x3 board, three in a row to win, started from
+# a history with White's move in the first message, won by Black in the second.
+call -d '{"actions": [{"game": 1, "gomoku": {"setup": {"rows": 3, "cols": 3, "runLength": 3,
+                        "history": [{"row": 1, "col": 1}, {"row": 0, "col": 0}, {"row": 1, "col": 0}]}}},
+                      {"game": 1, "gomoku": {"move": {"row": 0, "col": 1}}}]}
+         {"actions": [{"game": 1, "gomoku": {"move": {"row": 1, "col": 2}}}]}' \
+  "$ARBITER" arbiter.v1.ArbiterService/PlayMany
+
 # Health, as a load balancer or Kubernetes probe asks it.
 call -d '{"service": "arbiter.v1.ArbiterService"}' "$ARBITER" grpc.health.v1.Health/Check
 

@@ -229,6 +229,7 @@ async fn tonic_call(addr: std::net::SocketAddr, call: &LoadCall) -> Result<Vec<u
         LoadCall::ListOthelloMoves(r) => reply_frame(client.list_othello_moves(r.clone()).await),
         LoadCall::CheckConnectFour(r) => reply_frame(client.check_connect_four(r.clone()).await),
         LoadCall::JudgeTicTacToe(r) => reply_frame(client.judge_tic_tac_toe(r.clone()).await),
+        LoadCall::CheckGomokuMove(r) => reply_frame(client.check_gomoku_move(r.clone()).await),
         LoadCall::PlayTicTacToe(moves) => {
             reply_frames(client.play_tic_tac_toe(stream::iter(moves.clone())).await).await
         }
@@ -237,6 +238,9 @@ async fn tonic_call(addr: std::net::SocketAddr, call: &LoadCall) -> Result<Vec<u
         }
         LoadCall::PlayConnectFour(drops) => {
             reply_frames(client.play_connect_four(stream::iter(drops.clone())).await).await
+        }
+        LoadCall::PlayGomoku(moves) => {
+            reply_frames(client.play_gomoku(stream::iter(moves.clone())).await).await
         }
         LoadCall::CheckBatch(r) => reply_frame(client.check_batch(r.clone()).await),
         LoadCall::PlayMany(messages) => {
@@ -794,7 +798,7 @@ fn main() {
 /// The workload whose one-decision calls a batch workload's items are: CheckBatch of a
 /// check, its unary RPC; PlayMany of a game, that game's single-game stream (per move).
 fn counterpart(batch: &str) -> Option<&'static str> {
-    const PAIRS: [(&str, &str); 8] = [
+    const PAIRS: [(&str, &str); 10] = [
         (
             "CheckBatch 1000 CheckOthelloMove 8x8",
             "CheckOthelloMove 8x8",
@@ -816,6 +820,10 @@ fn counterpart(batch: &str) -> Option<&'static str> {
             "JudgeTicTacToe 9 moves",
         ),
         (
+            "CheckBatch 1000 CheckGomokuMove 15x15",
+            "CheckGomokuMove 15x15",
+        ),
+        (
             "PlayMany 1000 TicTacToe games of 9 moves",
             "PlayTicTacToe game of 9 moves",
         ),
@@ -826,6 +834,10 @@ fn counterpart(batch: &str) -> Option<&'static str> {
         (
             "PlayMany 1000 ConnectFour games on 6x7",
             "PlayConnectFour game on 6x7",
+        ),
+        (
+            "PlayMany 1000 Gomoku games on 15x15",
+            "PlayGomoku game on 15x15",
         ),
     ];
     PAIRS.iter().find(|(b, _)| *b == batch).map(|(_, u)| *u)

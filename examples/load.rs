@@ -7,9 +7,9 @@
 //! Every call must return OK, or the run fails.
 //!
 //! This is the tonic-client point of view, and the only generator for the live games
-//! (PlayTicTacToe, PlayOthello, PlayConnectFour), which h2load cannot play. The unary
-//! workloads are also driven by h2load (`examples/h2load.rs`), which saturates the
-//! server with less client overhead.
+//! (PlayTicTacToe, PlayOthello, PlayConnectFour, PlayGomoku), which h2load cannot play.
+//! The unary workloads are also driven by h2load (`examples/h2load.rs`), which saturates
+//! the server with less client overhead.
 //!
 //! Run it with `bash benches/load.sh` (which builds both servers and pins the cores);
 //! `bash benches/load.sh --help` lists the knobs.
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
     play_connect_four_request, play_othello_request, Cell, PlayConnectFourRequest,
-    PlayOthelloRequest, PlayTicTacToeRequest,
+    PlayGomokuRequest, PlayOthelloRequest, PlayTicTacToeRequest,
 };
 use arbiter::rules::{connect_four, othello};
 use clap::Parser;
@@ -36,7 +36,7 @@ mod requests;
 #[path = "../benches/support/server.rs"]
 mod server;
 use requests::games::TIC_TAC_TOE_DRAW as DRAW;
-use requests::{dense_connect_four, unary_workloads, LoadCall};
+use requests::{dense_connect_four, gomoku_script, unary_workloads, LoadCall};
 use server::{median, spread, Rounds, ServerProcess};
 
 /// Load benchmark of Arbiter against an empty-handler baseline.
@@ -83,6 +83,8 @@ enum LiveGame {
     Othello,
     /// A whole 6x7 game, dropping into the columns in turn until it ends.
     ConnectFour,
+    /// A whole freestyle game on 15x15, 17 stones to Black's five (`requests::GOMOKU_GAME`).
+    Gomoku,
 }
 
 /// The moves of a whole Othello game from the standard start, each side playing its
@@ -141,6 +143,7 @@ fn workloads() -> Vec<Workload> {
         ("PlayTicTacToe", LiveGame::TicTacToe),
         ("PlayOthello", LiveGame::Othello),
         ("PlayConnectFour", LiveGame::ConnectFour),
+        ("PlayGomoku", LiveGame::Gomoku),
     ] {
         for streams in [64, 1] {
             list.push(Workload {
@@ -194,6 +197,9 @@ async fn unary(client: &mut ArbiterServiceClient<Channel>, call: &Call) -> Resul
         Call::Unary(LoadCall::JudgeTicTacToe(r)) => {
             client.judge_tic_tac_toe(r.clone()).await.map(drop)
         }
+        Call::Unary(LoadCall::CheckGomokuMove(r)) => {
+            client.check_gomoku_move(r.clone()).await.map(drop)
+        }
         // Games are played move by move by play_game; whole scripted games sent at once
         // are h2load's workloads (unary_workloads has none).
         Call::Play { .. }
@@ -201,6 +207,7 @@ async fn unary(client: &mut ArbiterServiceClient<Channel>, call: &Call) -> Resul
             LoadCall::PlayTicTacToe(_)
             | LoadCall::PlayOthello(_)
             | LoadCall::PlayConnectFour(_)
+            | LoadCall::PlayGomoku(_)
             | LoadCall::CheckBatch(_)
             | LoadCall::PlayMany(_),
         ) => unreachable!("a game is played by play_game, not as a unary call"),
@@ -320,6 +327,13 @@ async fn play_game(
             static SCRIPT: std::sync::OnceLock<Vec<PlayConnectFourRequest>> =
                 std::sync::OnceLock::new();
             let script = SCRIPT.get_or_init(connect_four_script).clone();
+            play_script(opened, moves, script, tally).await;
+        }
+        LiveGame::Gomoku => {
+            let (moves, outgoing) = mpsc::channel(1);
+            let opened = client.play_gomoku(ReceiverStream::new(outgoing)).await;
+            static SCRIPT: std::sync::OnceLock<Vec<PlayGomokuRequest>> = std::sync::OnceLock::new();
+            let script = SCRIPT.get_or_init(gomoku_script).clone();
             play_script(opened, moves, script, tally).await;
         }
     }

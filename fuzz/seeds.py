@@ -97,6 +97,15 @@ def seeds():
         pb.GameAction(game=2, close=True),
     ])
     yield "play_many_clocked", [1], delimited(many, later)
+    yield "check_gomoku_move", [0, 5], pb.CheckGomokuMoveRequest(
+        board=pb.Board(rows=[".BBBB.", "WWW..."]), row=0, col=5, color="B", run_length=5,
+        exact=True).SerializeToString()
+    gomoku_setup = pb.PlayGomokuRequest(setup=pb.GomokuSetup(
+        rows=6, cols=6, run_length=4, history=[pb.Cell(row=0, col=0), pb.Cell(row=1, col=0)],
+        time_control=control(500, 100), clock=pb.Clock(a_left=ms(300), b_left=ms(50))))
+    gomoku_moves = [pb.PlayGomokuRequest(move=pb.Cell(row=r, col=c))
+                    for r, c in [(0, 1), (0, 1), (1, 1), (0, 2), (9, 9), (1, 2), (0, 3)]]
+    yield "gomoku_clocked", [2, 3], delimited(gomoku_setup, *gomoku_moves)
 
 
 def main():

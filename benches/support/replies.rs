@@ -6,7 +6,7 @@
 //! holds each written answer to its built reply.
 
 use arbiter::proto::arbiter_service_server::ArbiterService;
-use arbiter::rules::{connect_four, othello, tic_tac_toe};
+use arbiter::rules::{connect_four, gomoku, othello, tic_tac_toe};
 use arbiter::Arbiter;
 use arbiter::LiveGame;
 use futures_util::{stream, StreamExt, TryStreamExt};
@@ -45,6 +45,7 @@ pub async fn in_process(call: &LoadCall) -> Vec<Vec<u8>> {
         LoadCall::ListOthelloMoves(r) => one(service.list_othello_moves(ask(r)).await),
         LoadCall::CheckConnectFour(r) => one(service.check_connect_four(ask(r)).await),
         LoadCall::JudgeTicTacToe(r) => one(service.judge_tic_tac_toe(ask(r)).await),
+        LoadCall::CheckGomokuMove(r) => one(service.check_gomoku_move(ask(r)).await),
         LoadCall::CheckBatch(r) => {
             let request = Request::new(r.clone().into());
             one(service.check_batch(request).await)
@@ -52,6 +53,7 @@ pub async fn in_process(call: &LoadCall) -> Vec<Vec<u8>> {
         LoadCall::PlayTicTacToe(moves) => play::<tic_tac_toe::Game>(&service, moves).await,
         LoadCall::PlayOthello(moves) => play::<othello::Game>(&service, moves).await,
         LoadCall::PlayConnectFour(drops) => play::<connect_four::Game>(&service, drops).await,
+        LoadCall::PlayGomoku(moves) => play::<gomoku::Game>(&service, moves).await,
         LoadCall::PlayMany(messages) => {
             let replies = service.open_many(stream::iter(messages.clone()).map(Ok));
             replies

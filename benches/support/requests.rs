@@ -8,10 +8,11 @@
 use std::num::NonZeroUsize;
 
 use arbiter::proto::{
-    check, game_action, play_connect_four_request, play_othello_request, Board, Cell, Check,
-    CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, ConnectFourSetup,
-    GameAction, JudgeTicTacToeRequest, ListOthelloMovesRequest, PlayConnectFourRequest,
-    PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove, TimeControl,
+    check, game_action, play_connect_four_request, play_gomoku_request, play_othello_request,
+    Board, Cell, Check, CheckBatchRequest, CheckConnectFourRequest, CheckGomokuMoveRequest,
+    CheckOthelloMoveRequest, ConnectFourSetup, GameAction, JudgeTicTacToeRequest,
+    ListOthelloMovesRequest, PlayConnectFourRequest, PlayGomokuRequest, PlayManyRequest,
+    PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove, TimeControl,
 };
 use arbiter::rules::{connect_four, othello};
 
@@ -21,6 +22,50 @@ pub use arbiter::rules::fixtures as games;
 /// A midgame 8x8 Othello position with several legal moves for black.
 pub const OTHELLO_MIDGAME: [&str; 8] = [
     "..W.....", "..WBW...", ".WWWWB..", "..BWWW..", "..WBBBW.", "...W.B..", "........", "........",
+];
+
+/// A freestyle Gomoku game on the default 15x15 board, (row, col) of each stone in turn,
+/// Black first: Black's 7th stone, at the centre, makes three open threes at once
+/// (column 7 and both diagonals); White blocks one, Black makes an open four of column 7,
+/// White blocks one end, and Black's 9th stone completes the five (4, 7) to (8, 7).
+/// 17 stones, 9 Black's and 8 White's.
+pub const GOMOKU_GAME: [(i32, i32); 17] = [
+    (6, 7),
+    (5, 8),
+    (8, 7),
+    (7, 8),
+    (6, 6),
+    (6, 5),
+    (8, 8),
+    (8, 9),
+    (8, 6),
+    (8, 5),
+    (6, 8),
+    (6, 9),
+    (7, 7),
+    (9, 9),
+    (5, 7),
+    (9, 7),
+    (4, 7),
+];
+
+/// `GOMOKU_GAME` before its last stone: Black's (4, 7) completes the five of column 7.
+pub const GOMOKU_BEFORE_FIVE: [&str; 15] = [
+    "...............",
+    "...............",
+    "...............",
+    "...............",
+    "...............",
+    ".......BW......",
+    ".....WBBBW.....",
+    ".......BW......",
+    ".....WBBBW.....",
+    ".......W.W.....",
+    "...............",
+    "...............",
+    "...............",
+    "...............",
+    "...............",
 ];
 
 /// A board message of `rows`.
@@ -77,6 +122,27 @@ pub fn connect_four_long_lines(side: usize) -> Vec<String> {
         .collect()
 }
 
+/// `connect_four_long_lines` as a Gomoku board: player 1's pieces Black's stones, player
+/// 2's White's, and the centre empty, so that a black stone there walks the full side of
+/// the board along all four lines. The worst case of the Gomoku rule alone.
+pub fn gomoku_long_lines(side: usize) -> Vec<String> {
+    let centre = side / 2;
+    connect_four_long_lines(side)
+        .into_iter()
+        .enumerate()
+        .map(|(r, row)| {
+            row.chars()
+                .enumerate()
+                .map(|(c, piece)| match piece {
+                    _ if r == centre && c == centre => '.',
+                    '1' => 'B',
+                    _ => 'W',
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// The nine-move drawn Tic-Tac-Toe game as a JudgeTicTacToe request.
 pub fn judge_draw() -> JudgeTicTacToeRequest {
     JudgeTicTacToeRequest {
@@ -116,6 +182,19 @@ pub fn check_connect_four_seed() -> CheckConnectFourRequest {
     }
 }
 
+/// Does Black's stone at (4, 7) win in `GOMOKU_BEFORE_FIVE`, freestyle, five to win? (It
+/// is legal, and completes the five (4, 7) to (8, 7).)
+pub fn check_gomoku_five() -> CheckGomokuMoveRequest {
+    CheckGomokuMoveRequest {
+        board: board(&GOMOKU_BEFORE_FIVE),
+        row: 4,
+        col: 7,
+        color: "B".into(),
+        run_length: 0,
+        exact: false,
+    }
+}
+
 /// One call the load generators repeat: a unary request, or a whole live game whose
 /// moves are all sent at once (what h2load can play: the moves are a script, not
 /// answers to the replies).
@@ -129,12 +208,16 @@ pub enum LoadCall {
     CheckConnectFour(CheckConnectFourRequest),
     /// `JudgeTicTacToe`.
     JudgeTicTacToe(JudgeTicTacToeRequest),
+    /// `CheckGomokuMove`.
+    CheckGomokuMove(CheckGomokuMoveRequest),
     /// `PlayTicTacToe`, one stream of these moves.
     PlayTicTacToe(Vec<PlayTicTacToeRequest>),
     /// `PlayOthello`, one stream of these moves.
     PlayOthello(Vec<PlayOthelloRequest>),
     /// `PlayConnectFour`, one stream of these drops.
     PlayConnectFour(Vec<PlayConnectFourRequest>),
+    /// `PlayGomoku`, one stream of these moves.
+    PlayGomoku(Vec<PlayGomokuRequest>),
     /// `CheckBatch`, one call of these checks.
     CheckBatch(CheckBatchRequest),
     /// `PlayMany`, one stream of these messages (then half-close).
@@ -149,9 +232,11 @@ impl LoadCall {
             Self::ListOthelloMoves(_) => "ListOthelloMoves",
             Self::CheckConnectFour(_) => "CheckConnectFour",
             Self::JudgeTicTacToe(_) => "JudgeTicTacToe",
+            Self::CheckGomokuMove(_) => "CheckGomokuMove",
             Self::PlayTicTacToe(_) => "PlayTicTacToe",
             Self::PlayOthello(_) => "PlayOthello",
             Self::PlayConnectFour(_) => "PlayConnectFour",
+            Self::PlayGomoku(_) => "PlayGomoku",
             Self::CheckBatch(_) => "CheckBatch",
             Self::PlayMany(_) => "PlayMany",
         }
@@ -164,10 +249,12 @@ impl LoadCall {
             Self::CheckOthelloMove(_)
             | Self::ListOthelloMoves(_)
             | Self::CheckConnectFour(_)
-            | Self::JudgeTicTacToe(_) => 1,
+            | Self::JudgeTicTacToe(_)
+            | Self::CheckGomokuMove(_) => 1,
             Self::PlayTicTacToe(moves) => moves.len(),
             Self::PlayOthello(moves) => moves.len(),
             Self::PlayConnectFour(drops) => drops.len(),
+            Self::PlayGomoku(moves) => moves.len(),
             Self::CheckBatch(batch) => batch.checks.len(),
             Self::PlayMany(messages) => messages.iter().map(|m| m.actions.len()).sum(),
         }
@@ -187,9 +274,11 @@ impl LoadCall {
             Self::ListOthelloMoves(r) => vec![r.encode_to_vec()],
             Self::CheckConnectFour(r) => vec![r.encode_to_vec()],
             Self::JudgeTicTacToe(r) => vec![r.encode_to_vec()],
+            Self::CheckGomokuMove(r) => vec![r.encode_to_vec()],
             Self::PlayTicTacToe(moves) => moves.iter().map(Message::encode_to_vec).collect(),
             Self::PlayOthello(moves) => moves.iter().map(Message::encode_to_vec).collect(),
             Self::PlayConnectFour(drops) => drops.iter().map(Message::encode_to_vec).collect(),
+            Self::PlayGomoku(moves) => moves.iter().map(Message::encode_to_vec).collect(),
             Self::CheckBatch(batch) => vec![batch.encode_to_vec()],
             Self::PlayMany(messages) => messages.iter().map(Message::encode_to_vec).collect(),
         }
@@ -200,8 +289,9 @@ impl LoadCall {
 /// name, the name of its CheckBatch workload, the checks per batch, the request.
 /// CheckOthelloMove on the 8x8 midgame, ListOthelloMoves on the same board,
 /// CheckConnectFour on 6x7 and on a dense 100x100 board (10 KB; 50 a batch, within the
-/// default 1 MiB request), and JudgeTicTacToe of a nine-move game.
-fn unary_checks() -> [(&'static str, &'static str, usize, check::Check); 5] {
+/// default 1 MiB request), JudgeTicTacToe of a nine-move game, and CheckGomokuMove of a
+/// stone that completes a five on 15x15.
+fn unary_checks() -> [(&'static str, &'static str, usize, check::Check); 6] {
     use check::Check as K;
     [
         (
@@ -234,6 +324,12 @@ fn unary_checks() -> [(&'static str, &'static str, usize, check::Check); 5] {
             BATCH,
             K::JudgeTicTacToe(judge_draw()),
         ),
+        (
+            "CheckGomokuMove 15x15",
+            "CheckBatch 1000 CheckGomokuMove 15x15",
+            BATCH,
+            K::CheckGomokuMove(check_gomoku_five()),
+        ),
     ]
 }
 
@@ -245,6 +341,7 @@ impl From<check::Check> for LoadCall {
             check::Check::ListOthelloMoves(r) => Self::ListOthelloMoves(r),
             check::Check::CheckConnectFour(r) => Self::CheckConnectFour(r),
             check::Check::JudgeTicTacToe(r) => Self::JudgeTicTacToe(r),
+            check::Check::CheckGomokuMove(r) => Self::CheckGomokuMove(r),
         }
     }
 }
@@ -273,6 +370,10 @@ pub fn game_workloads() -> Vec<(&'static str, LoadCall)> {
         (
             "PlayConnectFour game on 6x7",
             LoadCall::PlayConnectFour(connect_four_script()),
+        ),
+        (
+            "PlayGomoku game on 15x15",
+            LoadCall::PlayGomoku(gomoku_script()),
         ),
     ]
 }
@@ -323,6 +424,17 @@ pub fn connect_four_script() -> Vec<PlayConnectFourRequest> {
         col += 3;
     }
     drops
+}
+
+/// `GOMOKU_GAME` on the default 15x15 board, as PlayGomoku messages: 17 moves, Black's
+/// last completing a five.
+pub fn gomoku_script() -> Vec<PlayGomokuRequest> {
+    GOMOKU_GAME
+        .iter()
+        .map(|&(row, col)| PlayGomokuRequest {
+            action: Some(play_gomoku_request::Action::Move(Cell { row, col })),
+        })
+        .collect()
 }
 
 /// Games stepped together in each PlayMany workload, and checks in each CheckBatch call
@@ -387,6 +499,14 @@ pub fn batch_workloads() -> Vec<(&'static str, LoadCall)> {
                 BATCH,
                 &connect_four_script(),
                 game_action::Action::ConnectFour,
+            )),
+        ),
+        (
+            "PlayMany 1000 Gomoku games on 15x15",
+            LoadCall::PlayMany(stepped_together(
+                BATCH,
+                &gomoku_script(),
+                game_action::Action::Gomoku,
             )),
         ),
     ];

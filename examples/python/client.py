@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A Python client for Arbiter: every RPC once, live Tic-Tac-Toe, Othello and Connect
-Four games, many checks in one CheckBatch call, many games in one PlayMany stream, and
-a live game that survives the loss of its stream by resuming from its history. Every
+"""A Python client for Arbiter: every RPC once, live Tic-Tac-Toe, Othello, Connect Four
+and Gomoku games, many checks in one CheckBatch call, many games in one PlayMany stream,
+and a live game that survives the loss of its stream by resuming from its history. Every
 call is compressed with gzip (the channel's `compression`) and has a deadline
 (`timeout=`: DEADLINE for a one-shot call, STREAM_DEADLINE for a live game's whole
 stream), and the channels retry the one-shot RPCs on UNAVAILABLE by the service
@@ -21,8 +21,8 @@ The stubs are generated from the repository's proto/ at start-up with grpcio-too
 the example always matches the contract; copy the `load_stubs` function or generate
 the stubs once with `python -m grpc_tools.protoc` in your own project.
 
-test_client.py (pytest, no server needed) holds the deadlines, the retries and the resume
-loop against a scripted server: `.venv/bin/pip install pytest && .venv/bin/python -m
+test_client.py (pytest, no server needed) holds the deadlines, the retries, the resume
+loop and the end of a Gomoku game against a scripted server: `.venv/bin/pip install pytest && .venv/bin/python -m
 pytest examples/python`.
 """
 
@@ -88,7 +88,7 @@ RETRY_UNARY_CALLS = {
     "name": [
         {"service": SERVICE, "method": method}
         for method in ["CheckOthelloMove", "ListOthelloMoves", "CheckConnectFour",
-                       "JudgeTicTacToe", "CheckBatch"]
+                       "JudgeTicTacToe", "CheckGomokuMove", "CheckBatch"]
     ],
     "retryPolicy": {
         "maxAttempts": 4,
@@ -234,6 +234,18 @@ def main(address):
         expect(reply.verdict == pb.VERDICT_A_WINS and list(reply.board.rows) == ["X..", ".X.", "OOX"]
                and reply.moves_played == 5, "A wins on the diagonal")
 
+        # Gomoku: may a black stone go at (1, 3), and does it make five in a row?
+        # run_length 0 means 5; exact=False (freestyle): an overline wins too.
+        gomoku_board = pb.Board(rows=["..W.W..", ".BB.BB.", "...W.W."])
+        reply = stub.CheckGomokuMove(
+            pb.CheckGomokuMoveRequest(board=gomoku_board, row=1, col=3, color="B"),
+            timeout=DEADLINE,
+        )
+        run = [(c.row, c.col) for c in reply.run]
+        print(f"CheckGomokuMove: legal={reply.legal} wins={reply.wins} run={run}")
+        expect(reply.legal and reply.wins and run == [(1, 1), (1, 2), (1, 3), (1, 4), (1, 5)],
+               "B B B B B on row 1 wins")
+
         # A bad request: the status carries a google.rpc.BadRequest with one violation
         # per problem, each naming its field.
         try:
@@ -315,6 +327,22 @@ def main(address):
         )
         expect(last.verdict == pb.VERDICT_A_WINS and last.moves_played == 11
                and run == [(2, 3), (3, 2), (4, 1), (5, 0)], "player 1 wins on a diagonal")
+
+        # A live Gomoku game on a 6x6 board, four in a row to win, starting after four
+        # stones (the setup's history, Black first). A stone on a taken cell is refused
+        # and the game goes on; Black wins on row 2.
+        setup = pb.GomokuSetup(rows=6, cols=6, run_length=4, history=[
+            pb.Cell(row=r, col=c) for r, c in [(2, 2), (3, 3), (2, 3), (3, 4)]])
+        replies = play_gomoku(pb, stub, setup, [(2, 2), (2, 4), (2, 5), (2, 1)])
+        for reply in replies[1:]:
+            note = f" rejected: {reply.rejected}" if reply.rejected else ""
+            print(f"PlayGomoku: {pb.Verdict.Name(reply.verdict)} board={list(reply.board.rows)} "
+                  f"to_move={reply.to_move!r}{note}")
+        last = replies[-1]
+        run = [(c.row, c.col) for c in last.run]
+        expect(len(replies) == 5 and replies[1].rejected and last.verdict == pb.VERDICT_A_WINS
+               and last.moves_played == 7 and run == [(2, 1), (2, 2), (2, 3), (2, 4)],
+               "a taken cell refused, then Black makes four on row 2")
 
         # Many checks in one call: each answered as its own RPC would answer it, a
         # malformed one (here a colour that is not "B" or "W") in place.
@@ -476,6 +504,26 @@ def play_connect_four_resumably(pb, stub, drops, size=(6, 7), attempts=5, timeou
         finally:
             stream.close()
     raise RuntimeError("the game could not be resumed")
+
+
+def play_gomoku(pb, stub, setup, moves, timeout=STREAM_DEADLINE):
+    """Plays a live Gomoku game from `setup`: each move (row, col) is sent once the reply
+    to the one before has come (LiveStream), and none once the game is over. Returns
+    every reply, the setup's first."""
+    game = LiveStream(stub.PlayGomoku, timeout=timeout)
+    try:
+        game.send(pb.PlayGomokuRequest(setup=setup))
+        replies = [game.next()]
+        for row, col in moves:
+            if replies[-1] is None or replies[-1].verdict != pb.VERDICT_PENDING:
+                break
+            game.send(pb.PlayGomokuRequest(move=pb.Cell(row=row, col=col)))
+            replies.append(game.next())
+    finally:
+        game.close()
+    if replies[-1] is None:
+        raise StreamEnded()
+    return replies
 
 
 class StreamEnded(Exception):

@@ -1,7 +1,8 @@
 """Tests of the client's own behaviour against a scripted grpcio server on loopback (no
 Arbiter needed): a deadline on every call, the one-shot RPCs retried on UNAVAILABLE by the
-service config and on nothing else, and the resume loop, which sends a drop only once the
-one before is answered and resumes on the statuses the README names and on no other.
+service config and on nothing else, the resume loop, which sends a drop only once the
+one before is answered and resumes on the statuses the README names and on no other, and
+a Gomoku game, which sends no move once the game is won.
 
     .venv/bin/pip install -r examples/python/requirements.txt pytest
     .venv/bin/python -m pytest examples/python
@@ -25,6 +26,7 @@ class Scripted(pb_grpc.ArbiterServiceServicer):
         self.fail_third_drop = None  # (code, details) the first stream ends with
         self.setups = []  # each stream's setup history
         self.early = []  # messages that came before the reply to the one before was sent
+        self.gomoku = []  # each PlayGomoku message's action: "setup" or the move's (row, col)
 
     def JudgeTicTacToe(self, request, context):
         self.deadlines.append(context.time_remaining())
@@ -56,6 +58,23 @@ class Scripted(pb_grpc.ArbiterServiceServicer):
                     continue
                 played += 1
             yield pb.PlayConnectFourResponse(moves_played=played)
+
+    def PlayGomoku(self, request_iterator, context):
+        """Black wins with the second move after the setup."""
+        self.deadlines.append(context.time_remaining())
+        played = moves = 0
+        for message in request_iterator:
+            if message.WhichOneof("action") == "setup":
+                self.gomoku.append("setup")
+                played = len(message.setup.history)
+            else:
+                self.gomoku.append((message.move.row, message.move.col))
+                moves += 1
+                played += 1
+            won = moves == 2
+            yield pb.PlayGomokuResponse(
+                verdict=pb.VERDICT_A_WINS if won else pb.VERDICT_PENDING,
+                moves_played=played, to_move="" if won else "BW"[played % 2])
 
 
 @pytest.fixture
@@ -108,6 +127,27 @@ def test_any_other_status_is_the_answer(scripted):
         client.play_connect_four_resumably(pb, stub, [3, 4, 5, 6])
     assert error.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
     assert service.setups == [[]]
+
+
+def test_every_unary_rpc_is_retried_and_no_stream():
+    """RETRY_UNARY_CALLS names every one-shot RPC of the contract (CheckGomokuMove too),
+    and no streaming one: a lost live game is resumed, never retried."""
+    service = pb.DESCRIPTOR.services_by_name["ArbiterService"]
+    unary = sorted(m.name for m in service.methods
+                   if not m.client_streaming and not m.server_streaming)
+    assert sorted(name["method"] for name in client.RETRY_UNARY_CALLS["name"]) == unary
+    assert "CheckGomokuMove" in unary
+
+
+def test_a_gomoku_game_sends_no_move_after_the_win(scripted):
+    service, stub = scripted
+    setup = pb.GomokuSetup(rows=6, cols=6, run_length=4,
+                           history=[pb.Cell(row=2, col=2), pb.Cell(row=3, col=3)])
+    replies = client.play_gomoku(pb, stub, setup, [(2, 3), (3, 4), (2, 4), (2, 5)])
+    assert service.gomoku == ["setup", (2, 3), (3, 4)]
+    assert [r.moves_played for r in replies] == [2, 3, 4]
+    assert replies[-1].verdict == pb.VERDICT_A_WINS
+    assert all(d is not None and d <= client.STREAM_DEADLINE + 1 for d in service.deadlines)
 
 
 def test_a_live_stream_hands_grpcio_one_request_at_a_time():

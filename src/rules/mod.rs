@@ -43,6 +43,7 @@ games! {
     TicTacToe: tic_tac_toe, "tic_tac_toe";
     Othello: othello, "othello";
     ConnectFour: connect_four, "connect_four";
+    Gomoku: gomoku, "gomoku";
 }
 
 impl GameKind {

@@ -16,6 +16,7 @@ pub(crate) mod connect_four;
 pub(crate) mod convert;
 pub(crate) mod error;
 pub(crate) mod fields;
+pub(crate) mod gomoku;
 pub(crate) mod othello;
 pub(crate) mod play;
 pub(crate) mod registration;
@@ -201,6 +202,22 @@ impl ArbiterService for Arbiter {
         request: Request<Streaming<PlayConnectFourRequest>>,
     ) -> Result<Response<Self::PlayConnectFourStream>, Status> {
         self.play::<rules::connect_four::Game>(request)
+    }
+
+    async fn check_gomoku_move(
+        &self,
+        request: Request<crate::proto::CheckGomokuMoveRequest>,
+    ) -> Result<Response<crate::proto::replies::CheckGomokuMoveReply>, Status> {
+        unary(gomoku::check_move(request.into_inner()))
+    }
+
+    type PlayGomokuStream = ReplyStream<WrittenReplyOf<rules::gomoku::Game>>;
+
+    async fn play_gomoku(
+        &self,
+        request: Request<Streaming<crate::proto::PlayGomokuRequest>>,
+    ) -> Result<Response<Self::PlayGomokuStream>, Status> {
+        self.play::<rules::gomoku::Game>(request)
     }
 
     async fn check_batch(

@@ -29,7 +29,7 @@ use super::error::{ServiceError, Violation};
 use super::play::kinds::{Kinds, Registered, TakeRequest};
 use super::play::sealed::Play;
 use super::play::{LiveGameVisitor, Referee};
-use super::{connect_four, othello, tic_tac_toe};
+use super::{connect_four, gomoku, othello, tic_tac_toe};
 
 /// Registers the live games: for each, its variant in [`AnyGame`], its rules' game, and
 /// its field in PlayMany's `GameAction.action` and `GameState.state` oneofs (one name in
@@ -128,6 +128,7 @@ live_games! {
     Othello: rules::othello::Game, "othello", OTHELLO;
     ConnectFour: rules::connect_four::Game, "connect_four", CONNECT_FOUR;
     TicTacToe: rules::tic_tac_toe::Game, "tic_tac_toe", TIC_TAC_TOE;
+    Gomoku: rules::gomoku::Game, "gomoku", GOMOKU;
 }
 
 /// Ends `referee`'s game, number `game`, on time at `now` if its side to move has run
@@ -193,6 +194,7 @@ checks! {
     othello::ListMoves,
     connect_four::CheckRun,
     tic_tac_toe::Judge,
+    gomoku::CheckMove,
 }
 
 /// The violation of a check of `kind`, which no game answers: 0, a check that sets

@@ -46,6 +46,8 @@ echo "interop: three replicas from grpcio, round robin with client-side health c
 timeout 300 "$venv/bin/python" tests/interop/replicas.py --binary "$repo/target/release/arbiter" || status=$?
 echo "interop: README.md's client commands as written (Rust, Python) and the scripts it names"
 python3 tests/interop/readme_commands.py --address "$address" || status=$?
+echo "interop: the replies README.md and docs/walkthrough.md show, from this server"
+python3 tests/interop/doc_replies.py --address "$address" --grpcurl "$grpcurl" README.md docs/walkthrough.md || status=$?
 echo "interop: the Python client's tests (examples/python)"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider examples/python || status=$?
 # The Go, Java and TypeScript clients, each built as its own ecosystem builds it (offline,
