@@ -188,6 +188,26 @@ impl play::sealed::Play for Game {
     }
 
     #[cfg(test)]
+    fn resumed(
+        setup: &PlayConnectFourRequest,
+        applied: &[PlayConnectFourRequest],
+    ) -> Option<PlayConnectFourRequest> {
+        let Some(Action::Setup(setup)) = &setup.action else {
+            return None;
+        };
+        let mut setup = setup.clone();
+        for step in applied {
+            let Some(Action::Drop(col)) = step.action else {
+                return None;
+            };
+            setup.history.push(col);
+        }
+        Some(PlayConnectFourRequest {
+            action: Some(Action::Setup(setup)),
+        })
+    }
+
+    #[cfg(test)]
     fn clocked(control: proto::TimeControl) -> PlayConnectFourRequest {
         let setup = ConnectFourSetup {
             time_control: Some(control),

@@ -242,6 +242,26 @@ impl play::sealed::Play for Game {
     }
 
     #[cfg(test)]
+    fn resumed(
+        setup: &PlayOthelloRequest,
+        applied: &[PlayOthelloRequest],
+    ) -> Option<PlayOthelloRequest> {
+        let Some(Action::Setup(setup)) = &setup.action else {
+            return None;
+        };
+        let mut setup = setup.clone();
+        for step in applied {
+            let Some(Action::Move(cell)) = &step.action else {
+                return None;
+            };
+            setup.history.push(*cell);
+        }
+        Some(PlayOthelloRequest {
+            action: Some(Action::Setup(setup)),
+        })
+    }
+
+    #[cfg(test)]
     fn clocked(control: proto::TimeControl) -> PlayOthelloRequest {
         let setup = proto::OthelloSetup {
             board: Some(proto::Board::from_rows(["BW..", "...."])),

@@ -127,17 +127,41 @@ impl play::sealed::Play for Game {
         })
     }
 
-    /// A game won by A on the top row; (1, 0) a second time is rejected.
+    /// A game from a setup, won by A on the top row; (1, 0) a second time is rejected.
     #[cfg(test)]
     fn corpus() -> Vec<PlayTicTacToeRequest> {
-        [(0, 0), (1, 0), (1, 0), (0, 1), (1, 1), (0, 2)]
-            .into_iter()
-            .map(|(row, col)| PlayTicTacToeRequest {
-                row,
-                col,
-                setup: None,
-            })
-            .collect()
+        let setup = PlayTicTacToeRequest {
+            setup: Some(Box::default()),
+            ..Default::default()
+        };
+        let moves = [(0, 0), (1, 0), (1, 0), (0, 1), (1, 1), (0, 2)];
+        let moves = moves.into_iter().map(|(row, col)| PlayTicTacToeRequest {
+            row,
+            col,
+            setup: None,
+        });
+        std::iter::once(setup).chain(moves).collect()
+    }
+
+    #[cfg(test)]
+    fn resumed(
+        setup: &PlayTicTacToeRequest,
+        applied: &[PlayTicTacToeRequest],
+    ) -> Option<PlayTicTacToeRequest> {
+        let mut setup = setup.setup.clone()?;
+        for step in applied {
+            if step.setup.is_some() {
+                return None;
+            }
+            setup.history.push(proto::TicTacToeMove {
+                row: step.row,
+                col: step.col,
+            });
+        }
+        Some(PlayTicTacToeRequest {
+            setup: Some(setup),
+            ..Default::default()
+        })
     }
 
     #[cfg(test)]

@@ -1,7 +1,9 @@
 //! Every registered live game, played alone and in PlayMany, on random games made of
 //! its own corpus's messages (`Play::corpus`: a setup, moves applied and rejected, a
 //! setup out of turn) and, on the clock, to a loss on time: the same replies, as prost
-//! reads them. Driven by the registration, so a game registered is a game covered.
+//! reads them; and resumed from its setup and the moves applied (`Play::resumed`): the
+//! same answer to the next message as the game played through. Driven by the
+//! registration, so a game registered is a game covered.
 
 use futures_util::StreamExt;
 use proptest::prelude::*;
@@ -68,7 +70,37 @@ async fn same<G: Registered<Registry>>(messages: Vec<G::Request>) -> Result<(), 
     Ok(())
 }
 
-/// Runs [`same`] for each registered game.
+/// Plays `messages` (a setup first) as a referee plays them, resumes the game from its
+/// setup and the moves applied, and fails unless both answer `next` alike, byte for
+/// byte.
+fn resumes_alike<G: Registered<Registry>>(
+    messages: &[G::Request],
+    next: &G::Request,
+) -> Result<(), TestCaseError> {
+    use crate::proto::replies::WrittenReply;
+    use crate::rules::clock::Moment;
+    use crate::service::answer::Answer;
+    use crate::service::play::Handled;
+    let now = Moment::from_nanos(0);
+    let refused = |what: &str| TestCaseError::fail(format!("{}: {what} refused", G::RPC));
+    let (mut game, _, _) = G::open(messages[0].clone(), now).map_err(|_| refused("the setup"))?;
+    let mut applied = Vec::new();
+    for message in &messages[1..] {
+        if game.answer(message.clone(), None).0 == Handled::Applied {
+            applied.push(message.clone());
+        }
+    }
+    let resume = G::resumed(&messages[0], &applied).ok_or_else(|| refused("the resume"))?;
+    let (mut resumed, _, _) = G::open(resume, now).map_err(|_| refused("the resumed setup"))?;
+    let answer = |game: &mut G| {
+        let (handled, played) = game.answer(next.clone(), None);
+        (handled, played.written().bytes().to_vec())
+    };
+    prop_assert_eq!(answer(&mut game), answer(&mut resumed), "{}", G::RPC);
+    Ok(())
+}
+
+/// Runs [`same`] and [`resumes_alike`] for each registered game.
 #[derive(Clone, Copy)]
 struct Same<'a> {
     picks: &'a [usize],
@@ -79,6 +111,11 @@ struct Same<'a> {
 impl EachGame for Same<'_> {
     fn game<G: Registered<Registry>>(self) {
         let mut messages = messages::<G>(self.picks);
+        let corpus = G::corpus();
+        let next = &corpus[self.picks.len() % corpus.len()];
+        if let Err(error) = resumes_alike::<G>(&messages, next) {
+            self.failed.borrow_mut().get_or_insert(error);
+        }
         if self.clocked {
             let control = crate::proto::TimeControl {
                 initial: Some(prost_types::Duration {
