@@ -1,8 +1,9 @@
 //! Every rule engine on arbitrary boards, cells and run lengths, against the naive
-//! references of the property tests: any disagreement, or any panic, is a finding.
+//! references of the property tests (Gomoku's, both freestyle and exact): any
+//! disagreement, or any panic, is a finding.
 #![no_main]
 
-use arbiter::rules::connect_four;
+use arbiter::rules::{connect_four, gomoku};
 use arbiter::rules::grid::Cell;
 use arbiter::rules::othello::{self, Color};
 use arbiter::rules::tic_tac_toe::Game;
@@ -53,6 +54,19 @@ fuzz_target!(|data: &[u8]| {
             } else {
                 assert!(piece.is_err());
             }
+        }
+    }
+    if let Some((rows, target, run_length, black)) = board(data, b".BW") {
+        let engine = gomoku::Board::parse(&rows).expect("a well-formed board");
+        let color = if black { Color::Black } else { Color::White };
+        let empty = reference::at(&rows, target.row, target.col) == b'.';
+        for exact in [false, true] {
+            let check = engine.check_move(target, color, run_length, exact);
+            assert_eq!(check.is_legal(), empty);
+            let expected = empty
+                .then(|| reference::naive_gomoku(&rows, target, color.byte(), run_length, exact))
+                .flatten();
+            assert_eq!(check.line().map(|line| line.to_vec()), expected);
         }
     }
     // Tic-Tac-Toe: each pair of bytes is a move, coordinates from -2 to 4.

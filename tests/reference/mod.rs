@@ -108,6 +108,38 @@ pub fn naive_connect_four(
     None
 }
 
+/// The winning Gomoku line a stone `own` at `target` would make (the cell counted as
+/// `own` whatever it holds): the whole line of `own` through it, on the first of the
+/// four lines (as Connect Four orders them) whose length is at least `run_length`, or
+/// exactly `run_length` when `exact`.
+pub fn naive_gomoku(
+    rows: &[String],
+    target: Cell,
+    own: u8,
+    run_length: usize,
+    exact: bool,
+) -> Option<Vec<Cell>> {
+    let (h, w) = (rows.len(), rows[0].len());
+    for line in 0..4 {
+        let cells = naive_line(h, w, target, line);
+        let pos = cells.iter().position(|&c| c == target).unwrap();
+        let owned = |i: usize| at(rows, cells[i].row, cells[i].col) == own;
+        let mut start = pos;
+        while start > 0 && owned(start - 1) {
+            start -= 1;
+        }
+        let mut end = pos;
+        while end + 1 < cells.len() && owned(end + 1) {
+            end += 1;
+        }
+        let length = end - start + 1;
+        if length == run_length || (!exact && length > run_length) {
+            return Some(cells[start..=end].to_vec());
+        }
+    }
+    None
+}
+
 /// A naive Tic-Tac-Toe referee: a full board, rescanned line by line after every move.
 #[derive(Default)]
 pub struct NaiveReferee {
