@@ -455,30 +455,32 @@ impl Read {
     }
 }
 
-/// A varint from the front of `bytes`, as prost reads one; one of one byte (every key,
-/// length and small value of a plain check) or two (the length of a check, a board or a
-/// row past 127 bytes) without prost's general decoding.
+/// A varint from the front of `bytes`, as prost reads one; a one-byte varint (every
+/// key, length and small value of a plain check) without prost's general decoding.
 #[inline(always)]
 fn varint(bytes: &mut &[u8]) -> Option<u64> {
-    let slice: &[u8] = bytes;
-    match slice {
-        [byte, rest @ ..] if *byte < 0x80 => {
+    match bytes.split_first() {
+        Some((&byte, rest)) if byte < 0x80 => {
             *bytes = rest;
-            Some(u64::from(*byte))
-        }
-        [low, high, rest @ ..] if *high < 0x80 => {
-            *bytes = rest;
-            Some(u64::from(low & 0x7f) | u64::from(*high) << 7)
+            Some(u64::from(byte))
         }
         _ => long_varint(bytes),
     }
 }
 
-/// A varint of more than one byte (or none), by prost's decoding: kept out of line, so
-/// that the one-byte case inlined wherever a varint is read stays a few instructions.
+/// A varint of more than one byte (or none): two bytes at once, more by prost's
+/// decoding; kept out of line, so that the one-byte case inlined wherever a varint is
+/// read stays a few instructions.
 #[cold]
 #[inline(never)]
 fn long_varint(bytes: &mut &[u8]) -> Option<u64> {
+    // Two bytes (the length of a check, a board or a row past 127 bytes) at once.
+    if let Some((&[low, high], rest)) = bytes.split_first_chunk::<2>() {
+        if high < 0x80 {
+            *bytes = rest;
+            return Some(u64::from(low & 0x7f) | u64::from(high) << 7);
+        }
+    }
     decode_varint(bytes).ok()
 }
 
