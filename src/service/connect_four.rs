@@ -23,7 +23,7 @@ use super::batch::{self, BatchCheck, Scratch};
 use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
 use super::error::{describe, ServiceError, Violation, Violations};
-use super::fields::{self, BoardRows, MAX_SIDE};
+use super::fields::{self, BoardRows};
 use super::play::{self, Handled, Opened};
 use crate::rules::clock::{Clock, Moment, Turns};
 
@@ -323,20 +323,7 @@ fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>, Option<Clock>
     const MESSAGE: &str = "PlayConnectFourRequest";
     let mut violations = Violations::new();
     let mut side = |field: &str, value: i32, default: usize| {
-        let checked = match value {
-            0 => NonZeroUsize::new(default),
-            n => usize::try_from(n)
-                .ok()
-                .filter(|&n| n <= MAX_SIDE)
-                .and_then(NonZeroUsize::new),
-        };
-        if checked.is_none() {
-            violations.push(Violation::new(
-                field,
-                format!("must be 1 to {MAX_SIDE}, or 0 for the default ({default}); got {value}"),
-            ));
-        }
-        checked
+        fields::length_or_default(field, value, default, &mut violations)
     };
     let rows = side("setup.rows", setup.rows, DEFAULT_ROWS.get());
     let cols = side("setup.cols", setup.cols, DEFAULT_COLS.get());

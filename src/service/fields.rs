@@ -4,6 +4,8 @@
 //! Every field is checked before any rule runs, and every problem found is reported,
 //! each as one [`Violation`] naming its field.
 
+use std::num::NonZeroUsize;
+
 use crate::proto;
 use crate::rules::grid::{self, BadRows, Cell, Grid, GridError};
 use crate::rules::othello::Color;
@@ -14,6 +16,30 @@ use super::error::{describe, echo, indexed, text_of, ServiceError, Violation, Vi
 
 /// The most rows, and the most columns, a board may have.
 pub(crate) const MAX_SIDE: usize = 100;
+
+/// A length a request gives (a board's side, a run length): 1 to [`MAX_SIDE`], or 0 for
+/// `default`; anything else is a violation of `field`.
+pub(crate) fn length_or_default(
+    field: &str,
+    value: i32,
+    default: usize,
+    violations: &mut Violations,
+) -> Option<NonZeroUsize> {
+    let checked = match value {
+        0 => NonZeroUsize::new(default),
+        n => usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= MAX_SIDE)
+            .and_then(NonZeroUsize::new),
+    };
+    if checked.is_none() {
+        violations.push(Violation::new(
+            field,
+            format!("must be 1 to {MAX_SIDE}, or 0 for the default ({default}); got {value}"),
+        ));
+    }
+    checked
+}
 
 /// A malformed `message`'s error, from its violations (never empty).
 pub(crate) fn invalid(message: &'static str, violations: Violations) -> ServiceError {

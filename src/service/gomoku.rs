@@ -22,8 +22,8 @@ use super::answer::Answer;
 use super::batch::{self, BatchCheck, Scratch};
 use super::clock::{self, Timekeeper, Timing, TimingFields};
 use super::convert;
-use super::error::{describe, ServiceError, Violation, Violations};
-use super::fields::{self, BoardRows, GameBoard, MAX_SIDE};
+use super::error::{describe, ServiceError, Violations};
+use super::fields::{self, BoardRows, GameBoard};
 use super::play::{self, Handled, Opened};
 use crate::rules::grid::BadRows;
 
@@ -60,32 +60,9 @@ pub(crate) fn check_move_of(
     Ok((answer, board))
 }
 
-/// A run length as a request gives it: 1 to [`MAX_SIDE`], or 0 for the default (5).
+/// A run length as a request gives it: 1 to [`fields::MAX_SIDE`], or 0 for the default (5).
 fn run_length_of(field: &str, value: i32, violations: &mut Violations) -> Option<NonZeroUsize> {
-    side_or_default(field, value, DEFAULT_RUN_LENGTH, violations)
-}
-
-/// A length a request gives: 1 to [`MAX_SIDE`], or 0 for `default`.
-fn side_or_default(
-    field: &str,
-    value: i32,
-    default: usize,
-    violations: &mut Violations,
-) -> Option<NonZeroUsize> {
-    let checked = match value {
-        0 => NonZeroUsize::new(default),
-        n => usize::try_from(n)
-            .ok()
-            .filter(|&n| n <= MAX_SIDE)
-            .and_then(NonZeroUsize::new),
-    };
-    if checked.is_none() {
-        violations.push(Violation::new(
-            field,
-            format!("must be 1 to {MAX_SIDE}, or 0 for the default ({default}); got {value}"),
-        ));
-    }
-    checked
+    fields::length_or_default(field, value, DEFAULT_RUN_LENGTH, violations)
 }
 
 /// CheckBatch's `check_gomoku_move`: a CheckGomokuMove in a batch.
@@ -141,7 +118,10 @@ impl Answer for MoveAnswer {
         w.bool(reply::LEGAL, self.0.is_legal());
         if let Some(line) = self.0.line() {
             w.bool(reply::WINS, true);
-            w.grid_cells(reply::RUN, &line.to_vec());
+            // Cell by cell from the line: no list of them is made.
+            for cell in line.cells() {
+                w.grid_cell(reply::RUN, cell);
+            }
         }
     }
 }
@@ -341,8 +321,8 @@ impl Answer for Played<'_> {
 fn set_up(setup: &GomokuSetup) -> Result<(Game, Option<Cell>, Option<Clock>), ServiceError> {
     const MESSAGE: &str = "PlayGomokuRequest";
     let mut violations = Violations::new();
-    let rows = side_or_default("setup.rows", setup.rows, DEFAULT_SIDE, &mut violations);
-    let cols = side_or_default("setup.cols", setup.cols, DEFAULT_SIDE, &mut violations);
+    let rows = fields::length_or_default("setup.rows", setup.rows, DEFAULT_SIDE, &mut violations);
+    let cols = fields::length_or_default("setup.cols", setup.cols, DEFAULT_SIDE, &mut violations);
     let run = run_length_of("setup.run_length", setup.run_length, &mut violations);
     let clock = clock::set_up(
         setup.time_control.as_ref(),
