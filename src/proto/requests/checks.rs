@@ -38,7 +38,6 @@ pub(crate) enum Part {
     /// An `int32`, kept by its number.
     Int32(u32),
     /// A `bool`, kept by its number (as 0 or 1).
-    #[allow(dead_code, reason = "read by shape, whether or not a check has one")]
     Bool(u32),
     /// A `string` (the request's only one).
     Text(u32),
@@ -185,7 +184,6 @@ impl<'a> CheckRef<'a> {
     }
 
     /// The `bool` field `field`.
-    #[allow(dead_code, reason = "read by shape, whether or not a check has one")]
     pub(crate) fn bool(&self, field: Varint) -> bool {
         self.int32(field) != 0
     }
