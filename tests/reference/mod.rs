@@ -88,24 +88,27 @@ pub fn naive_connect_four(
     player: u8,
     run_length: usize,
 ) -> Option<Vec<Cell>> {
+    (0..4)
+        .map(|line| naive_run(rows, target, player, line))
+        .find(|run| run.len() >= run_length)
+}
+
+/// The whole run of `own` through `target` along line `line` (see [`naive_line`]), end
+/// to end, the target counted as `own` whatever it holds.
+pub fn naive_run(rows: &[String], target: Cell, own: u8, line: usize) -> Vec<Cell> {
     let (h, w) = (rows.len(), rows[0].len());
-    for line in 0..4 {
-        let cells = naive_line(h, w, target, line);
-        let pos = cells.iter().position(|&c| c == target).unwrap();
-        let owned = |i: usize| at(rows, cells[i].row, cells[i].col) == player;
-        let mut start = pos;
-        while start > 0 && owned(start - 1) {
-            start -= 1;
-        }
-        let mut end = pos;
-        while end + 1 < cells.len() && owned(end + 1) {
-            end += 1;
-        }
-        if end - start + 1 >= run_length {
-            return Some(cells[start..=end].to_vec());
-        }
+    let cells = naive_line(h, w, target, line);
+    let pos = cells.iter().position(|&c| c == target).unwrap();
+    let owned = |i: usize| at(rows, cells[i].row, cells[i].col) == own;
+    let mut start = pos;
+    while start > 0 && owned(start - 1) {
+        start -= 1;
     }
-    None
+    let mut end = pos;
+    while end + 1 < cells.len() && owned(end + 1) {
+        end += 1;
+    }
+    cells[start..=end].to_vec()
 }
 
 /// The winning Gomoku line a stone `own` at `target` would make (the cell counted as
@@ -119,25 +122,9 @@ pub fn naive_gomoku(
     run_length: usize,
     exact: bool,
 ) -> Option<Vec<Cell>> {
-    let (h, w) = (rows.len(), rows[0].len());
-    for line in 0..4 {
-        let cells = naive_line(h, w, target, line);
-        let pos = cells.iter().position(|&c| c == target).unwrap();
-        let owned = |i: usize| at(rows, cells[i].row, cells[i].col) == own;
-        let mut start = pos;
-        while start > 0 && owned(start - 1) {
-            start -= 1;
-        }
-        let mut end = pos;
-        while end + 1 < cells.len() && owned(end + 1) {
-            end += 1;
-        }
-        let length = end - start + 1;
-        if length == run_length || (!exact && length > run_length) {
-            return Some(cells[start..=end].to_vec());
-        }
-    }
-    None
+    (0..4)
+        .map(|line| naive_run(rows, target, own, line))
+        .find(|run| run.len() == run_length || (!exact && run.len() > run_length))
 }
 
 /// A naive Tic-Tac-Toe referee: a full board, rescanned line by line after every move.
