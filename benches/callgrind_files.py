@@ -85,10 +85,11 @@ def main():
 
 def category(path):
     """The part of the work a source file's instructions are (for --categories)."""
-    if path.startswith("src/rules/"):
-        return "the rule (src/rules)"
-    if path.startswith("src/service/") or path.startswith("src/proto/"):
-        return "our parsing and reply building (src/service, src/proto)"
+    wire = path.startswith("src/games/") and path.endswith("/wire.rs")
+    if (path.startswith("src/games/") and not wire) or path.startswith("src/kit/"):
+        return "the rule (the games' rules and src/kit)"
+    if wire or path.startswith(("src/glue/", "src/service/", "src/proto/")):
+        return "our parsing and reply building (each game's wire.rs, src/glue, src/service, src/proto)"
     if path.startswith("prost-") or "arbiter.v1.rs" in path:
         return "prost: encoding and decoding (varints, generated code)"
     if "mimalloc" in path or "raw_vec" in path or path.startswith("std/alloc/src/vec") or "malloc" in path:

@@ -4,11 +4,11 @@
 
 use std::hint::black_box;
 
-use arbiter::rules::connect_four::{self, Player};
-use arbiter::rules::gomoku;
-use arbiter::rules::grid::Cell;
-use arbiter::rules::othello::{self, Color};
-use arbiter::rules::tic_tac_toe::{self, Game};
+use arbiter::games::connect_four::{self, Player};
+use arbiter::games::gomoku;
+use arbiter::games::othello::{self, Color};
+use arbiter::games::tic_tac_toe::{self, Game};
+use arbiter::kit::grid::Cell;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 #[path = "support/requests.rs"]

@@ -6,12 +6,12 @@
 
 use std::hint::black_box;
 
+use arbiter::games::connect_four;
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::{
     CheckConnectFourRequest, CheckGomokuMoveRequest, CheckOthelloMoveRequest,
     JudgeTicTacToeRequest, ListOthelloMovesRequest,
 };
-use arbiter::rules::connect_four;
 use arbiter::Arbiter;
 use criterion::{criterion_group, criterion_main, Criterion};
 use prost::Message;

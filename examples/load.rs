@@ -18,12 +18,12 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use arbiter::games::{connect_four, othello};
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
     play_connect_four_request, play_othello_request, Cell, PlayConnectFourRequest,
     PlayGomokuRequest, PlayOthelloRequest, PlayTicTacToeRequest,
 };
-use arbiter::rules::{connect_four, othello};
 use clap::Parser;
 use hdrhistogram::Histogram;
 use tokio::sync::mpsc;

@@ -12,7 +12,7 @@ use tonic::codegen::http;
 use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
 
-use crate::service::error::ServiceError;
+use crate::glue::error::ServiceError;
 use crate::telemetry::grpc_code;
 
 /// Rewrites a trailers-only error reply of the transport into Arbiter's status for it

@@ -16,7 +16,9 @@
 //!   [`proto::replies`]' (the same bytes, written straight from the answers). A request
 //!   type converts to and from its generated message (`From`); a reply reads as its
 //!   generated message with `to_response`.
-//! - [`rules`]: the rules of the games, pure Rust with no gRPC in sight.
+//! - [`games`]: the games, one module each: its rules, pure Rust with no gRPC in sight,
+//!   and (inside the crate) its wire glue; [`kit`]: what the games' rules share (the
+//!   grid, rows, colours, the clock).
 //! - [`OtlpTracing`]: a server span per call, exported over OTLP, continuing the
 //!   caller's W3C trace; off until started (the binary's `--otlp-endpoint`). With the
 //!   default `otlp` feature.
@@ -37,18 +39,21 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod config;
+pub mod games;
+mod glue;
+pub mod kit;
 mod layers;
 pub mod proto;
-pub mod rules;
 pub mod server;
 mod service;
 mod telemetry;
 
-pub use rules::GameKind;
+pub use games::GameKind;
+pub use games::{LiveGame, LiveGameVisitor};
+pub use glue::budget::MAX_REPLY_BYTES;
 pub use service::batch::MAX_CHECKS;
-pub use service::budget::MAX_REPLY_BYTES;
 pub use service::play::many::MAX_ACTIONS;
-pub use service::play::{LiveGame, LiveGameVisitor, LiveGames, ReplyStream, StreamLimits};
+pub use service::play::{LiveGames, ReplyStream, StreamLimits};
 pub use service::registration::visit_live_games;
 pub use service::Arbiter;
 #[cfg(feature = "otlp")]

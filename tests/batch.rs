@@ -8,6 +8,8 @@ mod common;
 
 use std::sync::OnceLock;
 
+use arbiter::games::connect_four::fixtures::CONNECT_FOUR_EXAMPLE_2;
+use arbiter::games::othello::fixtures::LC1958_EXAMPLE_1;
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::check::Check as Kind;
 use arbiter::proto::check_result::Result as Answer;
@@ -16,7 +18,6 @@ use arbiter::proto::{
     Board, Check, CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, CheckResult,
     FieldViolation, JudgeTicTacToeRequest, ListOthelloMovesRequest,
 };
-use arbiter::rules::fixtures::{CONNECT_FOUR_EXAMPLE_2, LC1958_EXAMPLE_1};
 use arbiter::Arbiter;
 use common::bulk::{answered_within_budget, check_batch};
 use common::contract::{self, CheckKind};

@@ -12,6 +12,7 @@ use std::fmt::Debug;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use arbiter::games::{connect_four, othello, tic_tac_toe};
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
     game_action, game_state, play_connect_four_request, play_othello_request, Board, Cell, Clock,
@@ -20,7 +21,6 @@ use arbiter::proto::{
     PlayTicTacToeRequest, PlayTicTacToeResponse, TicTacToeMove, TicTacToeSetup, TimeControl,
     Verdict,
 };
-use arbiter::rules::{connect_four, othello, tic_tac_toe};
 use arbiter::{Arbiter, LiveGame, ReplyStream, StreamLimits};
 use tokio::sync::mpsc;
 use tokio::time::Instant;

@@ -12,13 +12,13 @@ mod reference;
 
 use std::fmt::Debug;
 
+use arbiter::games::othello::Color;
+use arbiter::games::tic_tac_toe::{self, Player};
+use arbiter::kit::grid::Cell;
 use arbiter::proto::{
     Board, Cell as WireCell, PlayConnectFourResponse, PlayOthelloResponse, PlayTicTacToeRequest,
     PlayTicTacToeResponse, Verdict,
 };
-use arbiter::rules::grid::Cell;
-use arbiter::rules::othello::Color;
-use arbiter::rules::tic_tac_toe::{self, Player};
 use arbiter::Arbiter;
 use arbiter::{LiveGame, StreamLimits};
 use common::live::{self, nexts, Next, Reply, Wire};

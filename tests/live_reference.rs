@@ -4,12 +4,12 @@
 
 mod reference;
 
+use arbiter::games::othello::{Color, STANDARD_START};
+use arbiter::games::{connect_four, othello};
 use arbiter::proto::{
     play_connect_four_request, play_othello_request, Board, Cell, ConnectFourSetup, OthelloSetup,
     PlayConnectFourRequest, PlayOthelloRequest,
 };
-use arbiter::rules::othello::{Color, STANDARD_START};
-use arbiter::rules::{connect_four, othello};
 use arbiter::Arbiter;
 use arbiter::{LiveGame, StreamLimits};
 use futures_util::StreamExt;

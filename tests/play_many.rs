@@ -8,6 +8,8 @@ mod common;
 use std::collections::HashMap;
 use std::time::Duration;
 
+use arbiter::games::othello::STANDARD_START;
+use arbiter::games::{connect_four, othello, tic_tac_toe};
 use arbiter::proto::game_action::Action;
 use arbiter::proto::game_state::State;
 use arbiter::proto::{
@@ -15,8 +17,6 @@ use arbiter::proto::{
     GameAction, GameState, OthelloSetup, PlayConnectFourRequest, PlayManyRequest, PlayManyResponse,
     PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove, TicTacToeSetup,
 };
-use arbiter::rules::othello::STANDARD_START;
-use arbiter::rules::{connect_four, othello, tic_tac_toe};
 use arbiter::server::Settings;
 use arbiter::Arbiter;
 use arbiter::{LiveGame, StreamLimits};
@@ -586,7 +586,7 @@ async fn the_live_game_limit_counts_playmany_games_and_streams_alike() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_streams_of_a_hundred_games() {
     let server = TestServer::start().await;
-    let draw = arbiter::rules::fixtures::TIC_TAC_TOE_DRAW;
+    let draw = arbiter::games::tic_tac_toe::fixtures::TIC_TAC_TOE_DRAW;
     let mut tasks = Vec::new();
     for s in 0..100u64 {
         let mut client = server.client().await;

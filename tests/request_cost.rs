@@ -18,6 +18,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use arbiter::games::{connect_four, othello, tic_tac_toe};
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::requests::{CheckBatchChecks, PlayManyActions};
 use arbiter::proto::{
@@ -27,7 +28,6 @@ use arbiter::proto::{
     PlayConnectFourRequest, PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest,
     TicTacToeMove, TicTacToeSetup,
 };
-use arbiter::rules::{connect_four, othello, tic_tac_toe};
 use arbiter::{Arbiter, LiveGame};
 use futures_util::StreamExt;
 use prost::Message;

@@ -13,13 +13,13 @@ mod reference;
 
 use std::fmt::Debug;
 
+use arbiter::games::othello::{Color, STANDARD_START};
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
     play_connect_four_request, play_othello_request, Board, Cell, PlayConnectFourRequest,
     PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest,
     PlayTicTacToeResponse, Verdict,
 };
-use arbiter::rules::othello::{Color, STANDARD_START};
 use common::live::{nexts, ConnectFour, Next, Othello, Reply, Request, Response, TicTacToe, Wire};
 use common::messages::open_stream;
 use common::TestServer;

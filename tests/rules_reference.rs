@@ -5,10 +5,10 @@
 
 mod reference;
 
-use arbiter::rules::connect_four;
-use arbiter::rules::grid::{Cell, GridError};
-use arbiter::rules::othello::{self, Color};
-use arbiter::rules::tic_tac_toe::{self, Game, MoveError, Outcome};
+use arbiter::games::connect_four;
+use arbiter::games::othello::{self, Color};
+use arbiter::games::tic_tac_toe::{self, Game, MoveError, Outcome};
+use arbiter::kit::grid::{Cell, GridError};
 use proptest::prelude::*;
 use reference::boards::board;
 use reference::{
@@ -21,7 +21,7 @@ use reference::{
 fn naive_move_error(kind: &str, row: i64, col: i64, verdict: Outcome) -> MoveError {
     match kind {
         "over" => MoveError::GameOver { outcome: verdict },
-        "outside" => MoveError::OffBoard(arbiter::rules::grid::locate(3, 3, row, col).unwrap_err()),
+        "outside" => MoveError::OffBoard(arbiter::kit::grid::locate(3, 3, row, col).unwrap_err()),
         "taken" => MoveError::Occupied {
             cell: Cell::new(row as usize, col as usize),
         },

@@ -2,15 +2,16 @@
 
 mod common;
 
+use arbiter::games::connect_four::fixtures::{
+    CONNECT_FOUR_EXAMPLE_1, CONNECT_FOUR_EXAMPLE_2, CONNECT_FOUR_EXAMPLE_3,
+};
+use arbiter::games::othello::fixtures::{LC1958_EXAMPLE_1, LC1958_EXAMPLE_2};
+use arbiter::games::othello::STANDARD_START;
+use arbiter::games::tic_tac_toe::fixtures::{TIC_TAC_TOE_DRAW, TIC_TAC_TOE_DRAW_BOARD};
 use arbiter::proto::{
     Board, Cell, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
     ListOthelloMovesRequest, Verdict,
 };
-use arbiter::rules::fixtures::{
-    CONNECT_FOUR_EXAMPLE_1, CONNECT_FOUR_EXAMPLE_2, CONNECT_FOUR_EXAMPLE_3, LC1958_EXAMPLE_1,
-    LC1958_EXAMPLE_2, TIC_TAC_TOE_DRAW, TIC_TAC_TOE_DRAW_BOARD,
-};
-use arbiter::rules::othello::STANDARD_START;
 use common::messages::{board, cell, cells, moves};
 use common::TestServer;
 use tonic::Code;

@@ -5,8 +5,8 @@
 //! them), so they check the transport, not the writer: `play/many.rs`'s property test
 //! holds each written answer to its built reply.
 
+use arbiter::games::{connect_four, gomoku, othello, tic_tac_toe};
 use arbiter::proto::arbiter_service_server::ArbiterService;
-use arbiter::rules::{connect_four, gomoku, othello, tic_tac_toe};
 use arbiter::Arbiter;
 use arbiter::LiveGame;
 use futures_util::{stream, StreamExt, TryStreamExt};

@@ -2,11 +2,12 @@
 //! benchmarks (`benches/service.rs`) and the two load generators (`examples/load.rs`, a
 //! tonic client, and `examples/h2load.rs`, which frames the same requests for h2load), so
 //! that all of them measure the same work. The games the tests play as well come from
-//! `arbiter::rules::fixtures`, their one home.
+//! each game's `fixtures` in its folder, their one home.
 #![allow(dead_code)] // each includer takes what it measures
 
 use std::num::NonZeroUsize;
 
+use arbiter::games::{connect_four, othello};
 use arbiter::proto::{
     check, game_action, play_connect_four_request, play_gomoku_request, play_othello_request,
     Board, Cell, Check, CheckBatchRequest, CheckConnectFourRequest, CheckGomokuMoveRequest,
@@ -14,10 +15,12 @@ use arbiter::proto::{
     ListOthelloMovesRequest, PlayConnectFourRequest, PlayGomokuRequest, PlayManyRequest,
     PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove, TimeControl,
 };
-use arbiter::rules::{connect_four, othello};
 
-/// The games and boards the tests play as well, defined once in the crate.
-pub use arbiter::rules::fixtures as games;
+/// The games and boards the tests play as well, each defined once in its game's folder.
+pub mod games {
+    pub use arbiter::games::connect_four::fixtures::*;
+    pub use arbiter::games::tic_tac_toe::fixtures::*;
+}
 
 /// A midgame 8x8 Othello position with several legal moves for black.
 pub const OTHELLO_MIDGAME: [&str; 8] = [

@@ -3,10 +3,10 @@
 //! disagreement, or any panic, is a finding.
 #![no_main]
 
-use arbiter::rules::{connect_four, gomoku};
-use arbiter::rules::grid::Cell;
-use arbiter::rules::othello::{self, Color};
-use arbiter::rules::tic_tac_toe::Game;
+use arbiter::games::{connect_four, gomoku};
+use arbiter::kit::grid::Cell;
+use arbiter::games::othello::{self, Color};
+use arbiter::games::tic_tac_toe::Game;
 use libfuzzer_sys::fuzz_target;
 
 #[path = "../../tests/reference/mod.rs"]

@@ -15,7 +15,7 @@ use prost::encoding::{
 };
 use prost::DecodeError;
 
-use crate::rules::rows::Rows;
+use crate::kit::rows::Rows;
 
 /// The field number of `rows`.
 const ROWS: u32 = super::wire::fields::board::ROWS.0;

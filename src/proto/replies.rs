@@ -20,7 +20,7 @@ use prost::bytes::{Buf, BufMut};
 use prost::encoding::{encode_key, encode_varint, DecodeContext, WireType};
 use prost::DecodeError;
 
-use crate::rules::grid::{self, Grid};
+use crate::kit::grid::{self, Grid};
 
 use super::wire::{fields, Field, Len, Varint};
 use super::{CheckResult, GameState};

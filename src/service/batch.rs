@@ -1,5 +1,6 @@
 //! CheckBatch: many one-shot checks in one call, each answered by its own game's module
-//! exactly as its own RPC answers it ([`BatchCheck`]), a malformed one in place (which
+//! exactly as its own RPC answers it (a [`BatchCheck`](crate::glue::batch::BatchCheck)),
+//! a malformed one in place (which
 //! module answers which check is registered in `registration.rs`, which implements
 //! [`Checks`]).
 //!
@@ -8,71 +9,13 @@
 //! boards are parsed, one after the other, into one buffer that each board gives back
 //! once its check is answered (a refused check's board does not: the next allocates).
 
+use crate::glue::batch::Scratch;
+use crate::glue::budget::MAX_REPLY_BYTES;
+use crate::glue::error::{write_violation, ServiceError};
+use crate::glue::fields;
 use crate::proto::replies::CheckBatchReply;
 use crate::proto::requests::{CheckBatchChecks, CheckRef};
-use crate::proto::wire::{fields as wire, Len};
-use crate::rules::grid::Cell;
-use crate::rules::rows::RowsView;
-
-use super::answer::Answer;
-use super::budget::MAX_REPLY_BYTES;
-use super::error::{write_violation, ServiceError};
-use super::fields::{self, InPlace};
-
-/// One kind of CheckBatch check, as its game's module reads, validates and answers it:
-/// its fields taken from the [`CheckRef`] by its request's field constants, and the
-/// answer its own RPC gives written into the reply.
-pub(crate) trait BatchCheck {
-    /// Its field in `Check`'s oneof.
-    const CHECK: Len;
-    /// Its answer's field in `CheckResult`'s oneof.
-    const RESULT: Len;
-    /// The room to set aside in a reply for its result: what a small board's result
-    /// takes (a larger board's grows the buffer).
-    const RESULT_BYTES: usize;
-
-    /// Writes into `out` the answer to `check` (a check of this kind), as its own RPC
-    /// gives it, taking buffers from `scratch` and giving them back; returns the
-    /// result's length ([`write`]). A check its RPC refuses is its error.
-    fn answer(
-        check: CheckRef<'_>,
-        scratch: &mut Scratch,
-        out: &mut CheckBatchReply,
-    ) -> Result<usize, ServiceError>;
-
-    /// Checks of this kind that, between them, write every field of its answer, and a
-    /// malformed one (for the test `every_field_of_every_written_reply_is_written`).
-    #[cfg(test)]
-    fn corpus() -> Vec<crate::proto::check::Check>;
-}
-
-/// The buffers one check after another of a CheckBatch uses, each given back by the
-/// check that took it once answered (a refused check's are dropped, and the next check
-/// allocates).
-#[derive(Default)]
-pub(crate) struct Scratch {
-    /// A board's cells.
-    pub(crate) cells: Vec<u8>,
-    /// A list of cells of an answer (an Othello move's flips).
-    pub(crate) marks: Vec<Cell>,
-}
-
-impl Scratch {
-    /// `rows`, a board read in place, to be parsed into the scratch cells (taken: the
-    /// board gives them back).
-    pub(crate) fn board<'a>(&mut self, rows: Option<RowsView<'a>>) -> Option<InPlace<'a>> {
-        rows.map(|rows| InPlace {
-            rows,
-            cells: std::mem::take(&mut self.cells),
-        })
-    }
-}
-
-/// Writes a check's answer into `out` as the `result` field `field` of a `CheckResult`,
-/// and returns its length.
-pub(crate) fn write<A: Answer>(answer: &A, field: Len, out: &mut CheckBatchReply) -> usize {
-    out.push_result(field, |w| answer.write(w))
-}
+use crate::proto::wire::fields as wire;
 
 /// The checks a CheckBatch answers: which game's module answers each.
 pub(crate) trait Checks {

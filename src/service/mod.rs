@@ -1,26 +1,16 @@
-//! The `arbiter.v1.ArbiterService` handlers: wire requests in, rule answers out.
-//!
-//! Each game has one module holding everything about its requests, unary and live:
-//! how they are parsed, which rule decides them, how the answer is written
-//! ([`othello`], [`connect_four`], [`tic_tac_toe`]). [`batch`] answers many checks in one
-//! call through those same modules, and [`play`] drives the live-game streams, one game
-//! or many. Which module answers which check, and the kinds of game PlayMany holds,
-//! are registered once, in `registration.rs`. The checks every game shares are in
-//! `fields.rs`, and errors become statuses in one place, `error.rs`.
+//! The `arbiter.v1.ArbiterService` handlers, above the games: each RPC handed to its
+//! game's `wire` module (`crate::games`), which parses its requests, decides them by the
+//! game's rules and writes the answer. [`batch`] answers many checks in one call through
+//! those same modules, and [`play`] drives the live-game streams, one game or many.
+//! Which module answers which check, and the kinds of game PlayMany holds, are
+//! registered once, in `registration.rs`. What the games share is in `crate::kit`,
+//! errors becoming statuses among it, in one place.
 
-pub(crate) mod answer;
 pub(crate) mod batch;
-pub(crate) mod budget;
-pub(crate) mod clock;
-pub(crate) mod connect_four;
-pub(crate) mod convert;
-pub(crate) mod error;
-pub(crate) mod fields;
-pub(crate) mod gomoku;
-pub(crate) mod othello;
+#[cfg(test)]
+mod every_game;
 pub(crate) mod play;
 pub(crate) mod registration;
-pub(crate) mod tic_tac_toe;
 #[cfg(test)]
 mod written_fields;
 
@@ -28,6 +18,7 @@ use futures_util::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::games::{self, connect_four, gomoku, othello, tic_tac_toe};
 use crate::proto::arbiter_service_server::ArbiterService;
 use crate::proto::replies::{
     CheckBatchReply, CheckConnectFourReply, CheckOthelloMoveReply, JudgeTicTacToeReply,
@@ -39,13 +30,13 @@ use crate::proto::{
     ListOthelloMovesRequest, PlayConnectFourRequest, PlayManyRequest, PlayOthelloRequest,
     PlayTicTacToeRequest,
 };
-use crate::rules;
 
-use self::answer::Answer;
-use self::error::ServiceError;
 use self::play::many::ManyGames;
-use self::play::{LiveGame, LiveGames, ReplyStream, StreamLimits, WrittenReplyOf};
+use self::play::{LiveGames, ReplyStream, StreamLimits, WrittenReplyOf};
 use self::registration::Registry;
+use crate::games::LiveGame;
+use crate::glue::answer::Answer;
+use crate::glue::error::ServiceError;
 use crate::proto::replies::WrittenReply;
 
 /// The ArbiterService implementation, cheap to clone: clones share the live-game count
@@ -153,71 +144,71 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<CheckOthelloMoveRequest>,
     ) -> Result<Response<CheckOthelloMoveReply>, Status> {
-        unary(othello::check_move(request.into_inner()))
+        unary(othello::wire::check_move(request.into_inner()))
     }
 
     async fn list_othello_moves(
         &self,
         request: Request<ListOthelloMovesRequest>,
     ) -> Result<Response<ListOthelloMovesReply>, Status> {
-        unary(othello::list_moves(request.into_inner()))
+        unary(othello::wire::list_moves(request.into_inner()))
     }
 
     async fn check_connect_four(
         &self,
         request: Request<CheckConnectFourRequest>,
     ) -> Result<Response<CheckConnectFourReply>, Status> {
-        unary(connect_four::check(request.into_inner()))
+        unary(connect_four::wire::check(request.into_inner()))
     }
 
     async fn judge_tic_tac_toe(
         &self,
         request: Request<JudgeTicTacToeRequest>,
     ) -> Result<Response<JudgeTicTacToeReply>, Status> {
-        unary(tic_tac_toe::judge(request.get_ref()))
+        unary(tic_tac_toe::wire::judge(request.get_ref()))
     }
 
-    type PlayTicTacToeStream = ReplyStream<WrittenReplyOf<rules::tic_tac_toe::Game>>;
+    type PlayTicTacToeStream = ReplyStream<WrittenReplyOf<games::tic_tac_toe::Game>>;
 
     async fn play_tic_tac_toe(
         &self,
         request: Request<Streaming<PlayTicTacToeRequest>>,
     ) -> Result<Response<Self::PlayTicTacToeStream>, Status> {
-        self.play::<rules::tic_tac_toe::Game>(request)
+        self.play::<games::tic_tac_toe::Game>(request)
     }
 
-    type PlayOthelloStream = ReplyStream<WrittenReplyOf<rules::othello::Game>>;
+    type PlayOthelloStream = ReplyStream<WrittenReplyOf<games::othello::Game>>;
 
     async fn play_othello(
         &self,
         request: Request<Streaming<PlayOthelloRequest>>,
     ) -> Result<Response<Self::PlayOthelloStream>, Status> {
-        self.play::<rules::othello::Game>(request)
+        self.play::<games::othello::Game>(request)
     }
 
-    type PlayConnectFourStream = ReplyStream<WrittenReplyOf<rules::connect_four::Game>>;
+    type PlayConnectFourStream = ReplyStream<WrittenReplyOf<games::connect_four::Game>>;
 
     async fn play_connect_four(
         &self,
         request: Request<Streaming<PlayConnectFourRequest>>,
     ) -> Result<Response<Self::PlayConnectFourStream>, Status> {
-        self.play::<rules::connect_four::Game>(request)
+        self.play::<games::connect_four::Game>(request)
     }
 
     async fn check_gomoku_move(
         &self,
         request: Request<crate::proto::CheckGomokuMoveRequest>,
     ) -> Result<Response<crate::proto::replies::CheckGomokuMoveReply>, Status> {
-        unary(gomoku::check_move(request.into_inner()))
+        unary(gomoku::wire::check_move(request.into_inner()))
     }
 
-    type PlayGomokuStream = ReplyStream<WrittenReplyOf<rules::gomoku::Game>>;
+    type PlayGomokuStream = ReplyStream<WrittenReplyOf<games::gomoku::Game>>;
 
     async fn play_gomoku(
         &self,
         request: Request<Streaming<crate::proto::PlayGomokuRequest>>,
     ) -> Result<Response<Self::PlayGomokuStream>, Status> {
-        self.play::<rules::gomoku::Game>(request)
+        self.play::<games::gomoku::Game>(request)
     }
 
     async fn check_batch(

@@ -7,29 +7,30 @@
 //! `batch.rs` and `play/many.rs` name no game, and are handed the registry by the
 //! handlers (`service/mod.rs`).
 //!
-//! A game's requests are read, checked and answered by its own module (`othello.rs`,
-//! `connect_four.rs`, `tic_tac_toe.rs`); this one only says which module answers what.
+//! A game's requests are read, checked and answered by its own `wire` module, in its
+//! folder of `crate::games`; this one only says which module answers what.
 //! PlayMany's `GameAction.action` oneof is matched here without a wildcard, so a live
 //! game added to the contract and not registered does not compile; a check of the
 //! contract's `Check` oneof that is not registered fails
 //! `every_check_in_the_contract_is_registered`.
 
+use crate::games::{self, GameKind};
+use crate::kit::clock::Moment;
 use crate::proto::game_action::Action;
 #[cfg(test)]
 use crate::proto::game_state::State;
 use crate::proto::replies::{CheckBatchReply, PlayManyReply};
 use crate::proto::requests::CheckRef;
 use crate::proto::wire::{fields as wire, Len};
-use crate::rules::clock::Moment;
-use crate::rules::{self, GameKind};
 
-use super::answer::Answer;
-use super::batch::{BatchCheck, Checks, Scratch};
-use super::error::{ServiceError, Violation};
+use super::batch::Checks;
 use super::play::kinds::{Kinds, Registered, TakeRequest};
-use super::play::sealed::Play;
-use super::play::{LiveGameVisitor, Referee};
-use super::{connect_four, gomoku, othello, tic_tac_toe};
+use super::play::Referee;
+use crate::games::{connect_four, gomoku, othello, tic_tac_toe};
+use crate::games::{LiveGame, LiveGameVisitor};
+use crate::glue::answer::Answer;
+use crate::glue::batch::{BatchCheck, Scratch};
+use crate::glue::error::{ServiceError, Violation};
 
 /// Registers the live games: for each, its variant in [`AnyGame`], its rules' game, and
 /// its field in PlayMany's `GameAction.action` and `GameState.state` oneofs (one name in
@@ -52,7 +53,7 @@ macro_rules! live_games {
 
             fn kind(game: &AnyGame) -> GameKind {
                 match game {
-                    $(AnyGame::$variant(_) => <$game as Play>::KIND,)*
+                    $(AnyGame::$variant(_) => <$game as LiveGame>::KIND,)*
                 }
             }
 
@@ -125,10 +126,10 @@ macro_rules! live_games {
 pub(crate) struct Registry;
 
 live_games! {
-    Othello: rules::othello::Game, "othello", OTHELLO;
-    ConnectFour: rules::connect_four::Game, "connect_four", CONNECT_FOUR;
-    TicTacToe: rules::tic_tac_toe::Game, "tic_tac_toe", TIC_TAC_TOE;
-    Gomoku: rules::gomoku::Game, "gomoku", GOMOKU;
+    Othello: games::othello::Game, "othello", OTHELLO;
+    ConnectFour: games::connect_four::Game, "connect_four", CONNECT_FOUR;
+    TicTacToe: games::tic_tac_toe::Game, "tic_tac_toe", TIC_TAC_TOE;
+    Gomoku: games::gomoku::Game, "gomoku", GOMOKU;
 }
 
 /// Ends `referee`'s game, number `game`, on time at `now` if its side to move has run
@@ -190,11 +191,11 @@ macro_rules! checks {
 }
 
 checks! {
-    othello::CheckMove,
-    othello::ListMoves,
-    connect_four::CheckRun,
-    tic_tac_toe::Judge,
-    gomoku::CheckMove,
+    othello::wire::CheckMove,
+    othello::wire::ListMoves,
+    connect_four::wire::CheckRun,
+    tic_tac_toe::wire::Judge,
+    gomoku::wire::CheckMove,
 }
 
 /// The violation of a check of `kind`, which no game answers: 0, a check that sets
@@ -310,18 +311,18 @@ mod written_states {
     use prost::Message;
 
     use super::*;
+    use crate::games::{connect_four, othello, tic_tac_toe};
     use crate::proto::replies::{PlayManyReply, WrittenReply};
     use crate::proto::GameState;
     use crate::proto::{
         play_connect_four_request, play_othello_request, Cell, ConnectFourSetup, OthelloSetup,
         PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeSetup,
     };
-    use crate::rules::{connect_four, othello, tic_tac_toe};
     use std::time::Duration;
 
-    use crate::rules::clock::{Clock, TimeControl};
-    use crate::service::clock::{Timekeeper, Timing};
-    use crate::service::connect_four::{DEFAULT_COLS, DEFAULT_ROWS};
+    use crate::games::connect_four::wire::{DEFAULT_COLS, DEFAULT_ROWS};
+    use crate::glue::timing::{Timekeeper, Timing};
+    use crate::kit::clock::{Clock, TimeControl};
 
     /// Plays on `game` the request that `request` makes of each step and the game so
     /// far, and fails unless every answer, written into a PlayMany reply and as a reply

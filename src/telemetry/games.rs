@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use metrics::{Counter, Gauge};
 
 use super::names::{GAMES_ENDED_TOTAL, LIVE_GAMES, REJECTED_MOVES_TOTAL};
-use crate::rules::GameKind;
+use crate::games::GameKind;
 
 /// How a live game ended, as the `ending` label of `arbiter_games_ended_total` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

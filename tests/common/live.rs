@@ -3,13 +3,13 @@
 
 use std::fmt::Debug;
 
+use arbiter::games::othello::Color;
+use arbiter::games::{connect_four, othello, tic_tac_toe};
 use arbiter::proto::{
     play_connect_four_request, play_othello_request, Cell, PlayConnectFourRequest,
     PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest,
     PlayTicTacToeResponse,
 };
-use arbiter::rules::othello::Color;
-use arbiter::rules::{connect_four, othello, tic_tac_toe};
 use arbiter::LiveGame;
 use proptest::prelude::*;
 use proptest::sample::Index;

@@ -2,12 +2,12 @@
 //! random Othello boards, with some on which passes come soon.
 #![allow(dead_code)]
 
+use arbiter::games::othello::{Color, STANDARD_START};
 use arbiter::proto::{
     play_connect_four_request, play_othello_request, Board, Cell, ConnectFourSetup, OthelloSetup,
     PlayConnectFourRequest, PlayOthelloRequest, PlayTicTacToeRequest, PlayTicTacToeResponse,
     TicTacToeSetup, Verdict,
 };
-use arbiter::rules::othello::{Color, STANDARD_START};
 use proptest::prelude::*;
 
 use super::messages::moves;

@@ -1,11 +1,11 @@
 //! Naive referees of live Othello and Connect Four games: whole-board rescans after
 //! every message, written as wire replies so that they can be compared field by field.
 
+use arbiter::games::othello::Color;
+use arbiter::kit::grid::Cell;
 use arbiter::proto::{
     Board, Cell as WireCell, Ending, PlayConnectFourResponse, PlayOthelloResponse, Verdict,
 };
-use arbiter::rules::grid::Cell;
-use arbiter::rules::othello::Color;
 
 use super::{naive_line, naive_othello_flips};
 

@@ -9,9 +9,9 @@ pub mod games;
 
 use std::collections::BTreeSet;
 
-use arbiter::rules::grid::{Cell, GridError};
-use arbiter::rules::othello::Color;
-use arbiter::rules::tic_tac_toe::{Outcome, Player};
+use arbiter::games::othello::Color;
+use arbiter::games::tic_tac_toe::{Outcome, Player};
+use arbiter::kit::grid::{Cell, GridError};
 
 pub fn at(rows: &[String], r: usize, c: usize) -> u8 {
     rows[r].as_bytes()[c]

@@ -26,9 +26,9 @@ use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, Wire
 use prost::{DecodeError, Message};
 
 use super::{merge_items, reserve_items};
+use crate::kit::rows::{RowsView, Span};
 use crate::proto::wire::{fields, Varint};
 use crate::proto::{Board, Check, CheckBatchRequest};
-use crate::rules::rows::{RowsView, Span};
 
 /// A field of a check's request, by its number, as the reader reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,16 +2,16 @@
 //! registration (`service/registration.rs`) lists: PlayMany itself names no game, so
 //! that the list of games sits above the stream machinery, not inside it.
 
+use crate::games::GameKind;
+use crate::kit::clock::Moment;
 use crate::proto::game_action::Action;
 #[cfg(test)]
 use crate::proto::game_state::State;
 use crate::proto::replies::PlayManyReply;
 use crate::proto::wire::Len;
-use crate::rules::clock::Moment;
-use crate::rules::GameKind;
 
-use super::contract::LiveGame;
 use super::referee::Referee;
+use crate::games::LiveGame;
 
 /// The kinds of live game a PlayMany stream holds, and a game of any of them.
 pub(crate) trait Kinds: Sized + 'static {

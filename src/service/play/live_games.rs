@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::reaper::Reaper;
-use crate::rules::GameKind;
+use crate::games::GameKind;
 use crate::telemetry::games;
 
 /// How many live games are open right now, shared by every clone, and the watch on

@@ -9,17 +9,17 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use foldhash::fast::RandomState;
 
+use crate::glue::budget::MAX_REPLY_BYTES;
+use crate::glue::error::{write_violation, ServiceError};
+use crate::glue::fields;
+use crate::kit::clock::Moment;
 use crate::proto::replies::{PlayManyReply, WrittenReply};
 use crate::proto::wire::fields as wire;
 use crate::proto::{GameAction, PlayManyRequest};
-use crate::rules::clock::Moment;
-use crate::service::budget::MAX_REPLY_BYTES;
-use crate::service::error::{write_violation, ServiceError};
-use crate::service::fields;
 
 use super::kinds::{Kinds, Registered, TakeRequest};
 use super::{Games, LiveGames, OpenGame, Referee, StreamLimits, WrittenReplyOf};
-use crate::service::answer::Answer;
+use crate::glue::answer::Answer;
 
 /// The most actions one PlayMany message may carry.
 pub const MAX_ACTIONS: usize = 10_000;

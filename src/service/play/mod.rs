@@ -14,15 +14,13 @@
 //! frees their state and their place in the live-game count at once, and their stream
 //! answers with the reason as soon as the transport polls it again.
 //!
-//! One idea a file: `limits.rs` (the limits), `contract.rs` (what a game implements),
+//! One idea a file: `limits.rs` (the limits), `crate::glue::play` (what a game implements,
+//! below the games),
 //! `referee.rs` (one game as its messages reach it), `live_games.rs` (the count),
 //! `session.rs` (a stream and its timer), `reaper.rs` (the watch), `one.rs` (a
 //! single-game stream), `many.rs` (a PlayMany stream) and `kinds.rs` (what PlayMany
 //! needs of the kinds of game the registration lists).
 
-mod contract;
-#[cfg(test)]
-mod every_game;
 pub(crate) mod kinds;
 mod limits;
 mod live_games;
@@ -32,10 +30,6 @@ mod reaper;
 mod referee;
 mod session;
 
-pub(crate) use self::contract::{
-    first_move, sealed, set_up, Handled, Opened, Reply, WrittenReplyOf, SETUP_NOT_FIRST,
-};
-pub use self::contract::{LiveGame, LiveGameVisitor};
 pub use self::limits::StreamLimits;
 pub use self::live_games::LiveGames;
 pub(crate) use self::live_games::OpenGame;
@@ -43,3 +37,6 @@ pub(crate) use self::one::open;
 pub(crate) use self::referee::Referee;
 pub use self::session::ReplyStream;
 pub(crate) use self::session::{session, Games};
+#[cfg(test)]
+pub(crate) use crate::glue::play::Handled;
+pub(crate) use crate::glue::play::WrittenReplyOf;

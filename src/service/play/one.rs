@@ -6,15 +6,16 @@ use futures_util::Stream;
 use tokio_util::sync::CancellationToken;
 use tonic::Status;
 
-use super::super::answer::Answer;
-use super::super::error::ServiceError;
-use super::contract::{LiveGame, WrittenReplyOf};
 use super::limits::StreamLimits;
 use super::live_games::{LiveGames, OpenGame};
 use super::referee::Referee;
 use super::session::{session, Games, ReplyStream};
+use crate::games::LiveGame;
+use crate::glue::answer::Answer;
+use crate::glue::error::ServiceError;
+use crate::glue::play::WrittenReplyOf;
+use crate::kit::clock::Moment;
 use crate::proto::replies::WrittenReply;
-use crate::rules::clock::Moment;
 
 /// The one game of a Play* stream, and its place in the live-game count.
 struct OneGame<G> {

@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::StreamLimits;
-use crate::rules::clock::Moment;
+use crate::kit::clock::Moment;
 
 /// Why the watch ended a game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,10 +1,11 @@
 //! [`Referee`]: one live game as its messages reach it, with its clock and its counts,
 //! the same for a single-game stream and for each game of a PlayMany stream.
 
-use super::super::clock::Timekeeper;
-use super::super::error::ServiceError;
-use super::contract::{Handled, LiveGame, Reply, WrittenReplyOf};
-use crate::rules::clock::Moment;
+use crate::games::LiveGame;
+use crate::glue::error::ServiceError;
+use crate::glue::play::{Handled, Reply, WrittenReplyOf};
+use crate::glue::timing::Timekeeper;
+use crate::kit::clock::Moment;
 use crate::telemetry::games::{self, GameEnding};
 
 /// One game as its messages reach it, with its clock and the count of its messages that

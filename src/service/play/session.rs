@@ -13,11 +13,11 @@ use futures_util::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
 use tonic::Status;
 
-use super::super::error::ServiceError;
 use super::limits::StreamLimits;
 use super::live_games::LiveGames;
 use super::reaper::{self, Watch};
-use crate::rules::clock::Moment;
+use crate::glue::error::ServiceError;
+use crate::kit::clock::Moment;
 use crate::telemetry::otel;
 
 /// The replies of one live game.

@@ -1,5 +1,5 @@
 //! Othello, everything about its requests in one place: CheckOthelloMove and
-//! ListOthelloMoves (parsed, decided by [`crate::rules::othello`], answered), and the
+//! ListOthelloMoves (parsed, decided by [`crate::games::othello`], answered), and the
 //! live game of PlayOthello (a setup with its history, then moves).
 
 use crate::proto::play_othello_request::Action;
@@ -11,18 +11,20 @@ use crate::proto::{
     self, CheckOthelloMoveRequest, CheckOthelloMoveResponse, ListOthelloMovesRequest,
     ListOthelloMovesResponse, PlayOthelloRequest, PlayOthelloResponse,
 };
-use crate::rules::grid::Cell;
-use crate::rules::othello::{Board, Color, Game, MoveCheck, Outcome};
+use crate::kit::grid::Cell;
+use super::{Board, Color, Game, MoveCheck, Outcome};
 
-use crate::rules::GameKind;
+use crate::games::{GameKind, LiveGame};
 
-use super::answer::Answer;
-use super::batch::{self, BatchCheck, Scratch};
-use super::clock::{self, Timekeeper, Timing, TimingFields};
-use super::error::{describe, ServiceError, Violations};
-use super::fields::{self, BoardRows};
-use super::play::{self, Handled, Opened, Reply};
-use crate::rules::clock::{Clock, Moment, Turns};
+use crate::glue::answer::Answer;
+use crate::glue::batch::{self, BatchCheck, Scratch};
+use crate::glue::timing::{self, Timekeeper, Timing, TimingFields};
+use crate::glue::error::{describe, ServiceError, Violations};
+use crate::glue::fields::{self, BoardRows};
+use crate::glue::play::{self, Handled, Opened, Reply};
+use crate::kit::clock::{Clock, Moment, Turns};
+
+fields::game_board!(Board);
 
 /// Answers a CheckOthelloMove request.
 pub(crate) fn check_move(request: CheckOthelloMoveRequest) -> Result<MoveAnswer, ServiceError> {
@@ -61,7 +63,7 @@ impl BatchCheck for CheckMove {
         let check = |color: &str| {
             proto::check::Check::CheckOthelloMove(CheckOthelloMoveRequest {
                 board: Some(proto::Board::from_rows(
-                    crate::rules::othello::STANDARD_START,
+                    crate::games::othello::STANDARD_START,
                 )),
                 row: 2,
                 col: 3,
@@ -143,7 +145,7 @@ impl BatchCheck for ListMoves {
         vec![proto::check::Check::ListOthelloMoves(
             ListOthelloMovesRequest {
                 board: Some(proto::Board::from_rows(
-                    crate::rules::othello::STANDARD_START,
+                    crate::games::othello::STANDARD_START,
                 )),
                 color: "W".into(),
             },
@@ -191,12 +193,15 @@ impl Answer for Listing {
     }
 }
 
+impl LiveGame for Game {
+    const KIND: GameKind = GameKind::Othello;
+}
+
 impl play::sealed::Play for Game {
     type Request = PlayOthelloRequest;
     type Response = PlayOthelloResponse;
-    const KIND: GameKind = GameKind::Othello;
     const RPC: &'static str = "PlayOthello";
-    const TIMING: TimingFields = clock::timing_fields!(play_othello_response);
+    const TIMING: TimingFields = timing::timing_fields!(play_othello_response);
     type Played<'a> = Played<'a>;
 
     fn open(first: PlayOthelloRequest, now: Moment) -> Opened<Self> {
@@ -376,7 +381,7 @@ impl Answer for Played<'_> {
         w.int32(reply::MOVES_PLAYED, moves_played);
         w.string(reply::REJECTED, &self.rejected);
         let over = self.game.to_move().is_none();
-        clock::write_timing(self.timing, over, <Game as play::sealed::Play>::TIMING, w);
+        timing::write_timing(self.timing, over, <Game as play::sealed::Play>::TIMING, w);
     }
 }
 
@@ -394,7 +399,7 @@ fn set_up(setup: proto::OthelloSetup) -> Result<(Game, LastMove, Option<Clock>),
     let mut violations = Violations::new();
     let board = fields::board::<Board>("setup.board", setup.board, &mut violations);
     let to_move = fields::color("setup.to_move", &setup.to_move, &mut violations);
-    let clock = clock::set_up(
+    let clock = timing::set_up(
         setup.time_control.as_ref(),
         setup.clock.as_ref(),
         &mut violations,
@@ -423,7 +428,7 @@ fn set_up(setup: proto::OthelloSetup) -> Result<(Game, LastMove, Option<Clock>),
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::error::fields;
+    use crate::glue::error::fields;
 
     /// The grid decides which coordinate is off; each is named, and negative ones are
     /// named even without a valid board.

@@ -2,7 +2,7 @@
 //! shifts, eight directions at once.
 
 use super::Color;
-use crate::rules::grid::{Cell, Grid};
+use crate::kit::grid::{Cell, Grid};
 
 /// The side of the largest board held as bitboards.
 const BITS_SIDE: usize = 8;

@@ -77,9 +77,9 @@ fn resumes_alike<G: Registered<Registry>>(
     messages: &[G::Request],
     next: &G::Request,
 ) -> Result<(), TestCaseError> {
+    use crate::glue::answer::Answer;
+    use crate::kit::clock::Moment;
     use crate::proto::replies::WrittenReply;
-    use crate::rules::clock::Moment;
-    use crate::service::answer::Answer;
     use crate::service::play::Handled;
     let now = Moment::from_nanos(0);
     let refused = |what: &str| TestCaseError::fail(format!("{}: {what} refused", G::RPC));

@@ -1,5 +1,5 @@
 //! Tic-Tac-Toe, everything about its requests in one place: JudgeTicTacToe (a whole
-//! game's moves, judged by [`crate::rules::tic_tac_toe`]), and the live game of
+//! game's moves, judged by [`crate::games::tic_tac_toe`]), and the live game of
 //! PlayTicTacToe (a setup with its history, then moves).
 
 use crate::proto::replies::{CheckBatchReply, Writer};
@@ -9,19 +9,19 @@ use crate::proto::{
     self, JudgeTicTacToeRequest, JudgeTicTacToeResponse, PlayTicTacToeRequest,
     PlayTicTacToeResponse, TicTacToeSetup,
 };
-use crate::rules::grid::Cell;
-use crate::rules::tic_tac_toe::{self, Game, Outcome, Player, MAX_MOVES};
+use crate::kit::grid::Cell;
+use super::{self as tic_tac_toe, Game, Outcome, Player, MAX_MOVES};
 
-use crate::rules::GameKind;
+use crate::games::{GameKind, LiveGame};
 
-use super::answer::Answer;
-use super::batch::{self, BatchCheck, Scratch};
-use super::clock::{self, Timekeeper, Timing, TimingFields};
-use super::convert;
-use super::error::{describe, indexed, text_of, ServiceError, Violation, Violations};
-use super::fields;
-use super::play::{self, Handled, Opened};
-use crate::rules::clock::{Clock, Moment, Turns};
+use crate::glue::answer::Answer;
+use crate::glue::batch::{self, BatchCheck, Scratch};
+use crate::glue::timing::{self, Timekeeper, Timing, TimingFields};
+use crate::glue::convert;
+use crate::glue::error::{describe, indexed, text_of, ServiceError, Violation, Violations};
+use crate::glue::fields;
+use crate::glue::play::{self, Handled, Opened};
+use crate::kit::clock::{Clock, Moment, Turns};
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.
 ///
@@ -107,12 +107,15 @@ fn replay(moves: impl Iterator<Item = (i32, i32)>, field: &str) -> Result<Game, 
     }
 }
 
+impl LiveGame for Game {
+    const KIND: GameKind = GameKind::TicTacToe;
+}
+
 impl play::sealed::Play for Game {
     type Request = PlayTicTacToeRequest;
     type Response = PlayTicTacToeResponse;
-    const KIND: GameKind = GameKind::TicTacToe;
     const RPC: &'static str = "PlayTicTacToe";
-    const TIMING: TimingFields = clock::timing_fields!(play_tic_tac_toe_response);
+    const TIMING: TimingFields = timing::timing_fields!(play_tic_tac_toe_response);
     type Played<'a> = Played<'a>;
 
     fn open(first: PlayTicTacToeRequest, now: Moment) -> Opened<Self> {
@@ -230,7 +233,7 @@ impl Answer for Played<'_> {
         write_state(self.game, PLAYED, w);
         w.string(wire::play_tic_tac_toe_response::REJECTED, &self.rejected);
         let over = self.game.outcome().is_over();
-        clock::write_timing(self.timing, over, <Game as play::sealed::Play>::TIMING, w);
+        timing::write_timing(self.timing, over, <Game as play::sealed::Play>::TIMING, w);
     }
 }
 
@@ -295,7 +298,7 @@ fn moves_played(game: &Game) -> i32 {
 fn set_up(setup: &TicTacToeSetup) -> Result<(Game, Option<Clock>), ServiceError> {
     const MESSAGE: &str = "PlayTicTacToeRequest";
     let mut violations = Violations::new();
-    let clock = clock::set_up(
+    let clock = timing::set_up(
         setup.time_control.as_ref(),
         setup.clock.as_ref(),
         &mut violations,

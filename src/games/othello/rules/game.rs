@@ -1,8 +1,8 @@
 //! A live Othello game: the board, whose turn it is, passes and the end.
 
 use super::{Board, Color, EMPTY};
-use crate::rules::clock::{Seat, Turns};
-use crate::rules::grid::{Cell, OffBoard};
+use crate::kit::clock::Turns;
+use crate::kit::grid::{Cell, OffBoard};
 
 /// Why a move of a live Othello game was not applied; the game is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -47,11 +47,6 @@ pub struct Turn {
     pub flips: Vec<Cell>,
     /// The side due next had no legal move, so the mover moves again.
     pub passed: bool,
-}
-
-impl Seat for Color {
-    const FIRST: Self = Color::Black;
-    const SECOND: Self = Color::White;
 }
 
 impl Turns for Game {
@@ -221,7 +216,7 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::othello::tests::board;
+    use super::super::tests::board;
 
     #[test]
     fn a_game_passes_when_the_side_due_cannot_move_and_ends_when_neither_can() {

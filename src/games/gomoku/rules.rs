@@ -9,16 +9,16 @@
 
 use std::num::NonZeroUsize;
 
-use super::clock::Turns;
-use super::grid::{BadRows, Cell, Grid, GridError, OffBoard};
-use super::rows::{Rows, RowsView};
+use crate::kit::clock::Turns;
+use crate::kit::grid::{BadRows, Cell, Grid, GridError, OffBoard};
+use crate::kit::rows::{Rows, RowsView};
 
-/// The colour of a stone, and of the player who places it: Othello's, `B` and `W`.
-/// Black moves first (its [`Seat`](super::clock::Seat) is the first).
-pub use super::othello::Color;
+/// The colour of a stone, and of the player who places it, `B` or `W`. Black moves
+/// first (its [`Seat`](crate::kit::clock::Seat) is the first).
+pub use crate::kit::color::Color;
 
-/// The characters of a Gomoku board, as Othello's: `.` empty, `B` black, `W` white.
-pub const ALPHABET: &str = super::othello::ALPHABET;
+/// The characters of a Gomoku board: `.` empty, `B` black, `W` white.
+pub use crate::kit::color::ALPHABET;
 
 /// The empty cell.
 const EMPTY: u8 = b'.';
@@ -333,8 +333,8 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::clock::{Seat, Side};
-    use crate::rules::fixtures::{TIC_TAC_TOE_DRAW, TIC_TAC_TOE_DRAW_BOARD};
+    use crate::kit::clock::{Seat, Side};
+    use crate::games::tic_tac_toe::fixtures::{TIC_TAC_TOE_DRAW, TIC_TAC_TOE_DRAW_BOARD};
     use proptest::prelude::*;
 
     /// The naive reference: the board as rows of bytes with the stone put down, and for

@@ -1,14 +1,10 @@
-//! The rules of the games Arbiter rules on, as pure Rust with no transport in sight.
+//! The games Arbiter rules on, one folder each, listed once in `games!` below.
 //!
-//! Each game has its own module; [`grid`] holds the rectangular board they share, and
-//! [`rows`] a board's rows as they arrive, before they are checked. `fixtures` (hidden)
-//! holds the boards and games the tests and benchmarks share.
-
-pub mod clock;
-#[doc(hidden)]
-pub mod fixtures;
-pub mod grid;
-pub mod rows;
+//! A game's folder holds all of it: its rules (pure Rust with no transport in sight,
+//! re-exported at the game's module), its wire glue (`wire`: its requests parsed,
+//! decided by the rules and answered, unary, in a CheckBatch and live), and the boards
+//! its tests and benchmarks share (`fixtures`, hidden). What the games share is in
+//! [`crate::kit`], below them; the RPC handlers and the registration are above them.
 
 /// Lists the games: for each, its module and its [`GameKind`], whose `label` names it
 /// in the metrics. A game is added by its line here.
@@ -44,6 +40,23 @@ games! {
     Othello: othello, "othello";
     ConnectFour: connect_four, "connect_four";
     Gomoku: gomoku, "gomoku";
+}
+
+/// One kind of live game, as the stream machinery drives it: the translation between
+/// its wire messages and its rules. Implemented by each game's `Game` (as
+/// `games::othello::Game`) in its `wire` module, and sealed: name it to open a game in
+/// process with [`crate::Arbiter::open_game`].
+pub trait LiveGame: crate::glue::play::sealed::Play {
+    /// Which game this is.
+    const KIND: GameKind;
+}
+
+/// Something to do with each kind of live game the server plays
+/// ([`crate::visit_live_games`] hands it every registered one): for the fuzz targets and
+/// the tests outside the crate, which then cover every game with no line of their own.
+pub trait LiveGameVisitor {
+    /// Does it with the game `G`.
+    fn visit<G: LiveGame>(&mut self);
 }
 
 impl GameKind {

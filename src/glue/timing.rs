@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
+use crate::kit::clock::{Clock, Moment, Side, TimeControl};
 use crate::proto::replies::Writer;
 use crate::proto::wire::fields as wire;
 use crate::proto::wire::{Field, Len, Varint};
 use crate::proto::{self, Ending};
-use crate::rules::clock::{Clock, Moment, Side, TimeControl};
 
 use super::error::{Violation, Violations};
 
@@ -135,7 +135,7 @@ pub struct TimingFields {
 /// every live reply names them `clock`, `ending` and `unprompted`.
 macro_rules! timing_fields {
     ($reply:ident) => {
-        $crate::service::clock::TimingFields {
+        $crate::glue::timing::TimingFields {
             clock: $crate::proto::wire::fields::$reply::CLOCK,
             ending: $crate::proto::wire::fields::$reply::ENDING,
             unprompted: $crate::proto::wire::fields::$reply::UNPROMPTED,

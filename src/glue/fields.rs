@@ -6,11 +6,10 @@
 
 use std::num::NonZeroUsize;
 
+use crate::kit::color::Color;
+use crate::kit::grid::{self, BadRows, Cell, Grid, GridError};
+use crate::kit::rows::{Rows, RowsView};
 use crate::proto;
-use crate::rules::grid::{self, BadRows, Cell, Grid, GridError};
-use crate::rules::othello::Color;
-use crate::rules::rows::{Rows, RowsView};
-use crate::rules::{connect_four, othello};
 
 use super::error::{describe, echo, indexed, text_of, ServiceError, Violation, Violations};
 
@@ -122,25 +121,29 @@ pub(crate) trait GameBoard: Sized {
     fn grid(&self) -> &Grid;
 }
 
-/// [`GameBoard`] for boards whose inherent `parse_rows`, `parse_rows_into` and `grid`
-/// are those.
+/// [`GameBoard`] for a board whose inherent `parse_rows`, `parse_rows_into` and `grid`
+/// are those (in its game's `wire` module).
 macro_rules! game_board {
-    ($($board:ty),*) => {$(
-        impl GameBoard for $board {
-            fn parse_rows(rows: Rows) -> Result<Self, BadRows> {
+    ($board:ty) => {
+        impl $crate::glue::fields::GameBoard for $board {
+            fn parse_rows(
+                rows: $crate::kit::rows::Rows,
+            ) -> Result<Self, $crate::kit::grid::BadRows> {
                 <$board>::parse_rows(rows)
             }
-            fn parse_rows_into(rows: RowsView<'_>, cells: Vec<u8>) -> Result<Self, BadRows> {
+            fn parse_rows_into(
+                rows: $crate::kit::rows::RowsView<'_>,
+                cells: Vec<u8>,
+            ) -> Result<Self, $crate::kit::grid::BadRows> {
                 <$board>::parse_rows_into(rows, cells)
             }
-            fn grid(&self) -> &Grid {
+            fn grid(&self) -> &$crate::kit::grid::Grid {
                 <$board>::grid(self)
             }
         }
-    )*};
+    };
 }
-
-game_board!(othello::Board, connect_four::Board);
+pub(crate) use game_board;
 
 /// A request's board, as the service has it: decoded on its own ([`proto::Board`], a
 /// one-check call's), or borrowed from a bulk request ([`InPlace`]: read in place, or
@@ -325,7 +328,7 @@ fn negative(value: i32) -> String {
     format!("must not be negative, got {value}")
 }
 
-/// Checks an Othello colour, `"B"` or `"W"`, named `field` in its violation.
+/// Checks a colour, `"B"` or `"W"`, named `field` in its violation.
 pub(crate) fn color(field: &str, text: &str, violations: &mut Violations) -> Option<Color> {
     let color = Color::from_letter(text);
     if color.is_none() {

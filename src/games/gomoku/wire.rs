@@ -1,5 +1,5 @@
 //! Gomoku, everything about its requests in one place: CheckGomokuMove (parsed, decided
-//! by [`crate::rules::gomoku`], answered; alone or in a CheckBatch), and the live game
+//! by [`crate::games::gomoku`], answered; alone or in a CheckBatch), and the live game
 //! of PlayGomoku (a setup with its history, then moves).
 
 use std::num::NonZeroUsize;
@@ -12,20 +12,20 @@ use crate::proto::{
     self, CheckGomokuMoveRequest, CheckGomokuMoveResponse, GomokuSetup, PlayGomokuRequest,
     PlayGomokuResponse,
 };
-use crate::rules::clock::{Clock, Moment, Turns};
-use crate::rules::gomoku::{Board, Color, Game, Move, Outcome, DEFAULT_RUN_LENGTH, DEFAULT_SIDE};
-use crate::rules::grid::{Cell, Grid};
-use crate::rules::rows::{Rows, RowsView};
-use crate::rules::GameKind;
+use crate::kit::clock::{Clock, Moment, Turns};
+use super::{Board, Color, Game, Move, Outcome, DEFAULT_RUN_LENGTH, DEFAULT_SIDE};
+use crate::kit::grid::{Cell, Grid};
+use crate::kit::rows::{Rows, RowsView};
+use crate::games::{GameKind, LiveGame};
 
-use super::answer::Answer;
-use super::batch::{self, BatchCheck, Scratch};
-use super::clock::{self, Timekeeper, Timing, TimingFields};
-use super::convert;
-use super::error::{describe, ServiceError, Violations};
-use super::fields::{self, BoardRows, GameBoard};
-use super::play::{self, Handled, Opened};
-use crate::rules::grid::BadRows;
+use crate::glue::answer::Answer;
+use crate::glue::batch::{self, BatchCheck, Scratch};
+use crate::glue::timing::{self, Timekeeper, Timing, TimingFields};
+use crate::glue::convert;
+use crate::glue::error::{describe, ServiceError, Violations};
+use crate::glue::fields::{self, BoardRows, GameBoard};
+use crate::glue::play::{self, Handled, Opened};
+use crate::kit::grid::BadRows;
 
 /// The sides of a Gomoku board set up without them.
 const DEFAULT: NonZeroUsize = match NonZeroUsize::new(DEFAULT_SIDE) {
@@ -140,12 +140,15 @@ impl GameBoard for Board {
     }
 }
 
+impl LiveGame for Game {
+    const KIND: GameKind = GameKind::Gomoku;
+}
+
 impl play::sealed::Play for Game {
     type Request = PlayGomokuRequest;
     type Response = PlayGomokuResponse;
-    const KIND: GameKind = GameKind::Gomoku;
     const RPC: &'static str = "PlayGomoku";
-    const TIMING: TimingFields = clock::timing_fields!(play_gomoku_response);
+    const TIMING: TimingFields = timing::timing_fields!(play_gomoku_response);
     type Played<'a> = Played<'a>;
 
     fn open(first: PlayGomokuRequest, now: Moment) -> Opened<Self> {
@@ -311,7 +314,7 @@ impl Answer for Played<'_> {
         w.int32(reply::MOVES_PLAYED, self.game.moves_played() as i32);
         w.string(reply::REJECTED, &self.rejected);
         let over = self.game.to_move().is_none();
-        clock::write_timing(self.timing, over, <Game as play::sealed::Play>::TIMING, w);
+        timing::write_timing(self.timing, over, <Game as play::sealed::Play>::TIMING, w);
     }
 }
 
@@ -324,7 +327,7 @@ fn set_up(setup: &GomokuSetup) -> Result<(Game, Option<Cell>, Option<Clock>), Se
     let rows = fields::length_or_default("setup.rows", setup.rows, DEFAULT_SIDE, &mut violations);
     let cols = fields::length_or_default("setup.cols", setup.cols, DEFAULT_SIDE, &mut violations);
     let run = run_length_of("setup.run_length", setup.run_length, &mut violations);
-    let clock = clock::set_up(
+    let clock = timing::set_up(
         setup.time_control.as_ref(),
         setup.clock.as_ref(),
         &mut violations,
@@ -343,7 +346,7 @@ fn set_up(setup: &GomokuSetup) -> Result<(Game, Option<Cell>, Option<Clock>), Se
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::error::fields;
+    use crate::glue::error::fields;
 
     /// Every bad field is named at once: the colour, the run length, and the cell
     /// checked against the board's size.

@@ -6,8 +6,8 @@
 
 use std::fmt;
 
-use super::clock::{Seat, Turns};
-use super::grid::{self, Cell, OffBoard, Text};
+use crate::kit::clock::{Seat, Turns};
+use crate::kit::grid::{self, Cell, OffBoard, Text};
 
 /// The side of the board.
 pub const SIZE: usize = 3;
@@ -338,7 +338,7 @@ mod tests {
         }
     }
 
-    use crate::rules::fixtures;
+    use crate::games::tic_tac_toe::fixtures;
 
     fn outcome_of(moves: &[(i64, i64)]) -> Outcome {
         judge(moves.iter().copied()).unwrap().outcome()

@@ -3,7 +3,7 @@
 //! cell that closes the line or does not.
 
 use super::{Board, Color, EMPTY};
-use crate::rules::grid::Cell;
+use crate::kit::grid::Cell;
 
 /// The eight directions a line can run from the placed disc, as (row, col) steps.
 const DIRECTIONS: [(isize, isize); 8] = [

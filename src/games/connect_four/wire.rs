@@ -1,5 +1,5 @@
 //! Connect Four, everything about its requests in one place: CheckConnectFour (parsed,
-//! decided by [`crate::rules::connect_four`], answered), and the live game of
+//! decided by [`crate::games::connect_four`], answered), and the live game of
 //! PlayConnectFour (a setup with its history, then drops).
 
 use std::num::NonZeroUsize;
@@ -13,19 +13,21 @@ use crate::proto::{
     self, CheckConnectFourRequest, CheckConnectFourResponse, ConnectFourSetup,
     PlayConnectFourRequest, PlayConnectFourResponse,
 };
-use crate::rules::connect_four::{Board, Game, Outcome, Player, DEFAULT_RUN_LENGTH};
-use crate::rules::grid::Cell;
+use super::{Board, Game, Outcome, Player, DEFAULT_RUN_LENGTH};
+use crate::kit::grid::Cell;
 
-use crate::rules::GameKind;
+use crate::games::{GameKind, LiveGame};
 
-use super::answer::Answer;
-use super::batch::{self, BatchCheck, Scratch};
-use super::clock::{self, Timekeeper, Timing, TimingFields};
-use super::convert;
-use super::error::{describe, ServiceError, Violation, Violations};
-use super::fields::{self, BoardRows};
-use super::play::{self, Handled, Opened};
-use crate::rules::clock::{Clock, Moment, Turns};
+use crate::glue::answer::Answer;
+use crate::glue::batch::{self, BatchCheck, Scratch};
+use crate::glue::timing::{self, Timekeeper, Timing, TimingFields};
+use crate::glue::convert;
+use crate::glue::error::{describe, ServiceError, Violation, Violations};
+use crate::glue::fields::{self, BoardRows};
+use crate::glue::play::{self, Handled, Opened};
+use crate::kit::clock::{Clock, Moment, Turns};
+
+fields::game_board!(Board);
 
 /// The rows of a Connect Four game set up without them.
 pub(crate) const DEFAULT_ROWS: NonZeroUsize = NonZeroUsize::MIN.saturating_add(5);
@@ -145,12 +147,15 @@ impl Answer for RunAnswer {
     }
 }
 
+impl LiveGame for Game {
+    const KIND: GameKind = GameKind::ConnectFour;
+}
+
 impl play::sealed::Play for Game {
     type Request = PlayConnectFourRequest;
     type Response = PlayConnectFourResponse;
-    const KIND: GameKind = GameKind::ConnectFour;
     const RPC: &'static str = "PlayConnectFour";
-    const TIMING: TimingFields = clock::timing_fields!(play_connect_four_response);
+    const TIMING: TimingFields = timing::timing_fields!(play_connect_four_response);
     type Played<'a> = Played<'a>;
 
     fn open(first: PlayConnectFourRequest, now: Moment) -> Opened<Self> {
@@ -312,7 +317,7 @@ impl Answer for Played<'_> {
         w.int32(reply::MOVES_PLAYED, moves_played);
         w.string(reply::REJECTED, &self.rejected);
         let over = self.game.to_move().is_none();
-        clock::write_timing(self.timing, over, <Game as play::sealed::Play>::TIMING, w);
+        timing::write_timing(self.timing, over, <Game as play::sealed::Play>::TIMING, w);
     }
 }
 
@@ -328,7 +333,7 @@ fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>, Option<Clock>
     let rows = side("setup.rows", setup.rows, DEFAULT_ROWS.get());
     let cols = side("setup.cols", setup.cols, DEFAULT_COLS.get());
     let run_length = side("setup.run_length", setup.run_length, DEFAULT_RUN_LENGTH);
-    let clock = clock::set_up(
+    let clock = timing::set_up(
         setup.time_control.as_ref(),
         setup.clock.as_ref(),
         &mut violations,
@@ -349,7 +354,7 @@ fn set_up(setup: &ConnectFourSetup) -> Result<(Game, Option<Cell>, Option<Clock>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::error::fields;
+    use crate::glue::error::fields;
 
     /// Whose piece the cell holds does not depend on the run length: a bad run length
     /// does not hide it.

@@ -1,13 +1,12 @@
 //! What a game implements to be played live: the sealed [`sealed::Play`] behind
-//! [`LiveGame`], what becomes of a message ([`Handled`], [`Reply`]), and the two ways a
-//! game opens that every game shares ([`set_up`], [`first_move`]).
+//! [`LiveGame`](crate::LiveGame), what becomes of a message ([`Handled`], [`Reply`]),
+//! and the two ways a game opens that every game shares ([`set_up`], [`first_move`]).
 
-use super::super::answer::Answer;
-use super::super::clock::{Timekeeper, Timing};
-use super::super::error::ServiceError;
+use super::answer::Answer;
+use super::error::ServiceError;
+use super::timing::{Timekeeper, Timing};
+use crate::kit::clock::{Clock, Moment};
 use crate::proto::replies::WrittenAs;
-use crate::rules::clock::{Clock, Moment};
-use crate::rules::GameKind;
 
 impl<R> Reply<R> {
     /// The reply `response` to a message that `handled` says what became of.
@@ -24,34 +23,18 @@ impl<R> Reply<R> {
     }
 }
 
-/// One kind of live game, as the stream machinery drives it: the translation between
-/// its wire messages and its rules. Implemented by each game's `Game` (as
-/// `rules::othello::Game`) in its service module, and sealed: name it to open a game in
-/// process with [`crate::Arbiter::open_game`].
-pub trait LiveGame: sealed::Play {}
-
-impl<G: sealed::Play> LiveGame for G {}
-
-/// Something to do with each kind of live game the server plays
-/// ([`crate::visit_live_games`] hands it every registered one): for the fuzz targets and
-/// the tests outside the crate, which then cover every game with no line of their own.
-pub trait LiveGameVisitor {
-    /// Does it with the game `G`.
-    fn visit<G: LiveGame>(&mut self);
-}
-
 pub(crate) use self::sealed::{Handled, Opened, Reply};
 
 /// The reply to a game's message as the server writes it.
 pub(crate) type WrittenReplyOf<G> = <<G as sealed::Play>::Response as WrittenAs>::Reply;
 
-/// The part of [`LiveGame`] that only this crate implements.
+/// The part of [`LiveGame`](crate::LiveGame) that only this crate implements.
 pub(crate) mod sealed {
-    use super::{GameKind, ServiceError};
+    use super::ServiceError;
+    use crate::glue::answer::Answer;
+    use crate::glue::timing::{Timekeeper, Timing, TimingFields};
+    use crate::kit::clock::{Moment, Turns};
     use crate::proto::replies::WrittenAs;
-    use crate::rules::clock::{Moment, Turns};
-    use crate::service::answer::Answer;
-    use crate::service::clock::{Timekeeper, Timing, TimingFields};
 
     /// What became of one message of a live game.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,8 +72,6 @@ pub(crate) mod sealed {
         type Request: prost::Message + Default + Clone + Send + 'static;
         /// A reply to the client (which the server writes as its [`WrittenAs::Reply`]).
         type Response: WrittenAs + Send + 'static;
-        /// Which game this is.
-        const KIND: GameKind;
         /// The RPC that plays it on a stream of its own.
         const RPC: &'static str;
         /// The fields of its reply that say the clock and the end.
@@ -151,7 +132,7 @@ pub(crate) mod sealed {
 /// Opens `game`, just set up, with its clock (if the setup set one) running from `now`
 /// for the side to move, and the reply to the setup, which `answer` makes from the game
 /// and what the clock says.
-pub(crate) fn set_up<G: LiveGame>(
+pub(crate) fn set_up<G: sealed::Play>(
     game: G,
     clock: Option<Clock>,
     now: Moment,
@@ -164,7 +145,7 @@ pub(crate) fn set_up<G: LiveGame>(
 
 /// Opens `game` as it stands, with no clock, with `first`, received at `now`, as its
 /// first move: for streams that start without a setup.
-pub(crate) fn first_move<G: LiveGame>(mut game: G, first: G::Request) -> Opened<G> {
+pub(crate) fn first_move<G: sealed::Play>(mut game: G, first: G::Request) -> Opened<G> {
     let reply = game.reply(first, None);
     Ok((game, None, reply))
 }

@@ -6,9 +6,9 @@
 
 use std::num::NonZeroUsize;
 
-use super::clock::{Seat, Turns};
-use super::grid::{self, BadRows, Cell, Grid, GridError, OffBoard};
-use super::rows::{Rows, RowsView};
+use crate::kit::clock::{Seat, Turns};
+use crate::kit::grid::{self, BadRows, Cell, Grid, GridError, OffBoard};
+use crate::kit::rows::{Rows, RowsView};
 
 /// The characters of a Connect Four board: `0` empty, `1` and `2` the players' pieces.
 pub const ALPHABET: &str = "012";
@@ -331,10 +331,10 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::fixtures::{
+    use crate::games::connect_four::fixtures::{
         CONNECT_FOUR_EXAMPLE_1, CONNECT_FOUR_EXAMPLE_2, CONNECT_FOUR_EXAMPLE_3,
     };
-    use crate::rules::grid::cells;
+    use crate::kit::grid::cells;
 
     fn wins(rows: &[&str], row: usize, col: usize, player: Player) -> Option<Vec<Cell>> {
         let board = Board::parse(rows).unwrap();

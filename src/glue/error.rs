@@ -19,9 +19,9 @@ use std::fmt;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
+use crate::kit::grid::Text;
 use crate::proto::replies::Writer;
 use crate::proto::wire::{fields as wire, Len};
-use crate::rules::grid::Text;
 
 /// The most violations one error reply lists; one more then says how many were left out.
 pub(crate) const MAX_LISTED_VIOLATIONS: usize = 10;

@@ -8,11 +8,10 @@
 //! [`Board`] answers on bitboards (`bits`) when it fits in 8x8 and walks its cells
 //! (`walk`) otherwise; [`Game`] (`game`) plays a live game on it.
 
-use std::fmt;
 use std::num::NonZeroUsize;
 
-use super::grid::{BadRows, Cell, Grid, GridError};
-use super::rows::{Rows, RowsView};
+use crate::kit::grid::{BadRows, Cell, Grid, GridError};
+use crate::kit::rows::{Rows, RowsView};
 
 use bits::{cells_of, Bits};
 
@@ -23,54 +22,10 @@ mod walk;
 pub use game::{Game, MoveError, Outcome, Turn};
 
 /// The characters of an Othello board: `.` empty, `B` black, `W` white.
-pub const ALPHABET: &str = ".BW";
+pub use crate::kit::color::ALPHABET;
+pub use crate::kit::color::Color;
 
 const EMPTY: u8 = b'.';
-
-/// The colour of a disc, and of the player who places it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Color {
-    /// `B`.
-    Black,
-    /// `W`.
-    White,
-}
-
-impl fmt::Display for Color {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Black => "black",
-            Self::White => "white",
-        })
-    }
-}
-
-impl Color {
-    /// The colour written as `B` or `W`, if the text is exactly one of them.
-    pub fn from_letter(text: &str) -> Option<Self> {
-        match text {
-            "B" => Some(Self::Black),
-            "W" => Some(Self::White),
-            _ => None,
-        }
-    }
-
-    /// The board character of this colour's discs.
-    pub const fn byte(self) -> u8 {
-        match self {
-            Self::Black => b'B',
-            Self::White => b'W',
-        }
-    }
-
-    /// The other colour.
-    pub const fn opponent(self) -> Self {
-        match self {
-            Self::Black => Self::White,
-            Self::White => Self::Black,
-        }
-    }
-}
 
 /// An Othello board of any rectangular size (8x8 is the standard).
 ///
@@ -267,8 +222,8 @@ pub const STANDARD_START: [&str; 8] = [
 mod tests {
     use super::*;
 
-    use crate::rules::fixtures;
-    use crate::rules::grid::cells;
+    use crate::games::othello::fixtures;
+    use crate::kit::grid::cells;
 
     /// The board of `rows`, which must parse: for this module's tests and `game.rs`'s.
     pub(super) fn board(rows: &[&str]) -> Board {

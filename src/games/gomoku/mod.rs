@@ -1,0 +1,9 @@
+//! Gomoku, all of it in this folder: its rules (`rules`, pure Rust with no gRPC in
+//! sight: a stone's winning line, freestyle or exact, and the live game), re-exported
+//! here, and its wire glue (`wire`: CheckGomokuMove and PlayGomoku, unary, in a
+//! CheckBatch and live, parsed, decided by the rules and answered).
+
+mod rules;
+pub(crate) mod wire;
+
+pub use self::rules::*;
