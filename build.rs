@@ -240,8 +240,9 @@ fn field_constants(descriptors: &FileDescriptorSet) -> Result<String, Box<dyn Er
 /// The shape of each check of `Check`'s oneof, as CheckBatch's reader reads it in place
 /// (`src/proto/requests/checks.rs` includes it): for the request of each member, by the
 /// member's field number, every field as a `Part`. A request of fields the reader does
-/// not read (anything but a `Board`, `int32`s, `bool`s, one `string`, and one repeated
-/// message of two `int32`s) fails the build, so that no check is ever half read.
+/// not read (anything but a `Board`, `int32`s, `bool`s, `string`s and messages of the
+/// package, repeated or not, and at most one list of pairs, a repeated message of two
+/// `int32`s) fails the build, so that no check is ever half read.
 fn check_shapes(descriptors: &FileDescriptorSet) -> Result<String, Box<dyn Error>> {
     let messages: Vec<_> = descriptors
         .file
@@ -266,7 +267,7 @@ fn check_shapes(descriptors: &FileDescriptorSet) -> Result<String, Box<dyn Error
         let request = message(member.type_name())?;
         let mut parts = Vec::new();
         let mut reads = Vec::new();
-        let mut counts = [0; 3];
+        let mut counts = [0; 2];
         let mut scalars = 0;
         for field in &request.field {
             let number = field.number();
@@ -296,11 +297,34 @@ fn check_shapes(descriptors: &FileDescriptorSet) -> Result<String, Box<dyn Error
                          item.scalars[{scalars}] = i32::from(varint(&mut request)? != 0),"
                     ),
                 ),
-                (Type::String, false) => {
-                    counts[1] += 1;
+                (Type::String, repeated) => (
+                    format!(
+                        "Part::{}({number})",
+                        if repeated { "Texts" } else { "Text" }
+                    ),
+                    format!("{len} => self.string({number}, body, field_bytes(&mut request)?)?,"),
+                ),
+                (Type::Message, repeated)
+                    if !repeated || !message(field.type_name()).is_ok_and(|item| is_pair(item)) =>
+                {
+                    let name = field.type_name().trim_start_matches(".arbiter.v1.");
+                    if name.contains('.') {
+                        return Err(format!(
+                            "{}.{}: CheckBatch's reader reads messages of the package's top level",
+                            request.name(),
+                            field.name()
+                        )
+                        .into());
+                    }
                     (
-                        format!("Part::Text({number})"),
-                        format!("{len} => item.text = self.text(&mut request)?,"),
+                        format!(
+                            "Part::{}({number})",
+                            if repeated { "Messages" } else { "Message" }
+                        ),
+                        format!(
+                            "{len} => self.message::<crate::proto::{name}>({number}, body, \
+                             field_bytes(&mut request)?)?,"
+                        ),
                     )
                 }
                 (Type::Message, true) => {
@@ -317,7 +341,7 @@ fn check_shapes(descriptors: &FileDescriptorSet) -> Result<String, Box<dyn Error
                     if item.field.len() != 2 {
                         return Err(format!("{}: not two int32s", item.name()).into());
                     }
-                    counts[2] += 1;
+                    counts[1] += 1;
                     (
                         format!("Part::Pairs({number}, {first}, {second})"),
                         format!(
@@ -347,7 +371,7 @@ fn check_shapes(descriptors: &FileDescriptorSet) -> Result<String, Box<dyn Error
         }
         if counts.iter().any(|&count| count > 1) {
             return Err(format!(
-                "{}: CheckBatch's reader reads at most one board, one string and one list",
+                "{}: CheckBatch's reader reads at most one board and one list of pairs",
                 request.name()
             )
             .into());
@@ -401,6 +425,16 @@ fn check_shapes(descriptors: &FileDescriptorSet) -> Result<String, Box<dyn Error
          request: &[u8],\n        item: &mut Item,\n    ) -> Option<()> {{\n        \
          match kind {{\n{dispatch}            _ => None,\n        }}\n    }}\n{readers}}}\n",
     ))
+}
+
+/// Whether `message` is a pair: two `int32`s and nothing else (CheckBatch's reader
+/// keeps a repeated one as a list of pairs).
+fn is_pair(message: &protox::prost_reflect::prost_types::DescriptorProto) -> bool {
+    message.field.len() == 2
+        && message
+            .field
+            .iter()
+            .all(|f| f.r#type() == Type::Int32 && f.label() != Label::Repeated)
 }
 
 /// `CheckBatchRequest` as `check_batch_request`.

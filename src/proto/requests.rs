@@ -199,6 +199,17 @@ mod tests {
                     checks::Part::Int32(n) => int32::encode(n, &number, &mut out),
                     checks::Part::Bool(n) => boolean::encode(n, &(number % 2 == 0), &mut out),
                     checks::Part::Text(n) => string::encode(n, &color.to_owned(), &mut out),
+                    checks::Part::Texts(n) => {
+                        for _ in 0..pairs.len() % 3 {
+                            string::encode(n, &color.to_owned(), &mut out);
+                        }
+                    }
+                    // An empty message decodes as any type.
+                    checks::Part::Message(n) | checks::Part::Messages(n) => {
+                        for _ in 0..pairs.len() % 3 {
+                            prost::encoding::bytes::encode(n, &Vec::new(), &mut out);
+                        }
+                    }
                     checks::Part::Pairs(n, first, second) => {
                         for (a, b) in pairs {
                             let pair = [(first, a), (second, b)].map(|(number, value)| {
@@ -296,7 +307,9 @@ mod tests {
             .map(|part| match *part {
                 checks::Part::Board(n) => (n, 'b', 0, 0),
                 checks::Part::Int32(n) | checks::Part::Bool(n) => (n, 'i', 0, 0),
-                checks::Part::Text(n) => (n, 's', 0, 0),
+                checks::Part::Text(n) | checks::Part::Texts(n) => (n, 's', 0, 0),
+                // Bytes that may or may not decode as the message.
+                checks::Part::Message(n) | checks::Part::Messages(n) => (n, 's', 0, 0),
                 checks::Part::Pairs(n, first, second) => (n, 'm', first, second),
             })
             .collect();

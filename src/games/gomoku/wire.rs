@@ -98,7 +98,7 @@ impl BatchCheck for CheckMove {
         let at = (check.int32(request::ROW), check.int32(request::COL));
         let rule = (check.int32(request::RUN_LENGTH), check.bool(request::EXACT));
         let board = scratch.board(check.board());
-        let (answer, board) = check_move_of(board, at, check.text(), rule)?;
+        let (answer, board) = check_move_of(board, at, check.text(request::COLOR), rule)?;
         let len = batch::write(&answer, Self::RESULT, out);
         scratch.cells = board.into_cells();
         Ok(len)

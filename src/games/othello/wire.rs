@@ -83,7 +83,7 @@ impl BatchCheck for CheckMove {
         let at = (check.int32(request::ROW), check.int32(request::COL));
         let flips = std::mem::take(&mut scratch.marks);
         let board = scratch.board(check.board());
-        let (answer, board) = check_move_of(board, at, check.text(), flips)?;
+        let (answer, board) = check_move_of(board, at, check.text(request::COLOR), flips)?;
         let len = batch::write(&answer, Self::RESULT, out);
         scratch.cells = board.into_cells();
         scratch.marks = answer.into_flips();
@@ -158,7 +158,10 @@ impl BatchCheck for ListMoves {
         scratch: &mut Scratch,
         out: &mut CheckBatchReply,
     ) -> Result<usize, ServiceError> {
-        let listing = list_moves_of(scratch.board(check.board()), check.text())?;
+        let listing = list_moves_of(
+            scratch.board(check.board()),
+            check.text(wire::list_othello_moves_request::COLOR),
+        )?;
         let len = batch::write(&listing, Self::RESULT, out);
         scratch.cells = listing.into_cells();
         Ok(len)

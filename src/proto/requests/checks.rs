@@ -8,10 +8,11 @@
 //! plain form of its request (each field of the type its schema says, in any order,
 //! repeated as prost allows; no field the schema lacks; at most one board) is read by
 //! a decoder of ours, by the request's shape, which `build.rs` takes from the contract
-//! ([`shape`]): its board becomes the places of its rows in the message, its string
-//! joins every other check's, its list of moves every other check's, its scalars are
-//! kept by field number. No game is named here: a check added to the contract is read
-//! by its shape. Every other check, well-formed or not, is decoded by prost's
+//! ([`shape`]): its board becomes the places of its rows in the message, its strings
+//! and messages (repeated or not) the places of their bytes, its list of pairs joins
+//! every other check's, its scalars are kept by field number. No game is named here: a
+//! check added to the contract is read by its shape, whatever fields it holds (a field
+//! of a type the reader cannot take fails the build). Every other check, well-formed or not, is decoded by prost's
 //! generated code, so that it means what prost says and fails with prost's own error,
 //! and then read the same way from prost's own encoding of it. The handler reads every
 //! check the same way ([`CheckRef`], whose fields each game's module takes by the
@@ -27,7 +28,7 @@ use prost::{DecodeError, Message};
 
 use super::{merge_items, reserve_items};
 use crate::kit::rows::{RowsView, Span};
-use crate::proto::wire::{fields, Varint};
+use crate::proto::wire::{fields, Len, Varint};
 use crate::proto::{Board, Check, CheckBatchRequest};
 
 /// A field of a check's request, by its number, as the reader reads it.
@@ -39,8 +40,26 @@ pub(crate) enum Part {
     Int32(u32),
     /// A `bool`, kept by its number (as 0 or 1).
     Bool(u32),
-    /// A `string` (the request's only one).
+    /// A `string`: the last one given, as prost keeps it.
     Text(u32),
+    /// A `repeated string`: every one given, in order.
+    #[allow(
+        dead_code,
+        reason = "read for a check that holds one; contract v5's hold none"
+    )]
+    Texts(u32),
+    /// A message other than a `Board`: every occurrence, merged, as prost merges them.
+    #[allow(
+        dead_code,
+        reason = "read for a check that holds one; contract v5's hold none"
+    )]
+    Message(u32),
+    /// A repeated message other than a list of pairs: every one given, in order.
+    #[allow(
+        dead_code,
+        reason = "read for a check that holds one; contract v5's hold none"
+    )]
+    Messages(u32),
     /// A repeated message of two `int32`s (the request's only list): the field's
     /// number, then the first's and the second's.
     Pairs(u32, u32, u32),
@@ -80,10 +99,20 @@ struct Read {
     /// Where the rows of every board are in the message (or in `decoded`), board after
     /// board; a board is a range of them.
     rows: Vec<Span>,
-    /// The strings, end to end (UTF-8, checked once).
-    text: String,
+    /// Every string and message field (but boards and pairs) as it came, check after
+    /// check: its number and where its bytes are; a check's fields are a range of them.
+    fields: Vec<Field>,
     /// The lists' items, end to end, each its two `int32`s.
     pairs: Vec<[i32; 2]>,
+}
+
+/// A string or message field of a check: its number, and where its bytes are in the
+/// message (or in `decoded`): a string's, checked as UTF-8 once; a message's, checked to
+/// decode as its type once.
+#[derive(Clone, Copy, Debug)]
+struct Field {
+    number: u32,
+    span: Span,
 }
 
 /// One check of a batch as it is kept, small (a batch's list of items is sized from its
@@ -100,8 +129,8 @@ struct Item {
     has_board: bool,
     /// Its board, a stretch of the batch's rows.
     board: Stretch,
-    /// Its string, in the batch's text; empty where not set.
-    text: Stretch,
+    /// Its string and message fields, in the batch's fields, as they came.
+    fields: Stretch,
     /// Its list, in the batch's pairs.
     pairs: Stretch,
     /// Its `int32`s and `bool`s, each in its slot ([`slot`]); 0 where not set.
@@ -132,14 +161,15 @@ impl Stretch {
 }
 
 impl Item {
-    /// A check that sets nothing yet, its list to start at `pairs`.
-    fn new(decoded: bool, pairs: usize) -> Option<Self> {
+    /// A check that sets nothing yet, its fields to start at `fields` and its list at
+    /// `pairs`.
+    fn new(decoded: bool, fields: usize, pairs: usize) -> Option<Self> {
         Some(Self {
             kind: 0,
             decoded,
             has_board: false,
             board: Stretch::default(),
-            text: Stretch::default(),
+            fields: Stretch::new(fields, fields)?,
             pairs: Stretch::new(pairs, pairs)?,
             scalars: [0; SCALARS],
         })
@@ -163,11 +193,7 @@ impl<'a> CheckRef<'a> {
     /// The board's rows, unchecked; `None` when the request sets no board.
     pub fn board(&self) -> Option<RowsView<'a>> {
         let (checks, item) = (self.checks, self.item);
-        let bytes = if item.decoded {
-            &checks.decoded[..]
-        } else {
-            &checks.body[..]
-        };
+        let bytes = self.bytes();
         if !item.has_board {
             return None;
         }
@@ -188,13 +214,73 @@ impl<'a> CheckRef<'a> {
         self.int32(field) != 0
     }
 
-    /// The request's string field.
-    pub fn text(&self) -> &'a str {
+    /// The bytes its board's rows and its fields are in: the message's, or prost's
+    /// encoding of it when prost decoded it.
+    fn bytes(&self) -> &'a [u8] {
+        if self.item.decoded {
+            &self.checks.decoded[..]
+        } else {
+            &self.checks.body[..]
+        }
+    }
+
+    /// The string field `field`: the last one given, as prost keeps it; empty when
+    /// none is.
+    pub(crate) fn text(&self, field: Len) -> &'a str {
+        self.texts(field).next_back().unwrap_or_default()
+    }
+
+    /// The repeated string field `field`: every one given, in order.
+    pub(crate) fn texts(&self, field: Len) -> impl DoubleEndedIterator<Item = &'a str> + 'a {
+        // Each was checked as UTF-8 when it was read.
+        self.fields(field.0)
+            .map(|bytes| std::str::from_utf8(bytes).unwrap_or_default())
+    }
+
+    /// The message field `field`, every occurrence merged as prost merges them (`None`
+    /// when it is not set).
+    #[allow(
+        dead_code,
+        reason = "for a check that holds one; contract v5's hold none"
+    )]
+    pub(crate) fn message<M: Message + Default>(&self, field: Len) -> Option<M> {
+        let mut merged: Option<M> = None;
+        for bytes in self.fields(field.0) {
+            // Each decoded when it was read.
+            let _ = merged.get_or_insert_with(M::default).merge(bytes);
+        }
+        merged
+    }
+
+    /// The repeated message field `field`: every one given, in order.
+    #[allow(
+        dead_code,
+        reason = "for a check that holds one; contract v5's hold none"
+    )]
+    pub(crate) fn messages<M: Message + Default>(
+        &self,
+        field: Len,
+    ) -> impl DoubleEndedIterator<Item = M> + 'a {
+        // Each decoded when it was read.
+        self.fields(field.0)
+            .map(|bytes| M::decode(bytes).unwrap_or_default())
+    }
+
+    /// The bytes of every string or message given as field `number`, in order.
+    fn fields(&self, number: u32) -> impl DoubleEndedIterator<Item = &'a [u8]> + 'a {
+        let bytes = self.bytes();
         self.checks
             .read
-            .text
-            .get(self.item.text.range())
+            .fields
+            .get(self.item.fields.range())
             .unwrap_or_default()
+            .iter()
+            .filter(move |field| field.number == number)
+            .map(move |field| {
+                bytes
+                    .get(field.span.start as usize..field.span.end as usize)
+                    .unwrap_or_default()
+            })
     }
 
     /// The request's list, each item its two `int32`s in the order of their numbers.
@@ -267,8 +353,31 @@ impl CheckBatchChecks {
                     }
                 }
                 Part::Text(n) => {
-                    if !check.text().is_empty() {
-                        string::encode(n, &check.text().to_owned(), &mut request);
+                    let text = check.text(Len(n));
+                    if !text.is_empty() {
+                        string::encode(n, &text.to_owned(), &mut request);
+                    }
+                }
+                Part::Texts(n) => {
+                    for text in check.texts(Len(n)) {
+                        string::encode(n, &text.to_owned(), &mut request);
+                    }
+                }
+                Part::Message(n) => {
+                    // Occurrences merge as their encodings end to end do.
+                    let mut merged = Vec::new();
+                    let mut any = false;
+                    for bytes in check.fields(n) {
+                        merged.extend_from_slice(bytes);
+                        any = true;
+                    }
+                    if any {
+                        bytes::encode(n, &merged, &mut request);
+                    }
+                }
+                Part::Messages(n) => {
+                    for bytes in check.fields(n) {
+                        bytes::encode(n, &bytes.to_vec(), &mut request);
                     }
                 }
                 Part::Pairs(n, first, second) => {
@@ -375,7 +484,7 @@ impl Read {
         let first = (len - left).max(1);
         let like = |had: usize, most: usize| (had * (left / first)).min(most);
         self.rows.reserve(like(self.rows.len(), left / 8));
-        self.text.reserve(like(self.text.len(), left / 2));
+        self.fields.reserve(like(self.fields.len(), left / 2));
         self.pairs.reserve(like(self.pairs.len(), left / 6));
     }
 
@@ -383,11 +492,12 @@ impl Read {
     /// is in the plain form this decoder takes (see the module's documentation); else
     /// leaves everything as it was and returns `None`.
     fn check(&mut self, body: &[u8], check: &[u8], decoded: bool) -> Option<Item> {
-        let marks = (self.rows.len(), self.text.len(), self.pairs.len());
-        let item = Item::new(decoded, marks.2).and_then(|item| self.item(body, check, item));
+        let marks = (self.rows.len(), self.fields.len(), self.pairs.len());
+        let item =
+            Item::new(decoded, marks.1, marks.2).and_then(|item| self.item(body, check, item));
         if item.is_none() {
             self.rows.truncate(marks.0);
-            self.text.truncate(marks.1);
+            self.fields.truncate(marks.1);
             self.pairs.truncate(marks.2);
         }
         item
@@ -405,6 +515,7 @@ impl Read {
         }
         self.request(kind, body, request, &mut item)?;
         item.kind = kind;
+        item.fields.end = u32::try_from(self.fields.len()).ok()?;
         item.pairs.end = u32::try_from(self.pairs.len()).ok()?;
         Some(item)
     }
@@ -443,13 +554,39 @@ impl Read {
         Stretch::new(start, self.rows.len())
     }
 
-    /// A string field's text (UTF-8, as prost requires), appended to the batch's text:
-    /// the range of it it is.
-    fn text(&mut self, fields: &mut &[u8]) -> Option<Stretch> {
-        let text = std::str::from_utf8(field_bytes(fields)?).ok()?;
-        let start = self.text.len();
-        self.text.push_str(text);
-        Stretch::new(start, self.text.len())
+    /// A string field numbered `number` (`bytes`, a part of `body`), if it is UTF-8
+    /// as prost requires: where it is, added to the batch's fields.
+    fn string(&mut self, number: u32, body: &[u8], bytes: &[u8]) -> Option<()> {
+        std::str::from_utf8(bytes).ok()?;
+        self.field(number, body, bytes)
+    }
+
+    /// A message field numbered `number` (`bytes`, a part of `body`), if it decodes as
+    /// its type `M`, as prost requires: where it is, added to the batch's fields.
+    #[allow(
+        dead_code,
+        reason = "read for a check that holds one; contract v5's hold none"
+    )]
+    fn message<M: Message + Default>(
+        &mut self,
+        number: u32,
+        body: &[u8],
+        bytes: &[u8],
+    ) -> Option<()> {
+        M::decode(bytes).ok()?;
+        self.field(number, body, bytes)
+    }
+
+    /// Where the field numbered `number`, `bytes`, is in `body`, added to the batch's
+    /// fields (a body too long for a span's u32 is left to prost).
+    fn field(&mut self, number: u32, body: &[u8], bytes: &[u8]) -> Option<()> {
+        let at = bytes.as_ptr() as usize - body.as_ptr() as usize;
+        let span = Span {
+            start: u32::try_from(at).ok()?,
+            end: u32::try_from(at + bytes.len()).ok()?,
+        };
+        self.fields.push(Field { number, span });
+        Some(())
     }
 }
 
