@@ -18,18 +18,11 @@ use futures_util::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::games::{self, connect_four, gomoku, othello, tic_tac_toe};
+use crate::games;
 use crate::proto::arbiter_service_server::ArbiterService;
-use crate::proto::replies::{
-    CheckBatchReply, CheckConnectFourReply, CheckOthelloMoveReply, JudgeTicTacToeReply,
-    ListOthelloMovesReply, PlayManyReply, WrittenAs,
-};
+use crate::proto::replies::{self, CheckBatchReply, PlayManyReply, WrittenAs};
 use crate::proto::requests::{CheckBatchChecks, PlayManyActions};
-use crate::proto::{
-    CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest,
-    ListOthelloMovesRequest, PlayConnectFourRequest, PlayManyRequest, PlayOthelloRequest,
-    PlayTicTacToeRequest,
-};
+use crate::proto::{self, PlayManyRequest};
 
 use self::play::many::ManyGames;
 use self::play::{LiveGames, ReplyStream, StreamLimits, WrittenReplyOf};
@@ -138,95 +131,80 @@ fn unary<A: Answer>(answer: Result<A, ServiceError>) -> Result<Response<AnswerRe
 /// The reply an answer of type `A` is written as.
 type AnswerReply<A> = <<A as Answer>::Response as WrittenAs>::Reply;
 
-#[tonic::async_trait]
-impl ArbiterService for Arbiter {
-    async fn check_othello_move(
-        &self,
-        request: Request<CheckOthelloMoveRequest>,
-    ) -> Result<Response<CheckOthelloMoveReply>, Status> {
-        unary(othello::wire::check_move(request.into_inner()))
+/// The `ArbiterService` implementation: each game's RPCs as a line each, a unary check
+/// (its name, request, written reply, and the game's function that answers it) or a
+/// live game (its name, its stream type's name, its request, and the game's `Game`);
+/// then CheckBatch and PlayMany, which every game's checks and live games go through.
+macro_rules! handlers {
+    (
+        unary { $($check:ident($request:ty) -> $reply:ty = $answer:path;)* }
+        live { $($play:ident, $stream:ident($message:ty) = $game:ty;)* }
+    ) => {
+        #[tonic::async_trait]
+        impl ArbiterService for Arbiter {
+            $(
+                async fn $check(
+                    &self,
+                    request: Request<$request>,
+                ) -> Result<Response<$reply>, Status> {
+                    unary($answer(request.into_inner()))
+                }
+            )*
+
+            $(
+                type $stream = ReplyStream<WrittenReplyOf<$game>>;
+
+                async fn $play(
+                    &self,
+                    request: Request<Streaming<$message>>,
+                ) -> Result<Response<Self::$stream>, Status> {
+                    self.play::<$game>(request)
+                }
+            )*
+
+            async fn check_batch(
+                &self,
+                request: Request<CheckBatchChecks>,
+            ) -> Result<Response<CheckBatchReply>, Status> {
+                batch::check_batch::<Registry>(request.get_ref())
+                    .map(Response::new)
+                    .map_err(Status::from)
+            }
+
+            type PlayManyStream = ReplyStream<PlayManyReply>;
+
+            async fn play_many(
+                &self,
+                request: Request<Streaming<PlayManyActions>>,
+            ) -> Result<Response<Self::PlayManyStream>, Status> {
+                let messages = request.into_inner().map(|message| message.map(Into::into));
+                Ok(Response::new(self.open_many(messages)))
+            }
+        }
+    };
+}
+
+handlers! {
+    unary {
+        check_othello_move(proto::CheckOthelloMoveRequest)
+            -> replies::CheckOthelloMoveReply = games::othello::wire::check_move;
+        list_othello_moves(proto::ListOthelloMovesRequest)
+            -> replies::ListOthelloMovesReply = games::othello::wire::list_moves;
+        check_connect_four(proto::CheckConnectFourRequest)
+            -> replies::CheckConnectFourReply = games::connect_four::wire::check;
+        judge_tic_tac_toe(proto::JudgeTicTacToeRequest)
+            -> replies::JudgeTicTacToeReply = games::tic_tac_toe::wire::judge;
+        check_gomoku_move(proto::CheckGomokuMoveRequest)
+            -> replies::CheckGomokuMoveReply = games::gomoku::wire::check_move;
     }
-
-    async fn list_othello_moves(
-        &self,
-        request: Request<ListOthelloMovesRequest>,
-    ) -> Result<Response<ListOthelloMovesReply>, Status> {
-        unary(othello::wire::list_moves(request.into_inner()))
-    }
-
-    async fn check_connect_four(
-        &self,
-        request: Request<CheckConnectFourRequest>,
-    ) -> Result<Response<CheckConnectFourReply>, Status> {
-        unary(connect_four::wire::check(request.into_inner()))
-    }
-
-    async fn judge_tic_tac_toe(
-        &self,
-        request: Request<JudgeTicTacToeRequest>,
-    ) -> Result<Response<JudgeTicTacToeReply>, Status> {
-        unary(tic_tac_toe::wire::judge(request.get_ref()))
-    }
-
-    type PlayTicTacToeStream = ReplyStream<WrittenReplyOf<games::tic_tac_toe::Game>>;
-
-    async fn play_tic_tac_toe(
-        &self,
-        request: Request<Streaming<PlayTicTacToeRequest>>,
-    ) -> Result<Response<Self::PlayTicTacToeStream>, Status> {
-        self.play::<games::tic_tac_toe::Game>(request)
-    }
-
-    type PlayOthelloStream = ReplyStream<WrittenReplyOf<games::othello::Game>>;
-
-    async fn play_othello(
-        &self,
-        request: Request<Streaming<PlayOthelloRequest>>,
-    ) -> Result<Response<Self::PlayOthelloStream>, Status> {
-        self.play::<games::othello::Game>(request)
-    }
-
-    type PlayConnectFourStream = ReplyStream<WrittenReplyOf<games::connect_four::Game>>;
-
-    async fn play_connect_four(
-        &self,
-        request: Request<Streaming<PlayConnectFourRequest>>,
-    ) -> Result<Response<Self::PlayConnectFourStream>, Status> {
-        self.play::<games::connect_four::Game>(request)
-    }
-
-    async fn check_gomoku_move(
-        &self,
-        request: Request<crate::proto::CheckGomokuMoveRequest>,
-    ) -> Result<Response<crate::proto::replies::CheckGomokuMoveReply>, Status> {
-        unary(gomoku::wire::check_move(request.into_inner()))
-    }
-
-    type PlayGomokuStream = ReplyStream<WrittenReplyOf<games::gomoku::Game>>;
-
-    async fn play_gomoku(
-        &self,
-        request: Request<Streaming<crate::proto::PlayGomokuRequest>>,
-    ) -> Result<Response<Self::PlayGomokuStream>, Status> {
-        self.play::<games::gomoku::Game>(request)
-    }
-
-    async fn check_batch(
-        &self,
-        request: Request<CheckBatchChecks>,
-    ) -> Result<Response<CheckBatchReply>, Status> {
-        batch::check_batch::<Registry>(request.get_ref())
-            .map(Response::new)
-            .map_err(Status::from)
-    }
-
-    type PlayManyStream = ReplyStream<PlayManyReply>;
-
-    async fn play_many(
-        &self,
-        request: Request<Streaming<PlayManyActions>>,
-    ) -> Result<Response<Self::PlayManyStream>, Status> {
-        let messages = request.into_inner().map(|message| message.map(Into::into));
-        Ok(Response::new(self.open_many(messages)))
+    live {
+        play_tic_tac_toe, PlayTicTacToeStream(proto::PlayTicTacToeRequest)
+            = games::tic_tac_toe::Game;
+        play_othello, PlayOthelloStream(proto::PlayOthelloRequest)
+            = games::othello::Game;
+        play_connect_four, PlayConnectFourStream(proto::PlayConnectFourRequest)
+            = games::connect_four::Game;
+        play_gomoku, PlayGomokuStream(proto::PlayGomokuRequest)
+            = games::gomoku::Game;
     }
 }

@@ -26,7 +26,6 @@ use crate::proto::wire::{fields as wire, Len};
 use super::batch::Checks;
 use super::play::kinds::{Kinds, Registered, TakeRequest};
 use super::play::Referee;
-use crate::games::{connect_four, gomoku, othello, tic_tac_toe};
 use crate::games::{LiveGame, LiveGameVisitor};
 use crate::glue::answer::Answer;
 use crate::glue::batch::{BatchCheck, Scratch};
@@ -191,11 +190,11 @@ macro_rules! checks {
 }
 
 checks! {
-    othello::wire::CheckMove,
-    othello::wire::ListMoves,
-    connect_four::wire::CheckRun,
-    tic_tac_toe::wire::Judge,
-    gomoku::wire::CheckMove,
+    games::othello::wire::CheckMove,
+    games::othello::wire::ListMoves,
+    games::connect_four::wire::CheckRun,
+    games::tic_tac_toe::wire::Judge,
+    games::gomoku::wire::CheckMove,
 }
 
 /// The violation of a check of `kind`, which no game answers: 0, a check that sets

@@ -28,7 +28,7 @@ use crate::kit::clock::{Clock, Moment, Turns};
 /// Every move off the board is named; the first move that cannot be applied to the
 /// game so far (a taken square, a move after the end) is named too, and the moves after
 /// it are then only checked for being on the board.
-pub(crate) fn judge(request: &JudgeTicTacToeRequest) -> Result<Judged, ServiceError> {
+pub(crate) fn judge(request: JudgeTicTacToeRequest) -> Result<Judged, ServiceError> {
     judge_moves(request.moves.iter().map(|step| (step.row, step.col)))
 }
 
