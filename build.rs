@@ -79,13 +79,16 @@ fn main() -> Result<(), Box<dyn Error>> {
         .compile_fds(descriptors.clone())?;
 
     // The stock stubs, every message as prost generates it: for the load benchmark's
-    // empty-handler baseline (examples/baseline_server.rs), which stands for what a
+    // empty-handler baseline (tools/baseline_server.rs), which stands for what a
     // typical tonic service costs.
     let stock = out_dir.join("stock");
     fs::create_dir_all(&stock)?;
+    // Default stubs (UNIMPLEMENTED) for what the baseline does not answer, so that an
+    // RPC added to the contract asks nothing of it.
     tonic_prost_build::configure()
         .build_client(false)
         .build_server(true)
+        .generate_default_stubs(true)
         .out_dir(&stock)
         .compile_fds(descriptors)?;
     Ok(())

@@ -8,7 +8,7 @@
 # WARMUP calls, its counters are zeroed (callgrind_control -z), takes CALLS calls, and
 # its counters are dumped; the figure is the dump's instructions divided by CALLS (every
 # thread of the server; the kernel's part is not counted). Every call must come back
-# with its expected reply bytes (the same check as examples/h2load.rs: DATA received
+# with its expected reply bytes (the same check as tools/h2load.rs: DATA received
 # = calls x the reply frame; for the workloads on the clock, whose replies say each
 # side's time left, within 16 bytes an item), or the run stops.
 #
@@ -19,7 +19,7 @@
 #
 # With --games, the live games instead: each server plays GAMES whole games of each kind
 # (after as many for warm-up), one move in flight (benches/callgrind_play.py, a grpcio
-# client: the moves examples/load.rs plays); the figure is per message, stream opening
+# client: the moves tools/load.rs plays); the figure is per message, stream opening
 # and closing included. Arbiter's moves are recorded and replayed to the baseline.
 #
 # With --encoding gzip|deflate|zstd, every request body is compressed (python3's gzip and
@@ -41,8 +41,8 @@
 #                    against Arbiter's
 #   --only           workloads whose name contains one of these (comma-separated)
 #   --annotate       also print callgrind_annotate's top functions for each run
-# The request bodies and expected replies come from examples/h2load.rs (target/h2load);
-# they are generated first if missing (examples/h2load --prepare). Needs valgrind (apt-get install valgrind).
+# The request bodies and expected replies come from tools/h2load.rs (target/h2load);
+# they are generated first if missing (target/release/examples/h2load --prepare). Needs valgrind (apt-get install valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,5 +1,5 @@
 """Plays live games against a server for benches/callgrind.sh: one move in flight per
-stream, the same moves the tonic load generator (examples/load.rs) plays.
+stream, the same moves the tonic load generator (tools/load.rs) plays.
 
     python3 benches/callgrind_play.py ADDR GAME GAMES [--script FILE] [--record FILE]
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The load benchmark: Arbiter against the empty-handler baseline (examples/baseline_server.rs),
+# The load benchmark: Arbiter against the empty-handler baseline (tools/baseline_server.rs),
 # side by side, each server a fresh process pinned to CPU 0, the load generator on CPU 1.
 #
 # Two generators, both run by default:
 #
-#   h2load    examples/h2load.rs drives the unary workloads, whole live games posted
+#   h2load    tools/h2load.rs drives the unary workloads, whole live games posted
 #             at once, CheckBatch (1,000 checks per call; 50 of 100x100) and PlayMany
 #             (1,000 games stepped together to their ends, the whole session one body,
 #             then half-close), with h2load (Debian's nghttp2-client, installed here if missing)
@@ -19,7 +19,7 @@
 #             trailers-only 200 without DATA); a tonic call before and after each run
 #             must return the whole expected reply (Arbiter's computed by the real
 #             service in-process, the baseline's the empty message).
-#   tonic     examples/load.rs, a tonic client: the only generator of the live games
+#   tonic     tools/load.rs, a tonic client: the only generator of the live games
 #             (PlayTicTacToe, PlayOthello, PlayConnectFour, PlayGomoku: h2load cannot
 #             play them), and a second point of view on the unary workloads. Run without
 #             metrics on the unary workloads and the games, then with --metrics-listen on
@@ -39,16 +39,16 @@ load on CPU 1, fresh processes, alternating, several rounds). Default: both gene
 3 rounds, metrics off and on (about 17 minutes on 2 cores).
 
 Options:
-  --h2load-only       only the h2load run of the unary workloads (examples/h2load.rs)
-  --tonic-only        only the tonic-client runs (examples/load.rs): live games and unary
+  --h2load-only       only the h2load run of the unary workloads (tools/h2load.rs)
+  --tonic-only        only the tonic-client runs (tools/load.rs): live games and unary
   --rounds N          rounds per workload (default 3)
   --only LIST         only the workloads whose names contain one of these
                       (comma-separated), e.g. --only Othello,PlayTicTacToe
   --no-metrics        skip the runs with Arbiter's --metrics-listen on
   --no-same-bytes     skip the same-bytes baseline (baseline_server --same-bytes)
   --quick             a validation run: 1 round, short warm-ups and measurements
-  --h2load-arg ARG    pass ARG to examples/h2load (repeatable; see its --help)
-  --tonic-arg ARG     pass ARG to examples/load (repeatable; see its --help)
+  --h2load-arg ARG    pass ARG to target/release/examples/h2load (repeatable; see its --help)
+  --tonic-arg ARG     pass ARG to target/release/examples/load (repeatable; see its --help)
   -h, --help          this help
 
 Every call must succeed with the expected reply, or the run exits non-zero.
@@ -110,7 +110,7 @@ if [ "$run_h2load" = 1 ]; then
     "${short[@]}" "${h2load_args[@]}"
 fi
 
-# One run of the tonic client (examples/load.rs, on CPU 1) under the heading "tonic
+# One run of the tonic client (tools/load.rs, on CPU 1) under the heading "tonic
 # client: $1", on the workloads $2; any further arguments go to it before the common ones.
 tonic_run() {
   local heading=$1 workloads=$2

@@ -702,6 +702,8 @@ async fn play_many(client: &mut Client) -> Result<(), Failure> {
                 Some(State::Gomoku(reply)) => {
                     println!("game {game} (Gomoku): {} to move", reply.to_move)
                 }
+                #[allow(unreachable_patterns, reason = "a game added later is printed whole")]
+                Some(other) => println!("game {game}: {other:?}"),
                 None if state.invalid.is_empty() => println!("game {game}: closed"),
                 None => println!("game {game}: invalid {:?}", state.invalid),
             }

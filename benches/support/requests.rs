@@ -1,6 +1,6 @@
 //! Boards and requests shared by the rule benchmarks (`benches/rules.rs`), the handler
-//! benchmarks (`benches/service.rs`) and the two load generators (`examples/load.rs`, a
-//! tonic client, and `examples/h2load.rs`, which frames the same requests for h2load), so
+//! benchmarks (`benches/service.rs`) and the two load generators (`tools/load.rs`, a
+//! tonic client, and `tools/h2load.rs`, which frames the same requests for h2load), so
 //! that all of them measure the same work. The games the tests play as well come from
 //! each game's `fixtures` in its folder, their one home.
 #![allow(dead_code)] // each includer takes what it measures
@@ -198,92 +198,139 @@ pub fn check_gomoku_five() -> CheckGomokuMoveRequest {
     }
 }
 
-/// One call the load generators repeat: a unary request, or a whole live game whose
-/// moves are all sent at once (what h2load can play: the moves are a script, not
-/// answers to the replies).
+/// One call of a load workload: an RPC of `arbiter.v1.ArbiterService` by its name, and
+/// its request messages as their bytes, so that no game is named by the tools that
+/// post, call or answer it (`tools/h2load.rs`, `load.rs`, `replies.rs`, the
+/// baseline): a game added to the contract asks nothing of them.
 #[derive(Clone, Debug)]
-pub enum LoadCall {
-    /// `CheckOthelloMove`.
-    CheckOthelloMove(CheckOthelloMoveRequest),
-    /// `ListOthelloMoves`.
-    ListOthelloMoves(ListOthelloMovesRequest),
-    /// `CheckConnectFour`.
-    CheckConnectFour(CheckConnectFourRequest),
-    /// `JudgeTicTacToe`.
-    JudgeTicTacToe(JudgeTicTacToeRequest),
-    /// `CheckGomokuMove`.
-    CheckGomokuMove(CheckGomokuMoveRequest),
-    /// `PlayTicTacToe`, one stream of these moves.
-    PlayTicTacToe(Vec<PlayTicTacToeRequest>),
-    /// `PlayOthello`, one stream of these moves.
-    PlayOthello(Vec<PlayOthelloRequest>),
-    /// `PlayConnectFour`, one stream of these drops.
-    PlayConnectFour(Vec<PlayConnectFourRequest>),
-    /// `PlayGomoku`, one stream of these moves.
-    PlayGomoku(Vec<PlayGomokuRequest>),
-    /// `CheckBatch`, one call of these checks.
-    CheckBatch(CheckBatchRequest),
-    /// `PlayMany`, one stream of these messages (then half-close).
-    PlayMany(Vec<PlayManyRequest>),
+pub struct LoadCall {
+    /// The RPC's name.
+    method: String,
+    /// Its request messages, each encoded (without the gRPC frame prefix): one for a
+    /// unary call, all of a stream's.
+    messages: Vec<Vec<u8>>,
+    /// The decisions it carries.
+    items: usize,
+    /// Whether it carries many decisions per message (CheckBatch, PlayMany).
+    batch: bool,
 }
 
 impl LoadCall {
-    /// The RPC's name in `arbiter.v1.ArbiterService`.
-    pub fn method(&self) -> &'static str {
-        match self {
-            Self::CheckOthelloMove(_) => "CheckOthelloMove",
-            Self::ListOthelloMoves(_) => "ListOthelloMoves",
-            Self::CheckConnectFour(_) => "CheckConnectFour",
-            Self::JudgeTicTacToe(_) => "JudgeTicTacToe",
-            Self::CheckGomokuMove(_) => "CheckGomokuMove",
-            Self::PlayTicTacToe(_) => "PlayTicTacToe",
-            Self::PlayOthello(_) => "PlayOthello",
-            Self::PlayConnectFour(_) => "PlayConnectFour",
-            Self::PlayGomoku(_) => "PlayGomoku",
-            Self::CheckBatch(_) => "CheckBatch",
-            Self::PlayMany(_) => "PlayMany",
+    /// A live game of `method` (`PlayOthello`...): every message of `moves` in one
+    /// stream, a decision each.
+    pub fn game<M: prost::Message>(method: &str, moves: &[M]) -> Self {
+        Self {
+            method: method.to_owned(),
+            messages: moves.iter().map(prost::Message::encode_to_vec).collect(),
+            items: moves.len(),
+            batch: false,
         }
+    }
+
+    /// A CheckBatch of `batch`'s checks.
+    pub fn check_batch(batch: &CheckBatchRequest) -> Self {
+        Self {
+            method: "CheckBatch".to_owned(),
+            messages: vec![prost::Message::encode_to_vec(batch)],
+            items: batch.checks.len(),
+            batch: true,
+        }
+    }
+
+    /// A PlayMany stream of `messages` (then half-close), an item per action.
+    pub fn play_many(messages: &[PlayManyRequest]) -> Self {
+        Self {
+            method: "PlayMany".to_owned(),
+            messages: messages.iter().map(prost::Message::encode_to_vec).collect(),
+            items: messages.iter().map(|m| m.actions.len()).sum(),
+            batch: true,
+        }
+    }
+
+    /// The RPC's name in `arbiter.v1.ArbiterService`.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The RPC's path (`/arbiter.v1.ArbiterService/CheckOthelloMove`).
+    pub fn path(&self) -> String {
+        format!("/arbiter.v1.ArbiterService/{}", self.method)
+    }
+
+    /// Whether the RPC takes a stream of messages, as the contract says.
+    pub fn is_stream(&self) -> bool {
+        contract_methods()
+            .into_iter()
+            .any(|(name, _, streaming)| name == self.method && streaming)
     }
 
     /// The decisions one call carries: 1 for a unary call, a move per message for a
     /// game, the checks of a batch, the actions of all a PlayMany stream's messages.
     pub fn items(&self) -> usize {
-        match self {
-            Self::CheckOthelloMove(_)
-            | Self::ListOthelloMoves(_)
-            | Self::CheckConnectFour(_)
-            | Self::JudgeTicTacToe(_)
-            | Self::CheckGomokuMove(_) => 1,
-            Self::PlayTicTacToe(moves) => moves.len(),
-            Self::PlayOthello(moves) => moves.len(),
-            Self::PlayConnectFour(drops) => drops.len(),
-            Self::PlayGomoku(moves) => moves.len(),
-            Self::CheckBatch(batch) => batch.checks.len(),
-            Self::PlayMany(messages) => messages.iter().map(|m| m.actions.len()).sum(),
-        }
+        self.items
     }
 
     /// Whether one call carries many decisions per message (CheckBatch, PlayMany).
     pub fn is_batch(&self) -> bool {
-        matches!(self, Self::CheckBatch(_) | Self::PlayMany(_))
+        self.batch
     }
 
     /// The request messages, each encoded with prost (without the gRPC frame prefix):
     /// one for a unary call, one per move for a game.
     pub fn messages(&self) -> Vec<Vec<u8>> {
+        self.messages.clone()
+    }
+}
+
+/// Every RPC of the contract: its name, its request's type (`.arbiter.v1.X`), and
+/// whether it takes a stream.
+fn contract_methods() -> Vec<(String, String, bool)> {
+    use prost::Message;
+    let set = prost_types::FileDescriptorSet::decode(arbiter::proto::FILE_DESCRIPTOR_SET)
+        .expect("the contract's descriptor set decodes");
+    set.file
+        .iter()
+        .flat_map(|file| &file.service)
+        .flat_map(|service| &service.method)
+        .map(|m| {
+            (
+                m.name().to_owned(),
+                m.input_type().to_owned(),
+                m.client_streaming(),
+            )
+        })
+        .collect()
+}
+
+impl From<check::Check> for LoadCall {
+    /// The unary call that answers `check` on its own: the RPC whose request is the
+    /// check's, found in the contract.
+    fn from(check: check::Check) -> Self {
+        use prost::encoding::{decode_key, decode_varint};
         use prost::Message;
-        match self {
-            Self::CheckOthelloMove(r) => vec![r.encode_to_vec()],
-            Self::ListOthelloMoves(r) => vec![r.encode_to_vec()],
-            Self::CheckConnectFour(r) => vec![r.encode_to_vec()],
-            Self::JudgeTicTacToe(r) => vec![r.encode_to_vec()],
-            Self::CheckGomokuMove(r) => vec![r.encode_to_vec()],
-            Self::PlayTicTacToe(moves) => moves.iter().map(Message::encode_to_vec).collect(),
-            Self::PlayOthello(moves) => moves.iter().map(Message::encode_to_vec).collect(),
-            Self::PlayConnectFour(drops) => drops.iter().map(Message::encode_to_vec).collect(),
-            Self::PlayGomoku(moves) => moves.iter().map(Message::encode_to_vec).collect(),
-            Self::CheckBatch(batch) => vec![batch.encode_to_vec()],
-            Self::PlayMany(messages) => messages.iter().map(Message::encode_to_vec).collect(),
+        let encoded = Check { check: Some(check) }.encode_to_vec();
+        let mut rest = &encoded[..];
+        let (number, _) = decode_key(&mut rest).expect("a check's key");
+        let len = decode_varint(&mut rest).expect("a check's length") as usize;
+        let set = prost_types::FileDescriptorSet::decode(arbiter::proto::FILE_DESCRIPTOR_SET)
+            .expect("the contract's descriptor set decodes");
+        let request = set
+            .file
+            .iter()
+            .flat_map(|file| &file.message_type)
+            .find(|message| message.name() == "Check")
+            .and_then(|message| message.field.iter().find(|f| f.number() == number as i32))
+            .map(|field| field.type_name().to_owned())
+            .expect("a check of the contract");
+        let (method, _, _) = contract_methods()
+            .into_iter()
+            .find(|(_, input, _)| *input == request)
+            .expect("an RPC takes each check's request");
+        Self {
+            method,
+            messages: vec![rest[..len].to_vec()],
+            items: 1,
+            batch: false,
         }
     }
 }
@@ -336,19 +383,6 @@ fn unary_checks() -> [(&'static str, &'static str, usize, check::Check); 6] {
     ]
 }
 
-impl From<check::Check> for LoadCall {
-    /// The unary call that answers `check` on its own.
-    fn from(check: check::Check) -> Self {
-        match check {
-            check::Check::CheckOthelloMove(r) => Self::CheckOthelloMove(r),
-            check::Check::ListOthelloMoves(r) => Self::ListOthelloMoves(r),
-            check::Check::CheckConnectFour(r) => Self::CheckConnectFour(r),
-            check::Check::JudgeTicTacToe(r) => Self::JudgeTicTacToe(r),
-            check::Check::CheckGomokuMove(r) => Self::CheckGomokuMove(r),
-        }
-    }
-}
-
 /// The unary workloads of the load runs, by name (see `unary_checks`).
 pub fn unary_workloads() -> Vec<(&'static str, LoadCall)> {
     unary_checks()
@@ -358,25 +392,25 @@ pub fn unary_workloads() -> Vec<(&'static str, LoadCall)> {
 }
 
 /// The live games of the h2load runs, each a whole game sent as one stream: the same
-/// games the tonic load generator plays (`examples/load.rs`), where each move waits for
+/// games the tonic load generator plays (`tools/load.rs`), where each move waits for
 /// the reply to the one before.
 pub fn game_workloads() -> Vec<(&'static str, LoadCall)> {
     vec![
         (
             "PlayTicTacToe game of 9 moves",
-            LoadCall::PlayTicTacToe(tic_tac_toe_script()),
+            LoadCall::game("PlayTicTacToe", &tic_tac_toe_script()),
         ),
         (
             "PlayOthello whole game",
-            LoadCall::PlayOthello(othello_script()),
+            LoadCall::game("PlayOthello", &othello_script()),
         ),
         (
             "PlayConnectFour game on 6x7",
-            LoadCall::PlayConnectFour(connect_four_script()),
+            LoadCall::game("PlayConnectFour", &connect_four_script()),
         ),
         (
             "PlayGomoku game on 15x15",
-            LoadCall::PlayGomoku(gomoku_script()),
+            LoadCall::game("PlayGomoku", &gomoku_script()),
         ),
     ]
 }
@@ -478,11 +512,11 @@ pub fn stepped_together<R: Clone>(
 pub fn batch_workloads() -> Vec<(&'static str, LoadCall)> {
     let batches = unary_checks()
         .into_iter()
-        .map(|(_, name, count, check)| (name, LoadCall::CheckBatch(batch_of(count, check))));
+        .map(|(_, name, count, check)| (name, LoadCall::check_batch(&batch_of(count, check))));
     let games = [
         (
             "PlayMany 1000 TicTacToe games of 9 moves",
-            LoadCall::PlayMany(stepped_together(
+            LoadCall::play_many(&stepped_together(
                 BATCH,
                 &tic_tac_toe_script(),
                 game_action::Action::TicTacToe,
@@ -490,7 +524,7 @@ pub fn batch_workloads() -> Vec<(&'static str, LoadCall)> {
         ),
         (
             "PlayMany 1000 Othello whole games",
-            LoadCall::PlayMany(stepped_together(
+            LoadCall::play_many(&stepped_together(
                 BATCH,
                 &othello_script(),
                 game_action::Action::Othello,
@@ -498,7 +532,7 @@ pub fn batch_workloads() -> Vec<(&'static str, LoadCall)> {
         ),
         (
             "PlayMany 1000 ConnectFour games on 6x7",
-            LoadCall::PlayMany(stepped_together(
+            LoadCall::play_many(&stepped_together(
                 BATCH,
                 &connect_four_script(),
                 game_action::Action::ConnectFour,
@@ -506,7 +540,7 @@ pub fn batch_workloads() -> Vec<(&'static str, LoadCall)> {
         ),
         (
             "PlayMany 1000 Gomoku games on 15x15",
-            LoadCall::PlayMany(stepped_together(
+            LoadCall::play_many(&stepped_together(
                 BATCH,
                 &gomoku_script(),
                 game_action::Action::Gomoku,
@@ -546,7 +580,7 @@ pub fn clocked_workloads() -> Vec<(&'static str, LoadCall)> {
         .collect();
     vec![(
         "PlayMany 1000 clocked ConnectFour games on 6x7",
-        LoadCall::PlayMany(stepped_together(
+        LoadCall::play_many(&stepped_together(
             BATCH,
             &script,
             game_action::Action::ConnectFour,

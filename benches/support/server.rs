@@ -1,4 +1,4 @@
-//! A server process for the load generators (`examples/load.rs`, `examples/h2load.rs`):
+//! A server process for the load generators (`tools/load.rs`, `tools/h2load.rs`):
 //! started fresh, pinned to its cores, on a port the OS picks, and measured from
 //! `/proc`; the runtime their clients run on; and the medians and spreads their tables
 //! report over rounds.
@@ -69,7 +69,7 @@ impl ServerProcess {
     }
 
     /// The first of its lines so far that contains `text`.
-    #[allow(dead_code)] // examples/load.rs does not look
+    #[allow(dead_code)] // tools/load.rs does not look
     pub fn line_containing(&self, text: &str) -> Option<String> {
         let lines = self.lines.lock().unwrap();
         lines.iter().find(|l| l.contains(text)).cloned()

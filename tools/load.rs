@@ -8,7 +8,7 @@
 //!
 //! This is the tonic-client point of view, and the only generator for the live games
 //! (PlayTicTacToe, PlayOthello, PlayConnectFour, PlayGomoku), which h2load cannot play.
-//! The unary workloads are also driven by h2load (`examples/h2load.rs`), which saturates
+//! The unary workloads are also driven by h2load (`tools/h2load.rs`), which saturates
 //! the server with less client overhead.
 //!
 //! Run it with `bash benches/load.sh` (which builds both servers and pins the cores);
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use arbiter::games::{connect_four, othello};
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Cell, PlayConnectFourRequest,
+    check, play_connect_four_request, play_othello_request, Cell, PlayConnectFourRequest,
     PlayGomokuRequest, PlayOthelloRequest, PlayTicTacToeRequest,
 };
 use clap::Parser;
@@ -31,6 +31,8 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
 
+#[path = "../benches/support/raw.rs"]
+mod raw;
 #[path = "../benches/support/requests.rs"]
 mod requests;
 #[path = "../benches/support/server.rs"]
@@ -159,7 +161,7 @@ fn workloads() -> Vec<Workload> {
     for side in [10, 25, 50] {
         list.push(Workload {
             name: format!("CheckConnectFour {side}x{side}"),
-            call: Call::Unary(LoadCall::CheckConnectFour(dense_connect_four(side))),
+            call: Call::Unary(check::Check::CheckConnectFour(dense_connect_four(side)).into()),
             target: 0.85,
         });
     }
@@ -183,34 +185,12 @@ async fn connect(addr: SocketAddr) -> Channel {
     }
 }
 
-async fn unary(client: &mut ArbiterServiceClient<Channel>, call: &Call) -> Result<(), Status> {
+/// One unary call, by its path with its message's bytes.
+async fn unary(channel: Channel, call: &Call) -> Result<(), Status> {
     match call {
-        Call::Unary(LoadCall::CheckOthelloMove(r)) => {
-            client.check_othello_move(r.clone()).await.map(drop)
-        }
-        Call::Unary(LoadCall::ListOthelloMoves(r)) => {
-            client.list_othello_moves(r.clone()).await.map(drop)
-        }
-        Call::Unary(LoadCall::CheckConnectFour(r)) => {
-            client.check_connect_four(r.clone()).await.map(drop)
-        }
-        Call::Unary(LoadCall::JudgeTicTacToe(r)) => {
-            client.judge_tic_tac_toe(r.clone()).await.map(drop)
-        }
-        Call::Unary(LoadCall::CheckGomokuMove(r)) => {
-            client.check_gomoku_move(r.clone()).await.map(drop)
-        }
-        // Games are played move by move by play_game; whole scripted games sent at once
-        // are h2load's workloads (unary_workloads has none).
-        Call::Play { .. }
-        | Call::Unary(
-            LoadCall::PlayTicTacToe(_)
-            | LoadCall::PlayOthello(_)
-            | LoadCall::PlayConnectFour(_)
-            | LoadCall::PlayGomoku(_)
-            | LoadCall::CheckBatch(_)
-            | LoadCall::PlayMany(_),
-        ) => unreachable!("a game is played by play_game, not as a unary call"),
+        Call::Unary(call) => raw::call(channel, call).await.map(drop),
+        // Games are played move by move by play_game.
+        Call::Play { .. } => unreachable!("a game is played by play_game, not as a unary call"),
     }
 }
 
@@ -238,7 +218,8 @@ async fn drive(channels: &[Channel], call: &Call, workers: usize, duration: Dura
     let deadline = start + duration;
     let tasks: Vec<_> = (0..workers)
         .map(|i| {
-            let mut client = ArbiterServiceClient::new(channels[i % channels.len()].clone());
+            let channel = channels[i % channels.len()].clone();
+            let mut client = ArbiterServiceClient::new(channel.clone());
             let call = call.clone();
             tokio::spawn(async move {
                 let mut latency = histogram();
@@ -255,7 +236,7 @@ async fn drive(channels: &[Channel], call: &Call, workers: usize, duration: Dura
                 } else {
                     while Instant::now() < deadline {
                         let sent = Instant::now();
-                        match unary(&mut client, &call).await {
+                        match unary(channel.clone(), &call).await {
                             Ok(()) => {
                                 calls += 1;
                                 let _ = latency.record(sent.elapsed().as_micros() as u64);

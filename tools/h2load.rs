@@ -37,13 +37,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use clap::Parser;
-use futures_util::{stream, TryStreamExt};
-use prost::Message;
 use tonic::transport::Endpoint;
-use tonic::Status;
 
+#[path = "../benches/support/raw.rs"]
+mod raw;
 #[path = "../benches/support/replies.rs"]
 mod replies;
 #[path = "../benches/support/requests.rs"]
@@ -184,26 +182,6 @@ fn frame(message: &[u8]) -> Vec<u8> {
     framed
 }
 
-/// Every message of `replies` as a gRPC frame, one after the other.
-fn frames<M: Message>(replies: impl IntoIterator<Item = M>) -> Vec<u8> {
-    replies
-        .into_iter()
-        .flat_map(|reply| frame(&reply.encode_to_vec()))
-        .collect()
-}
-
-/// The reply frame of a unary call over the wire, or the status that refused it.
-fn reply_frame<M: Message>(call: Result<tonic::Response<M>, Status>) -> Result<Vec<u8>, Status> {
-    call.map(|r| frame(&r.into_inner().encode_to_vec()))
-}
-
-/// The reply frames of a game played over the wire, or the status that refused it.
-async fn reply_frames<M: Message + Default>(
-    call: Result<tonic::Response<tonic::Streaming<M>>, Status>,
-) -> Result<Vec<u8>, Status> {
-    call?.into_inner().try_collect::<Vec<_>>().await.map(frames)
-}
-
 /// Arbiter's reply frames to `call`, from the real service called in-process.
 async fn expected_reply(call: &LoadCall) -> Vec<u8> {
     replies::in_process(call)
@@ -213,8 +191,8 @@ async fn expected_reply(call: &LoadCall) -> Vec<u8> {
         .collect()
 }
 
-/// One call over the wire with tonic; its reply frames, encoded again (prost's encoding
-/// is deterministic, so equal bytes mean equal messages).
+/// One call over the wire with tonic, by its path with its messages' bytes; its reply
+/// frames.
 async fn tonic_call(addr: std::net::SocketAddr, call: &LoadCall) -> Result<Vec<u8>, String> {
     let channel = Endpoint::from_shared(format!("http://{addr}"))
         .unwrap()
@@ -223,31 +201,10 @@ async fn tonic_call(addr: std::net::SocketAddr, call: &LoadCall) -> Result<Vec<u
         .connect()
         .await
         .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
-    let mut client = ArbiterServiceClient::new(channel);
-    let reply = match call {
-        LoadCall::CheckOthelloMove(r) => reply_frame(client.check_othello_move(r.clone()).await),
-        LoadCall::ListOthelloMoves(r) => reply_frame(client.list_othello_moves(r.clone()).await),
-        LoadCall::CheckConnectFour(r) => reply_frame(client.check_connect_four(r.clone()).await),
-        LoadCall::JudgeTicTacToe(r) => reply_frame(client.judge_tic_tac_toe(r.clone()).await),
-        LoadCall::CheckGomokuMove(r) => reply_frame(client.check_gomoku_move(r.clone()).await),
-        LoadCall::PlayTicTacToe(moves) => {
-            reply_frames(client.play_tic_tac_toe(stream::iter(moves.clone())).await).await
-        }
-        LoadCall::PlayOthello(moves) => {
-            reply_frames(client.play_othello(stream::iter(moves.clone())).await).await
-        }
-        LoadCall::PlayConnectFour(drops) => {
-            reply_frames(client.play_connect_four(stream::iter(drops.clone())).await).await
-        }
-        LoadCall::PlayGomoku(moves) => {
-            reply_frames(client.play_gomoku(stream::iter(moves.clone())).await).await
-        }
-        LoadCall::CheckBatch(r) => reply_frame(client.check_batch(r.clone()).await),
-        LoadCall::PlayMany(messages) => {
-            reply_frames(client.play_many(stream::iter(messages.clone())).await).await
-        }
-    };
-    reply.map_err(|status| format!("the call failed: {status:?}"))
+    let replies = raw::call(channel, call)
+        .await
+        .map_err(|status| format!("the call failed: {status:?}"))?;
+    Ok(replies.iter().flat_map(|m| frame(m)).collect())
 }
 
 /// What one h2load run reported, and what its log says.
