@@ -54,6 +54,8 @@ pub use glue::budget::MAX_REPLY_BYTES;
 pub use service::batch::MAX_CHECKS;
 pub use service::play::many::MAX_ACTIONS;
 pub use service::play::{LiveGames, ReplyStream, StreamLimits};
+#[doc(hidden)]
+pub use service::registration::check_corpus;
 pub use service::registration::visit_live_games;
 pub use service::Arbiter;
 #[cfg(feature = "otlp")]

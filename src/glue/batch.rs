@@ -33,8 +33,8 @@ pub(crate) trait BatchCheck {
     ) -> Result<usize, ServiceError>;
 
     /// Checks of this kind that, between them, write every field of its answer, and a
-    /// malformed one (for the test `every_field_of_every_written_reply_is_written`).
-    #[cfg(test)]
+    /// malformed one (for `every_field_of_every_written_reply_is_written`, and the
+    /// tests outside the crate through `arbiter::check_corpus`).
     fn corpus() -> Vec<crate::proto::check::Check>;
 }
 

@@ -181,9 +181,10 @@ macro_rules! checks {
         #[cfg(test)]
         const REGISTERED_CHECKS: &[u32] = &[$(<$check as BatchCheck>::CHECK.0,)*];
 
-        /// Every registered check's corpus, end to end.
-        #[cfg(test)]
-        pub(crate) fn check_corpus() -> Vec<crate::proto::check::Check> {
+        /// Every registered check's corpus, end to end: checks that, between them,
+        /// give every field of every check's answer, and a malformed one of each kind.
+        /// For the tests, in the crate and outside it, that hold for every check.
+        pub fn check_corpus() -> Vec<crate::proto::check::Check> {
             [$(<$check as BatchCheck>::corpus(),)*].concat()
         }
     };

@@ -6,7 +6,7 @@
 
 use arbiter::proto::FILE_DESCRIPTOR_SET;
 use prost::bytes::{Buf, BufMut};
-use prost::encoding::{bool as boolean, bytes, int32, message, string};
+use prost::encoding::{bool as boolean, bytes, int32, message};
 use prost::Message;
 use prost_types::field_descriptor_proto::{Label, Type};
 use prost_types::{DescriptorProto, FileDescriptorSet};
@@ -25,6 +25,12 @@ pub enum Field {
     Bool(u32),
     /// A `string`.
     Text(u32),
+    /// A `repeated string`.
+    Texts(u32),
+    /// A message (not a `Board`).
+    Message(u32),
+    /// A repeated message (not a list of pairs).
+    Messages(u32),
     /// A repeated message of two `int32`s: its number, then theirs.
     Pairs(u32, u32, u32),
 }
@@ -42,6 +48,10 @@ pub struct CheckKind {
     pub result: u32,
     /// Its request's fields.
     pub fields: Vec<Field>,
+    /// The values its game's own corpus (`arbiter::check_corpus`) gives each of its
+    /// string and message fields, by number: meaningful values to draw from, whatever
+    /// the game (an Othello colour, a chess position).
+    pub samples: Vec<(u32, Vec<u8>)>,
 }
 
 fn arbiter_messages() -> (
@@ -94,16 +104,28 @@ pub fn check_kinds() -> Vec<CheckKind> {
                 .iter()
                 .map(|field| {
                     let number = field.number() as u32;
+                    let pair = |type_name: &str| {
+                        let pair = message(type_name);
+                        let int32s = pair
+                            .field
+                            .iter()
+                            .filter(|f| f.r#type() == Type::Int32 && f.label() != Label::Repeated);
+                        (pair.field.len() == 2 && int32s.count() == 2)
+                            .then(|| [0, 1].map(|i| pair.field[i].number() as u32))
+                    };
                     match (field.r#type(), field.label() == Label::Repeated) {
-                        (Type::Message, false) => Field::Board(number),
-                        (Type::Int32, false) => Field::Int32(number),
+                        (Type::Message, false) if field.type_name() == ".arbiter.v1.Board" => {
+                            Field::Board(number)
+                        }
+                        (Type::Message, false) => Field::Message(number),
+                        (Type::Int32 | Type::Enum, false) => Field::Int32(number),
                         (Type::Bool, false) => Field::Bool(number),
                         (Type::String, false) => Field::Text(number),
-                        (Type::Message, true) => {
-                            let pair = message(field.type_name());
-                            let [first, second] = [0, 1].map(|i| pair.field[i].number() as u32);
-                            Field::Pairs(number, first, second)
-                        }
+                        (Type::String, true) => Field::Texts(number),
+                        (Type::Message, true) => match pair(field.type_name()) {
+                            Some([first, second]) => Field::Pairs(number, first, second),
+                            None => Field::Messages(number),
+                        },
                         other => panic!("{}: {other:?} is not a check's field", field.name()),
                     }
                 })
@@ -114,9 +136,37 @@ pub fn check_kinds() -> Vec<CheckKind> {
                 path: format!("/arbiter.v1.ArbiterService/{}", method.name()),
                 result: result_of(method.output_type()),
                 fields,
+                samples: samples(member.number() as u32),
             }
         })
         .collect()
+}
+
+/// The string and message fields of every request of kind `number` in the registered
+/// checks' corpus, each its number and its value's bytes.
+fn samples(number: u32) -> Vec<(u32, Vec<u8>)> {
+    let mut samples = Vec::new();
+    for check in arbiter::check_corpus() {
+        let encoded = arbiter::proto::Check { check: Some(check) }.encode_to_vec();
+        let mut rest = &encoded[..];
+        let (kind, _) = prost::encoding::decode_key(&mut rest).unwrap();
+        let len = prost::encoding::decode_varint(&mut rest).unwrap() as usize;
+        if kind != number {
+            continue;
+        }
+        let mut request = &rest[..len];
+        while !request.is_empty() {
+            let (field, wire_type) = prost::encoding::decode_key(&mut request).unwrap();
+            if wire_type == prost::encoding::WireType::LengthDelimited {
+                let len = prost::encoding::decode_varint(&mut request).unwrap() as usize;
+                samples.push((field, request[..len].to_vec()));
+                request = &request[len..];
+            } else {
+                prost::encoding::decode_varint(&mut request).unwrap();
+            }
+        }
+    }
+    samples
 }
 
 /// A small random number generator (xorshift), for requests made from a seed.
@@ -204,8 +254,24 @@ pub fn request(kind: &CheckKind, seed: u64) -> Vec<u8> {
             }
             Field::Bool(n) => boolean::encode(n, &(rng.below(2) == 0), &mut out),
             Field::Text(n) => {
-                let text = rng.pick(&["B", "W", "B", "W", "", "black"]);
-                string::encode(n, &text.to_owned(), &mut out);
+                let text = text(kind, n, &mut rng);
+                bytes::encode(n, &text, &mut out);
+            }
+            Field::Texts(n) => {
+                for _ in 0..rng.below(5) {
+                    let text = text(kind, n, &mut rng);
+                    bytes::encode(n, &text, &mut out);
+                }
+            }
+            Field::Message(n) => {
+                if rng.below(4) != 0 {
+                    bytes::encode(n, &sample(kind, n, &mut rng).unwrap_or_default(), &mut out);
+                }
+            }
+            Field::Messages(n) => {
+                for _ in 0..rng.below(4) {
+                    bytes::encode(n, &sample(kind, n, &mut rng).unwrap_or_default(), &mut out);
+                }
             }
             Field::Pairs(n, first, second) => {
                 let coordinate = |rng: &mut Rng| match rng.below(12) {
@@ -223,6 +289,38 @@ pub fn request(kind: &CheckKind, seed: u64) -> Vec<u8> {
         }
     }
     out
+}
+
+/// One of the corpus's values of field `number` of `kind`, if it has any.
+fn sample(kind: &CheckKind, number: u32, rng: &mut Rng) -> Option<Vec<u8>> {
+    let values: Vec<&Vec<u8>> = kind
+        .samples
+        .iter()
+        .filter(|(field, _)| *field == number)
+        .map(|(_, value)| value)
+        .collect();
+    (!values.is_empty()).then(|| values[rng.below(values.len() as u64) as usize].clone())
+}
+
+/// A string for field `number` of `kind`: mostly one of its corpus's (a colour, a
+/// position, a move), sometimes one cut short, or a string no game takes.
+fn text(kind: &CheckKind, number: u32, rng: &mut Rng) -> Vec<u8> {
+    match (rng.below(8), sample(kind, number, rng)) {
+        (0, _) | (_, None) => rng
+            .pick(&["", "B", "W", "black", "é", "0"])
+            .as_bytes()
+            .to_vec(),
+        (1, Some(mut text)) => {
+            // Cut at a character's boundary, so it stays UTF-8.
+            let mut at = rng.below(text.len() as u64 + 1) as usize;
+            while std::str::from_utf8(&text[..at]).is_err() {
+                at -= 1;
+            }
+            text.truncate(at);
+            text
+        }
+        (_, Some(text)) => text,
+    }
 }
 
 /// `payload` as field `number` of a message (length-delimited).

@@ -97,7 +97,6 @@ impl BatchCheck for CheckRun {
     const RESULT: Len = wire::check_result::CHECK_CONNECT_FOUR;
     const RESULT_BYTES: usize = 32;
 
-    #[cfg(test)]
     fn corpus() -> Vec<proto::check::Check> {
         let rows = [
             "0000000", "0000000", "0000000", "1000000", "1000000", "1222200",

@@ -73,7 +73,6 @@ impl BatchCheck for CheckMove {
     const RESULT: Len = wire::check_result::CHECK_GOMOKU_MOVE;
     const RESULT_BYTES: usize = 32;
 
-    #[cfg(test)]
     fn corpus() -> Vec<proto::check::Check> {
         let check = |color: &str| {
             proto::check::Check::CheckGomokuMove(CheckGomokuMoveRequest {

@@ -58,7 +58,6 @@ impl BatchCheck for CheckMove {
     const RESULT: Len = wire::check_result::CHECK_OTHELLO_MOVE;
     const RESULT_BYTES: usize = 32;
 
-    #[cfg(test)]
     fn corpus() -> Vec<proto::check::Check> {
         let check = |color: &str| {
             proto::check::Check::CheckOthelloMove(CheckOthelloMoveRequest {
@@ -140,7 +139,6 @@ impl BatchCheck for ListMoves {
     const RESULT: Len = wire::check_result::LIST_OTHELLO_MOVES;
     const RESULT_BYTES: usize = 512;
 
-    #[cfg(test)]
     fn corpus() -> Vec<proto::check::Check> {
         vec![proto::check::Check::ListOthelloMoves(
             ListOthelloMovesRequest {

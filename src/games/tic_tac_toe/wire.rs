@@ -48,7 +48,6 @@ impl BatchCheck for Judge {
     const RESULT: Len = wire::check_result::JUDGE_TIC_TAC_TOE;
     const RESULT_BYTES: usize = 48;
 
-    #[cfg(test)]
     fn corpus() -> Vec<proto::check::Check> {
         let moves = [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)];
         vec![proto::check::Check::JudgeTicTacToe(JudgeTicTacToeRequest {
