@@ -114,6 +114,25 @@ impl Timekeeper {
         Some((loser, timing))
     }
 
+    /// After a message that ended the game with no move (a claim in chess): the clock
+    /// stops as of the message, the side to move charged for its turn, and the game
+    /// ended `ending` (unless it already ended on time). Returns what the reply says.
+    #[allow(
+        dead_code,
+        reason = "for a game that ends with no move; contract v5's have none"
+    )]
+    pub(crate) fn ended(&mut self, ending: Ending) -> &Timing {
+        self.clock.stop(self.now);
+        let ending = if self.ended_on_time {
+            Ending::Time
+        } else {
+            ending
+        };
+        self.said
+            .update(self.clock.left_nanos_at(self.now), ending, false);
+        &self.said
+    }
+
     fn ending(&self, over: bool) -> Ending {
         if self.ended_on_time {
             Ending::Time
@@ -149,9 +168,22 @@ pub(crate) use timing_fields;
 /// has ended the game (`over`).
 #[inline]
 pub(crate) fn write_timing(timing: Option<&Timing>, over: bool, at: TimingFields, w: &mut Writer) {
+    write_ending(timing, board_ending(over), at, w);
+}
+
+/// Writes a live reply's last fields, as `at` numbers them: its clock, ending and
+/// `unprompted` for a game on the clock (`timing`), else only `ending`, how the game
+/// ended if it has (on the board, or by a claim).
+#[inline]
+pub(crate) fn write_ending(
+    timing: Option<&Timing>,
+    ending: Ending,
+    at: TimingFields,
+    w: &mut Writer,
+) {
     match timing {
         Some(timing) => timing.write(at, w),
-        None if over => w.int32(at.ending, Ending::Board.into()),
+        None if ending != Ending::Unspecified => w.int32(at.ending, ending.into()),
         None => {}
     }
 }
@@ -462,6 +494,34 @@ mod tests {
             seconds: i64::try_from(value.as_secs()).unwrap(),
             nanos: i32::try_from(value.subsec_nanos()).unwrap(),
         }
+    }
+
+    /// A game ended with no move (a claim): the clock stops as of the message, the side
+    /// to move charged for its turn without an increment, and the reply says how it
+    /// ended; a game that ended on time first stays ended on time.
+    #[test]
+    fn a_game_ended_with_no_move_stops_its_clock() {
+        use crate::kit::clock::TimeControl;
+        let control = TimeControl {
+            initial: Duration::from_secs(10),
+            increment: Duration::from_secs(5),
+            move_limit: None,
+        };
+        let clock = Clock::new(control, [Duration::from_secs(10); 2]);
+        let start = Moment::from_nanos(0);
+        let mut keeper = Timekeeper::open(clock, start, Some(Side::A));
+        keeper.received(start.after(Duration::from_secs(3)));
+        let said = *keeper.ended(Ending::Board);
+        assert_eq!(said.ending, Ending::Board);
+        assert_eq!(said.left, [7_000_000_000, 10_000_000_000]);
+        assert_eq!(keeper.deadline(), None);
+        assert!(!keeper.is_out(start.after(Duration::from_secs(60))));
+
+        let clock = Clock::new(control, [Duration::from_secs(1); 2]);
+        let mut keeper = Timekeeper::open(clock, start, Some(Side::A));
+        assert!(keeper.run_out().is_some());
+        keeper.received(start.after(Duration::from_secs(3)));
+        assert_eq!(keeper.ended(Ending::Board).ending, Ending::Time);
     }
 
     proptest! {
