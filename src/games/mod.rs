@@ -40,6 +40,7 @@ games! {
     Othello: othello, "othello";
     ConnectFour: connect_four, "connect_four";
     Gomoku: gomoku, "gomoku";
+    Chess: chess, "chess";
 }
 
 /// One kind of live game, as the stream machinery drives it: the translation between

@@ -196,6 +196,12 @@ handlers! {
             -> replies::JudgeTicTacToeReply = games::tic_tac_toe::wire::judge;
         check_gomoku_move(proto::CheckGomokuMoveRequest)
             -> replies::CheckGomokuMoveReply = games::gomoku::wire::check_move;
+        check_chess_move(proto::CheckChessMoveRequest)
+            -> replies::CheckChessMoveReply = games::chess::wire::check_move;
+        list_chess_moves(proto::ListChessMovesRequest)
+            -> replies::ListChessMovesReply = games::chess::wire::list_moves;
+        judge_chess_game(proto::JudgeChessGameRequest)
+            -> replies::JudgeChessGameReply = games::chess::wire::judge;
     }
     live {
         play_tic_tac_toe, PlayTicTacToeStream(proto::PlayTicTacToeRequest)
@@ -206,5 +212,7 @@ handlers! {
             = games::connect_four::Game;
         play_gomoku, PlayGomokuStream(proto::PlayGomokuRequest)
             = games::gomoku::Game;
+        play_chess, PlayChessStream(proto::PlayChessRequest)
+            = games::chess::Game;
     }
 }

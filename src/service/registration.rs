@@ -129,6 +129,7 @@ live_games! {
     ConnectFour: games::connect_four::Game, "connect_four", CONNECT_FOUR;
     TicTacToe: games::tic_tac_toe::Game, "tic_tac_toe", TIC_TAC_TOE;
     Gomoku: games::gomoku::Game, "gomoku", GOMOKU;
+    Chess: games::chess::Game, "chess", CHESS;
 }
 
 /// Ends `referee`'s game, number `game`, on time at `now` if its side to move has run
@@ -196,6 +197,9 @@ checks! {
     games::connect_four::wire::CheckRun,
     games::tic_tac_toe::wire::Judge,
     games::gomoku::wire::CheckMove,
+    games::chess::wire::CheckMove,
+    games::chess::wire::ListMoves,
+    games::chess::wire::JudgeGame,
 }
 
 /// The violation of a check of `kind`, which no game answers: 0, a check that sets
