@@ -128,6 +128,29 @@ call -d '{"actions": [{"game": 1, "gomoku": {"setup": {"rows": 3, "cols": 3, "ru
          {"actions": [{"game": 1, "gomoku": {"move": {"row": 1, "col": 2}}}]}' \
   "$ARBITER" arbiter.v1.ArbiterService/PlayMany
 
+# Chess: is Black's Qh4 (SAN) legal after 1. f3 e5 2. g4? It mates.
+call -d '{"fen": "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq g3 0 2", "move": "Qh4"}' \
+  "$ARBITER" arbiter.v1.ArbiterService/CheckChessMove
+
+# Chess: every legal move of a king and pawn ending, sorted by UCI.
+call -d '{"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"}' \
+  "$ARBITER" arbiter.v1.ArbiterService/ListChessMoves
+
+# Chess: a whole game judged, the scholar's mate.
+call -d '{"moves": ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7"]}' \
+  "$ARBITER" arbiter.v1.ArbiterService/JudgeChessGame
+
+# A live chess game: the knights out and back twice; the first claim of a draw is
+# rejected, the second (the position has stood three times) ends the game drawn.
+call -d '{"setup": {"history": ["e4", "e5"]}} {"move": "Nf3"} {"move": "Nc6"} {"move": "Ng1"}
+         {"move": "Nb8"} {"claimDraw": true} {"move": "Nf3"} {"move": "Nc6"} {"move": "Ng1"}
+         {"move": "Nb8"} {"claimDraw": true}' \
+  "$ARBITER" arbiter.v1.ArbiterService/PlayChess
+
+# A live chess game on the clock: White moves, Black never does and loses on time.
+call -d '{"setup": {"timeControl": {"initial": "0.5s"}}} {"move": "e4"}' \
+  "$ARBITER" arbiter.v1.ArbiterService/PlayChess
+
 # Health, as a load balancer or Kubernetes probe asks it.
 call -d '{"service": "arbiter.v1.ArbiterService"}' "$ARBITER" grpc.health.v1.Health/Check
 
