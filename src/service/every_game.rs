@@ -1,7 +1,8 @@
 //! Every registered live game, played alone and in PlayMany, on random games made of
 //! its own corpus's messages (`Play::corpus`: a setup, moves applied and rejected, a
 //! setup out of turn) and, on the clock, to a loss on time: the same replies, as prost
-//! reads them; and resumed from its setup and the moves applied (`Play::resumed`): the
+//! reads them, and every reply, alone and in PlayMany, the bytes prost writes of what it
+//! reads from them; and resumed from its setup and the moves applied (`Play::resumed`): the
 //! same answer to the next message as the game played through. Driven by the
 //! registration, so a game registered is a game covered.
 
@@ -32,14 +33,31 @@ fn messages<G: Registered<Registry>>(picks: &[usize]) -> Vec<G::Request> {
 /// every reply of the one, the announcement of a loss on time among them, is the state
 /// of the other.
 async fn same<G: Registered<Registry>>(messages: Vec<G::Request>) -> Result<(), TestCaseError> {
+    use crate::proto::replies::WrittenReply;
+    use prost::Message;
     let service = Arbiter::default();
-    let alone: Vec<_> = service
-        .open_game::<G, _>(futures_util::stream::iter(
+    let written: Vec<_> = service
+        .open_written::<G, _>(futures_util::stream::iter(
             messages.clone().into_iter().map(Ok),
         ))
         .map_err(|status| TestCaseError::fail(format!("{status:?}")))?
         .collect()
         .await;
+    // Each reply as written is what prost writes of what prost reads from it.
+    let mut alone = Vec::new();
+    for (index, reply) in written.into_iter().enumerate() {
+        let reply = reply.map_err(|status| TestCaseError::fail(format!("{status:?}")))?;
+        let response = reply.to_response();
+        prop_assert!(response.is_ok(), "reply {}: {:?}", index, response.err());
+        let response = response.unwrap();
+        prop_assert_eq!(
+            &response.encode_to_vec()[..],
+            reply.bytes(),
+            "reply {}",
+            index
+        );
+        alone.push(Ok::<_, tonic::Status>(response));
+    }
     let actions = messages.into_iter().map(|request| {
         Ok(PlayManyRequest {
             actions: vec![GameAction {
@@ -57,9 +75,11 @@ async fn same<G: Registered<Registry>>(messages: Vec<G::Request>) -> Result<(), 
         let (Ok(alone), Ok(many)) = (alone, many) else {
             return Err(TestCaseError::fail(format!("reply {index}: a status")));
         };
+        let bytes = many.as_bytes().to_vec();
         let many = many
             .to_response()
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&many.encode_to_vec(), &bytes, "reply {}", index);
         let state = GameState {
             game: 5,
             invalid: Vec::new(),

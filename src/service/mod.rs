@@ -12,6 +12,8 @@ mod every_game;
 pub(crate) mod play;
 pub(crate) mod registration;
 #[cfg(test)]
+mod written_checks;
+#[cfg(test)]
 mod written_fields;
 
 use futures_util::{Stream, StreamExt};
