@@ -90,8 +90,11 @@ struct Same {
     play_othello: Built<PlayOthelloResponse>,
     play_connect_four: Built<PlayConnectFourResponse>,
     play_gomoku: Built<PlayGomokuResponse>,
-    check_batch: [Built<CheckBatchResponse>; 6],
-    play_many: [Built<PlayManyResponse>; 4],
+    check_chess_move: Built<stock::CheckChessMoveResponse>,
+    list_chess_moves: Built<stock::ListChessMovesResponse>,
+    play_chess: Built<stock::PlayChessResponse>,
+    check_batch: [Built<CheckBatchResponse>; 8],
+    play_many: [Built<PlayManyResponse>; 5],
 }
 
 /// The replies of the workload named `name` (of `requests.rs`), in stock types.
@@ -301,17 +304,45 @@ impl ArbiterService for Empty {
         .await
     }
 
+    async fn check_chess_move(
+        &self,
+        _: Request<stock::CheckChessMoveRequest>,
+    ) -> Result<Response<stock::CheckChessMoveResponse>, Status> {
+        self.unary(|same| (&same.check_chess_move, "CheckChessMove middlegame SAN"))
+            .await
+    }
+
+    async fn list_chess_moves(
+        &self,
+        _: Request<stock::ListChessMovesRequest>,
+    ) -> Result<Response<stock::ListChessMovesResponse>, Status> {
+        self.unary(|same| (&same.list_chess_moves, "ListChessMoves middlegame"))
+            .await
+    }
+
+    async fn play_chess(
+        &self,
+        request: Request<Streaming<stock::PlayChessRequest>>,
+    ) -> Result<Response<Replies<stock::PlayChessResponse>>, Status> {
+        self.stream(request, |same, _| {
+            (&same.play_chess, "PlayChess game of 80 plies")
+        })
+        .await
+    }
+
     async fn check_batch(
         &self,
         request: Request<CheckBatchRequest>,
     ) -> Result<Response<CheckBatchResponse>, Status> {
-        const NAMES: [&str; 6] = [
+        const NAMES: [&str; 8] = [
             "CheckBatch 1000 CheckOthelloMove 8x8",
             "CheckBatch 1000 ListOthelloMoves 8x8",
             "CheckBatch 1000 CheckConnectFour 6x7",
             "CheckBatch 50 CheckConnectFour 100x100",
             "CheckBatch 1000 JudgeTicTacToe 9 moves",
             "CheckBatch 1000 CheckGomokuMove 15x15",
+            "CheckBatch 1000 CheckChessMove middlegame SAN",
+            "CheckBatch 1000 ListChessMoves middlegame",
         ];
         let first = request
             .get_ref()
@@ -323,6 +354,8 @@ impl ArbiterService for Empty {
             Some(check::Check::CheckConnectFour(r)) => 2 + connect_four_index(r),
             Some(check::Check::JudgeTicTacToe(_)) => 4,
             Some(check::Check::CheckGomokuMove(_)) => 5,
+            Some(check::Check::CheckChessMove(_)) => 6,
+            Some(check::Check::ListChessMoves(_)) => 7,
             _ => 0,
         };
         self.unary(|same| (&same.check_batch[i], NAMES[i])).await
@@ -342,6 +375,9 @@ impl ArbiterService for Empty {
                 }
                 Some(game_action::Action::Gomoku(_)) => {
                     (&same.play_many[3], "PlayMany 1000 Gomoku games on 15x15")
+                }
+                Some(game_action::Action::Chess(_)) => {
+                    (&same.play_many[4], "PlayMany 1000 chess games of 80 plies")
                 }
                 _ => (
                     &same.play_many[0],

@@ -7,13 +7,16 @@
 
 use std::num::NonZeroUsize;
 
-use arbiter::games::{connect_four, othello};
+use arbiter::games::{chess, connect_four, othello};
 use arbiter::proto::{
     check, game_action, play_connect_four_request, play_gomoku_request, play_othello_request,
     Board, Cell, Check, CheckBatchRequest, CheckConnectFourRequest, CheckGomokuMoveRequest,
     CheckOthelloMoveRequest, ConnectFourSetup, GameAction, JudgeTicTacToeRequest,
     ListOthelloMovesRequest, PlayConnectFourRequest, PlayGomokuRequest, PlayManyRequest,
     PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove, TimeControl,
+};
+use arbiter::proto::{
+    play_chess_request, CheckChessMoveRequest, ListChessMovesRequest, PlayChessRequest,
 };
 
 /// The games and boards the tests play as well, each defined once in its game's folder.
@@ -198,6 +201,54 @@ pub fn check_gomoku_five() -> CheckGomokuMoveRequest {
     }
 }
 
+/// A middlegame (the Italian game after 4... Nf6): White's 12 pieces and Black's all
+/// developing, 33 legal moves for White.
+pub const CHESS_MIDGAME: &str =
+    "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5";
+
+/// CheckChessMove of a SAN move (castling) in the middlegame.
+pub fn check_chess_castle() -> CheckChessMoveRequest {
+    CheckChessMoveRequest {
+        fen: CHESS_MIDGAME.into(),
+        r#move: "O-O".into(),
+        chess960: false,
+    }
+}
+
+/// ListChessMoves of the middlegame: every legal move with its SAN.
+pub fn list_chess_midgame() -> ListChessMovesRequest {
+    ListChessMovesRequest {
+        fen: CHESS_MIDGAME.into(),
+        chess960: false,
+    }
+}
+
+/// A whole chess game from the start, each side playing the first of its legal moves
+/// in UCI order that does not end the game at once, for 80 plies or until no such move is left.
+pub fn chess_script() -> Vec<PlayChessRequest> {
+    let mut game = chess::Game::standard();
+    let mut moves = Vec::new();
+    while moves.len() < 80 {
+        let position = game.position().clone();
+        let mut legal: Vec<String> = position
+            .legal_moves()
+            .into_iter()
+            .map(|mv| position.uci(mv))
+            .collect();
+        legal.sort();
+        let next = legal.into_iter().find(|uci| {
+            let mut trial = game.clone();
+            trial.play(uci).is_ok() && !trial.outcome().is_over()
+        });
+        let Some(uci) = next else { break };
+        game.play(&uci).expect("a legal move");
+        moves.push(PlayChessRequest {
+            action: Some(play_chess_request::Action::Move(uci)),
+        });
+    }
+    moves
+}
+
 /// One call of a load workload: an RPC of `arbiter.v1.ArbiterService` by its name, and
 /// its request messages as their bytes, so that no game is named by the tools that
 /// post, call or answer it (`tools/h2load.rs`, `load.rs`, `replies.rs`, the
@@ -341,7 +392,7 @@ impl From<check::Check> for LoadCall {
 /// CheckConnectFour on 6x7 and on a dense 100x100 board (10 KB; 50 a batch, within the
 /// default 1 MiB request), JudgeTicTacToe of a nine-move game, and CheckGomokuMove of a
 /// stone that completes a five on 15x15.
-fn unary_checks() -> [(&'static str, &'static str, usize, check::Check); 6] {
+fn unary_checks() -> [(&'static str, &'static str, usize, check::Check); 8] {
     use check::Check as K;
     [
         (
@@ -380,6 +431,18 @@ fn unary_checks() -> [(&'static str, &'static str, usize, check::Check); 6] {
             BATCH,
             K::CheckGomokuMove(check_gomoku_five()),
         ),
+        (
+            "CheckChessMove middlegame SAN",
+            "CheckBatch 1000 CheckChessMove middlegame SAN",
+            BATCH,
+            K::CheckChessMove(check_chess_castle()),
+        ),
+        (
+            "ListChessMoves middlegame",
+            "CheckBatch 1000 ListChessMoves middlegame",
+            BATCH,
+            K::ListChessMoves(list_chess_midgame()),
+        ),
     ]
 }
 
@@ -411,6 +474,10 @@ pub fn game_workloads() -> Vec<(&'static str, LoadCall)> {
         (
             "PlayGomoku game on 15x15",
             LoadCall::game("PlayGomoku", &gomoku_script()),
+        ),
+        (
+            "PlayChess game of 80 plies",
+            LoadCall::game("PlayChess", &chess_script()),
         ),
     ]
 }
@@ -544,6 +611,14 @@ pub fn batch_workloads() -> Vec<(&'static str, LoadCall)> {
                 BATCH,
                 &gomoku_script(),
                 game_action::Action::Gomoku,
+            )),
+        ),
+        (
+            "PlayMany 1000 chess games of 80 plies",
+            LoadCall::play_many(&stepped_together(
+                BATCH,
+                &chess_script(),
+                game_action::Action::Chess,
             )),
         ),
     ];
