@@ -110,12 +110,13 @@ fn check_move_of(fen: &str, text: &str, chess960: bool) -> Result<MoveAnswer, Se
     Ok(match position.parse_move_among(text, &legal) {
         Ok(mv) => {
             let after = position.play(mv);
+            let has_move = after.has_legal_move();
             MoveAnswer::Legal {
                 uci: position.uci(mv),
-                san: position.san(mv, &legal),
+                san: position.san_after(mv, &legal, &after, || has_move),
                 fen: after.fen(),
                 check: after.in_check(),
-                termination: after.termination(),
+                termination: after.termination_with(has_move),
             }
         }
         Err(_) => MoveAnswer::Illegal,

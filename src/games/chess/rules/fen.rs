@@ -10,6 +10,26 @@ use cozy_chess::{
 
 use super::{file, rank, Position, STANDARD_START};
 
+/// The pieces a placement holds, by kind and by colour, as read.
+#[derive(Clone, Copy, Default)]
+struct Pieces {
+    /// By `Piece as usize`.
+    kinds: [BitBoard; 6],
+    /// By `Color as usize`.
+    colors: [BitBoard; 2],
+}
+
+impl Pieces {
+    /// The squares of `piece` of `color`.
+    fn of(&self, piece: Piece, color: Color) -> BitBoard {
+        self.kinds[piece as usize] & self.colors[color as usize]
+    }
+
+    fn occupied(&self) -> BitBoard {
+        self.colors[0] | self.colors[1]
+    }
+}
+
 /// What is wrong with a FEN: a sentence naming the part and the problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FenError(String);
@@ -38,31 +58,31 @@ pub(super) fn parse(fen: &str, chess960: bool) -> Result<Position, FenError> {
             fen.len()
         )));
     }
-    let fields: Vec<&str> = fen.split_ascii_whitespace().collect();
-    let [placement, side, castling, en_passant, counters @ ..] = &fields[..] else {
+    let mut parts = fen.split_ascii_whitespace();
+    let taken: [Option<&str>; 6] = std::array::from_fn(|_| parts.next());
+    let count = taken.iter().flatten().count() + parts.count();
+    let fields = match (count, taken) {
+        (4 | 6, [Some(placement), Some(side), Some(castling), Some(en_passant), halfmove, fullmove]) => {
+            Some((placement, side, castling, en_passant, halfmove.zip(fullmove)))
+        }
+        _ => None,
+    };
+    let Some((placement, side, castling, en_passant, counters)) = fields else {
         return Err(wrong(format!(
-            "has {} fields; a FEN has 6 (placement, side to move, castling, en passant, \
-             halfmove clock, fullmove number), or the first 4",
-            fields.len()
+            "has {count} fields; a FEN has 6 (placement, side to move, castling, en passant, \
+             halfmove clock, fullmove number), or the first 4"
         )));
     };
     let (halfmove, fullmove) = match counters {
-        [] => (0, 1),
-        [halfmove, fullmove] => (
+        None => (0, 1),
+        Some((halfmove, fullmove)) => (
             number(halfmove, "halfmove clock", 0)?,
             number(fullmove, "fullmove number", 1)?,
         ),
-        _ => {
-            return Err(wrong(format!(
-                "has {} fields; a FEN has 6 (placement, side to move, castling, en \
-                 passant, halfmove clock, fullmove number), or the first 4",
-                fields.len()
-            )))
-        }
     };
     let mut builder = BoardBuilder::empty();
-    read_placement(placement, &mut builder)?;
-    builder.side_to_move = match *side {
+    let pieces = read_placement(placement, &mut builder)?;
+    builder.side_to_move = match side {
         "w" => Color::White,
         "b" => Color::Black,
         other => {
@@ -71,10 +91,10 @@ pub(super) fn parse(fen: &str, chess960: bool) -> Result<Position, FenError> {
             )))
         }
     };
-    check_pieces(&builder)?;
-    read_castling(castling, chess960, &mut builder)?;
+    check_pieces(&pieces)?;
+    read_castling(castling, chess960, &pieces, &mut builder)?;
     let en_passant = read_en_passant(en_passant, &builder)?;
-    check_checks(&builder)?;
+    check_checks(&pieces, builder.side_to_move)?;
     build(builder, en_passant, halfmove, fullmove, chess960)
 }
 
@@ -92,8 +112,9 @@ fn number(text: &str, name: &str, least: u32) -> Result<u32, FenError> {
     Ok(value)
 }
 
-/// The pieces of the placement field, rank 8 first, onto `builder`.
-fn read_placement(placement: &str, builder: &mut BoardBuilder) -> Result<(), FenError> {
+/// The pieces of the placement field, rank 8 first, onto `builder`: the pieces read.
+fn read_placement(placement: &str, builder: &mut BoardBuilder) -> Result<Pieces, FenError> {
+    let mut pieces = Pieces::default();
     let ranks: Vec<&str> = placement.split('/').collect();
     if ranks.len() != 8 {
         return Err(wrong(format!(
@@ -117,7 +138,10 @@ fn read_placement(placement: &str, builder: &mut BoardBuilder) -> Result<(), Fen
                 )));
             };
             if let (Some(f), Some(r)) = (file(column), rank(rank_index)) {
-                *builder.square_mut(Square::new(f, r)) = Some((piece, color));
+                let square = Square::new(f, r);
+                *builder.square_mut(square) = Some((piece, color));
+                pieces.kinds[piece as usize] |= square.bitboard();
+                pieces.colors[color as usize] |= square.bitboard();
             }
             column += 1;
         }
@@ -128,7 +152,7 @@ fn read_placement(placement: &str, builder: &mut BoardBuilder) -> Result<(), Fen
             )));
         }
     }
-    Ok(())
+    Ok(pieces)
 }
 
 fn piece_of(ch: char) -> Option<(Piece, Color)> {
@@ -156,36 +180,25 @@ fn name(color: Color) -> &'static str {
     }
 }
 
-/// Every square holding `piece` of `color` (any piece of it when `piece` is `None`).
-fn squares(builder: &BoardBuilder, piece: Option<Piece>, color: Color) -> Vec<Square> {
-    Square::ALL
-        .into_iter()
-        .filter(|&square| match builder.square(square) {
-            Some((p, c)) => c == color && piece.is_none_or(|piece| piece == p),
-            None => false,
-        })
-        .collect()
-}
-
 /// One king a side, at most 16 pieces and 8 pawns a side, no pawn on the first or last
 /// rank.
-fn check_pieces(builder: &BoardBuilder) -> Result<(), FenError> {
+fn check_pieces(pieces: &Pieces) -> Result<(), FenError> {
     for color in Color::ALL {
-        let kings = squares(builder, Some(Piece::King), color).len();
+        let kings = pieces.of(Piece::King, color).len();
         if kings != 1 {
             return Err(wrong(format!(
                 "has {kings} {} kings; a position has exactly one of each colour",
                 name(color)
             )));
         }
-        let pieces = squares(builder, None, color).len();
-        if pieces > 16 {
+        let count = pieces.colors[color as usize].len();
+        if count > 16 {
             return Err(wrong(format!(
-                "has {pieces} {} pieces, more than 16",
+                "has {count} {} pieces, more than 16",
                 name(color)
             )));
         }
-        let pawns = squares(builder, Some(Piece::Pawn), color);
+        let pawns = pieces.of(Piece::Pawn, color);
         if pawns.len() > 8 {
             return Err(wrong(format!(
                 "has {} {} pawns, more than 8",
@@ -193,10 +206,8 @@ fn check_pieces(builder: &BoardBuilder) -> Result<(), FenError> {
                 name(color)
             )));
         }
-        if let Some(square) = pawns
-            .iter()
-            .find(|square| matches!(square.rank(), Rank::First | Rank::Eighth))
-        {
+        let back_ranks = Rank::First.bitboard() | Rank::Eighth.bitboard();
+        if let Some(square) = (pawns & back_ranks).next_square() {
             return Err(wrong(format!(
                 "has a {} pawn on {square}, on the first or last rank",
                 name(color)
@@ -208,7 +219,12 @@ fn check_pieces(builder: &BoardBuilder) -> Result<(), FenError> {
 
 /// The castling field: `-`, or rights each written once, KQkq or (in Chess960) by the
 /// rook's file, each with the king and that rook on their squares.
-fn read_castling(text: &str, chess960: bool, builder: &mut BoardBuilder) -> Result<(), FenError> {
+fn read_castling(
+    text: &str,
+    chess960: bool,
+    pieces: &Pieces,
+    builder: &mut BoardBuilder,
+) -> Result<(), FenError> {
     if text == "-" {
         return Ok(());
     }
@@ -219,15 +235,12 @@ fn read_castling(text: &str, chess960: bool, builder: &mut BoardBuilder) -> Resu
             Color::Black
         };
         let back = Rank::First.relative_to(color);
-        let king = squares(builder, Some(Piece::King), color)
-            .first()
-            .copied()
+        let king = pieces
+            .of(Piece::King, color)
+            .next_square()
             .filter(|king| king.rank() == back);
-        let rooks: Vec<File> = squares(builder, Some(Piece::Rook), color)
-            .into_iter()
-            .filter(|rook| rook.rank() == back)
-            .map(Square::file)
-            .collect();
+        let rooks = pieces.of(Piece::Rook, color) & back.bitboard();
+        let has_rook = |file: File| rooks.has(Square::new(file, back));
         let (rook, short) = match ch.to_ascii_lowercase() {
             side @ ('k' | 'q') => {
                 let short = side == 'k';
@@ -239,7 +252,7 @@ fn read_castling(text: &str, chess960: bool, builder: &mut BoardBuilder) -> Resu
                 };
                 if !chess960 {
                     let (home, corner) = (File::E, if short { File::H } else { File::A });
-                    if king.file() != home || !rooks.contains(&corner) {
+                    if king.file() != home || !has_rook(corner) {
                         return Err(wrong(format!(
                             "castling right {ch} needs the {} king on {} and a rook on {}",
                             name(color),
@@ -250,10 +263,11 @@ fn read_castling(text: &str, chess960: bool, builder: &mut BoardBuilder) -> Resu
                     (corner, short)
                 } else {
                     // The outermost rook on that side of the king (X-FEN).
+                    let files = rooks.into_iter().map(Square::file);
                     let outermost = if short {
-                        rooks.iter().copied().filter(|&f| f > king.file()).max()
+                        files.filter(|&f| f > king.file()).max()
                     } else {
-                        rooks.iter().copied().filter(|&f| f < king.file()).min()
+                        files.filter(|&f| f < king.file()).min()
                     };
                     let Some(rook) = outermost else {
                         return Err(wrong(format!(
@@ -274,7 +288,7 @@ fn read_castling(text: &str, chess960: bool, builder: &mut BoardBuilder) -> Resu
                         name(color)
                     )));
                 };
-                if !rooks.contains(&rook) || rook == king.file() {
+                if !has_rook(rook) || rook == king.file() {
                     return Err(wrong(format!(
                         "castling right {ch} needs a {} rook on {}",
                         name(color),
@@ -352,16 +366,15 @@ fn read_en_passant(text: &str, builder: &BoardBuilder) -> Result<Option<Square>,
 
 /// The side not to move is not in check; the side to move is checked by at most two
 /// pieces.
-fn check_checks(builder: &BoardBuilder) -> Result<(), FenError> {
-    let mover = builder.side_to_move;
-    if !attackers(builder, !mover).is_empty() {
+fn check_checks(pieces: &Pieces, mover: Color) -> Result<(), FenError> {
+    if !attackers(pieces, !mover).is_empty() {
         return Err(wrong(format!(
             "{} is in check, but it is {}'s move",
             name(!mover),
             name(mover)
         )));
     }
-    let checkers = attackers(builder, mover).len();
+    let checkers = attackers(pieces, mover).len();
     if checkers > 2 {
         return Err(wrong(format!(
             "{} is checked by {checkers} pieces; no move gives more than two checks",
@@ -372,21 +385,20 @@ fn check_checks(builder: &BoardBuilder) -> Result<(), FenError> {
 }
 
 /// The pieces attacking `color`'s king.
-fn attackers(builder: &BoardBuilder, color: Color) -> BitBoard {
-    let Some(&king) = squares(builder, Some(Piece::King), color).first() else {
+fn attackers(pieces: &Pieces, color: Color) -> BitBoard {
+    let Some(king) = pieces.of(Piece::King, color).next_square() else {
         return BitBoard::EMPTY;
     };
-    let mut occupied = BitBoard::EMPTY;
-    let mut theirs = [BitBoard::EMPTY; 6];
-    for square in Square::ALL {
-        if let Some((piece, c)) = builder.square(square) {
-            occupied |= square.bitboard();
-            if c != color {
-                theirs[piece as usize] |= square.bitboard();
-            }
-        }
-    }
-    let [pawns, knights, bishops, rooks, queens, kings] = theirs;
+    let occupied = pieces.occupied();
+    let theirs = |piece: Piece| pieces.of(piece, !color);
+    let (pawns, knights, bishops, rooks, queens, kings) = (
+        theirs(Piece::Pawn),
+        theirs(Piece::Knight),
+        theirs(Piece::Bishop),
+        theirs(Piece::Rook),
+        theirs(Piece::Queen),
+        theirs(Piece::King),
+    );
     (get_pawn_attacks(king, color) & pawns)
         | (get_knight_moves(king) & knights)
         | (get_bishop_moves(king, occupied) & (bishops | queens))
@@ -433,29 +445,40 @@ fn build(
 /// The position as X-FEN (see [`Position::fen`]).
 pub(super) fn write(position: &Position) -> String {
     let board: &Board = &position.board;
+    // The board as 64 letters, a1 first (0 for empty), from its bitboards.
+    let mut letters = [0u8; 64];
+    for (piece, letter) in [
+        (Piece::Pawn, b'p'),
+        (Piece::Knight, b'n'),
+        (Piece::Bishop, b'b'),
+        (Piece::Rook, b'r'),
+        (Piece::Queen, b'q'),
+        (Piece::King, b'k'),
+    ] {
+        for (color, letter) in [
+            (Color::White, letter.to_ascii_uppercase()),
+            (Color::Black, letter),
+        ] {
+            for square in board.colored_pieces(color, piece) {
+                if let Some(slot) = letters.get_mut(square as usize) {
+                    *slot = letter;
+                }
+            }
+        }
+    }
     let mut fen = String::with_capacity(90);
     for rank_index in (0..8).rev() {
         let mut empty = 0u8;
-        for file_index in 0..8 {
-            let (Some(f), Some(r)) = (file(file_index), rank(rank_index)) else {
+        for &letter in letters.iter().skip(8 * rank_index).take(8) {
+            if letter == 0 {
+                empty += 1;
                 continue;
-            };
-            let square = Square::new(f, r);
-            match (board.piece_on(square), board.color_on(square)) {
-                (Some(piece), Some(color)) => {
-                    if empty > 0 {
-                        fen.push(char::from(b'0' + empty));
-                        empty = 0;
-                    }
-                    let letter = char::from(piece);
-                    fen.push(if color == Color::White {
-                        letter.to_ascii_uppercase()
-                    } else {
-                        letter
-                    });
-                }
-                _ => empty += 1,
             }
+            if empty > 0 {
+                fen.push(char::from(b'0' + empty));
+                empty = 0;
+            }
+            fen.push(char::from(letter));
         }
         if empty > 0 {
             fen.push(char::from(b'0' + empty));

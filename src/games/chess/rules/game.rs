@@ -86,6 +86,8 @@ pub struct Game {
     position: Position,
     /// How often each position has stood since the game's first.
     seen: HashMap<Key, u32, foldhash::fast::FixedState>,
+    /// How often the position now has stood, this time included.
+    stood: u32,
     plies: usize,
     outcome: Outcome,
     /// The last move applied, and its SAN and UCI.
@@ -112,6 +114,7 @@ impl Game {
         Self {
             position,
             seen,
+            stood: 1,
             plies: 0,
             outcome,
             last: None,
@@ -170,6 +173,7 @@ impl Game {
         let count = self.seen.entry(self.position.key()).or_insert(0);
         *count += 1;
         let count = *count;
+        self.stood = count;
         self.last = Some((mv, uci, san));
         let termination = self
             .position
@@ -193,8 +197,7 @@ impl Game {
         if self.outcome.is_over() {
             return None;
         }
-        let count = self.seen.get(&self.position.key()).copied().unwrap_or(0);
-        if count >= 3 {
+        if self.stood >= 3 {
             Some(Termination::ThreefoldRepetition)
         } else if self.position.halfmove_clock() >= 100 {
             Some(Termination::FiftyMoves)
