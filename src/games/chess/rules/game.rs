@@ -84,7 +84,8 @@ impl std::fmt::Display for ClaimError {
 #[derive(Debug, Clone)]
 pub struct Game {
     position: Position,
-    /// How often each position has stood since the game's first.
+    /// How often each position has stood since the game's first (those since the last
+    /// capture or pawn move: no earlier one can stand again).
     seen: HashMap<Key, u32, foldhash::fast::FixedState>,
     /// How often the position now has stood, this time included.
     stood: u32,
@@ -170,6 +171,11 @@ impl Game {
     fn apply(&mut self, mv: Move, after: Position, has_move: bool, uci: String, san: String) {
         self.position = after;
         self.plies += 1;
+        if self.position.halfmove_clock() == 0 {
+            // A capture or a pawn move: no position before it can stand again, so the
+            // count holds at most the 150 plies the seventy-five-move rule allows.
+            self.seen.clear();
+        }
         let count = self.seen.entry(self.position.key()).or_insert(0);
         *count += 1;
         let count = *count;
