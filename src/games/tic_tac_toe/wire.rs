@@ -10,7 +10,8 @@ use crate::proto::{
     PlayTicTacToeResponse, TicTacToeSetup,
 };
 use crate::kit::grid::Cell;
-use super::{self as tic_tac_toe, Game, Outcome, Player, MAX_MOVES};
+use super::{Game, Outcome, Player, MAX_MOVES};
+use crate::games::tic_tac_toe;
 
 use crate::games::{GameKind, LiveGame};
 
