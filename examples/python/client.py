@@ -88,7 +88,8 @@ RETRY_UNARY_CALLS = {
     "name": [
         {"service": SERVICE, "method": method}
         for method in ["CheckOthelloMove", "ListOthelloMoves", "CheckConnectFour",
-                       "JudgeTicTacToe", "CheckGomokuMove", "CheckBatch"]
+                       "JudgeTicTacToe", "CheckGomokuMove", "CheckChessMove",
+                       "ListChessMoves", "JudgeChessGame", "CheckBatch"]
     ],
     "retryPolicy": {
         "maxAttempts": 4,
