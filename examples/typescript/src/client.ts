@@ -354,8 +354,11 @@ async function playMany(client: ArbiterServiceClient): Promise<void> {
   const replies = await exchange(client.playMany(within(10)), messages);
   for (const state of replies.flatMap((reply) => reply.states)) {
     if (state.state !== undefined) {
-      const game = state[state.state];
-      console.log(`game ${state.game} (${state.state}): ${game?.movesPlayed} played, board ${JSON.stringify(game?.board?.rows)}${game?.rejected ? `, rejected: ${game.rejected}` : ''}`);
+      const game = state[state.state] ?? undefined;
+      // Every game but chess has a board of rows (chess writes its position as FEN).
+      const board =
+        game === undefined ? undefined : 'board' in game ? JSON.stringify(game.board?.rows) : 'fen' in game ? game.fen : undefined;
+      console.log(`game ${state.game} (${state.state}): ${game?.movesPlayed} played, board ${board}${game?.rejected ? `, rejected: ${game.rejected}` : ''}`);
     } else if (state.invalid.length === 0) {
       console.log(`game ${state.game}: closed`);
     } else {
