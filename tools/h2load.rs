@@ -173,21 +173,12 @@ fn calls_by_code(server: &ServerProcess, method: &str) -> Result<Vec<(String, u6
     Ok(counts)
 }
 
-/// A gRPC message frame: uncompressed flag, big-endian length, the message.
-fn frame(message: &[u8]) -> Vec<u8> {
-    let mut framed = Vec::with_capacity(5 + message.len());
-    framed.push(0);
-    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
-    framed.extend_from_slice(message);
-    framed
-}
-
 /// Arbiter's reply frames to `call`, from the real service called in-process.
 async fn expected_reply(call: &LoadCall) -> Vec<u8> {
     replies::in_process(call)
         .await
         .iter()
-        .flat_map(|m| frame(m))
+        .flat_map(|m| replies::frame(m))
         .collect()
 }
 
@@ -204,7 +195,7 @@ async fn tonic_call(addr: std::net::SocketAddr, call: &LoadCall) -> Result<Vec<u
     let replies = raw::call(channel, call)
         .await
         .map_err(|status| format!("the call failed: {status:?}"))?;
-    Ok(replies.iter().flat_map(|m| frame(m)).collect())
+    Ok(replies.iter().flat_map(|m| replies::frame(m)).collect())
 }
 
 /// What one h2load run reported, and what its log says.
@@ -625,7 +616,7 @@ fn main() {
         let slug = name.replace(' ', "_");
         let request = args.out.join(format!("{slug}.request"));
         let messages = call.messages();
-        let request_frame: Vec<u8> = messages.iter().flat_map(|m| frame(m)).collect();
+        let request_frame: Vec<u8> = messages.iter().flat_map(|m| replies::frame(m)).collect();
         fs::write(&request, &request_frame).expect("the request body file");
         fs::write(
             args.out.join(format!("{slug}.items")),
@@ -635,7 +626,7 @@ fn main() {
         let bodies = Bodies {
             request: args.request_body.clone().unwrap_or(request),
             arbiter_reply: runtime.block_on(expected_reply(&call)),
-            baseline_reply: messages.iter().flat_map(|_| frame(&[])).collect(),
+            baseline_reply: messages.iter().flat_map(|_| replies::frame(&[])).collect(),
         };
         fs::write(
             args.out.join(format!("{slug}.arbiter.reply")),

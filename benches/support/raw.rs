@@ -2,12 +2,14 @@
 //! bytes as they are): how the load tools call Arbiter without naming a game.
 
 use futures_util::{stream, TryStreamExt};
-use prost::bytes::{Buf, BufMut};
-use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::transport::Channel;
 use tonic::{Request, Status};
 
 use super::requests::LoadCall;
+
+#[path = "raw_codec.rs"]
+mod codec;
+pub use self::codec::Raw;
 
 /// Makes `call` on `channel`: its reply messages' bytes (one for a unary call, one per
 /// message for a stream), or the status that refused it.
@@ -29,45 +31,5 @@ pub async fn call(channel: Channel, call: &LoadCall) -> Result<Vec<Vec<u8>>, Sta
         let message = messages.pop().unwrap_or_default();
         let reply = grpc.unary(Request::new(message), path, Raw).await?;
         Ok(vec![reply.into_inner()])
-    }
-}
-
-/// Messages as their bytes, both ways.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Raw;
-
-impl Codec for Raw {
-    type Encode = Vec<u8>;
-    type Decode = Vec<u8>;
-    type Encoder = Raw;
-    type Decoder = Raw;
-
-    fn encoder(&mut self) -> Raw {
-        Raw
-    }
-
-    fn decoder(&mut self) -> Raw {
-        Raw
-    }
-}
-
-impl Encoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        dst.put_slice(&item);
-        Ok(())
-    }
-}
-
-impl Decoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
-        let mut out = vec![0; src.remaining()];
-        src.copy_to_slice(&mut out);
-        Ok(Some(out))
     }
 }

@@ -52,7 +52,7 @@ pub async fn in_process(call: &LoadCall) -> Vec<Vec<u8>> {
 }
 
 /// `message` as an uncompressed gRPC frame.
-fn frame(message: &[u8]) -> Vec<u8> {
+pub fn frame(message: &[u8]) -> Vec<u8> {
     let mut framed = Vec::with_capacity(5 + message.len());
     framed.push(0);
     framed.extend_from_slice(&(message.len() as u32).to_be_bytes());

@@ -264,6 +264,8 @@ pub struct LoadCall {
     items: usize,
     /// Whether it carries many decisions per message (CheckBatch, PlayMany).
     batch: bool,
+    /// Whether its RPC takes a stream of messages (a live game, PlayMany).
+    stream: bool,
 }
 
 impl LoadCall {
@@ -275,6 +277,7 @@ impl LoadCall {
             messages: moves.iter().map(prost::Message::encode_to_vec).collect(),
             items: moves.len(),
             batch: false,
+            stream: true,
         }
     }
 
@@ -285,6 +288,7 @@ impl LoadCall {
             messages: vec![prost::Message::encode_to_vec(batch)],
             items: batch.checks.len(),
             batch: true,
+            stream: false,
         }
     }
 
@@ -295,6 +299,7 @@ impl LoadCall {
             messages: messages.iter().map(prost::Message::encode_to_vec).collect(),
             items: messages.iter().map(|m| m.actions.len()).sum(),
             batch: true,
+            stream: true,
         }
     }
 
@@ -308,11 +313,9 @@ impl LoadCall {
         format!("/arbiter.v1.ArbiterService/{}", self.method)
     }
 
-    /// Whether the RPC takes a stream of messages, as the contract says.
+    /// Whether the RPC takes a stream of messages.
     pub fn is_stream(&self) -> bool {
-        contract_methods()
-            .into_iter()
-            .any(|(name, _, streaming)| name == self.method && streaming)
+        self.stream
     }
 
     /// The decisions one call carries: 1 for a unary call, a move per message for a
@@ -333,26 +336,6 @@ impl LoadCall {
     }
 }
 
-/// Every RPC of the contract: its name, its request's type (`.arbiter.v1.X`), and
-/// whether it takes a stream.
-fn contract_methods() -> Vec<(String, String, bool)> {
-    use prost::Message;
-    let set = prost_types::FileDescriptorSet::decode(arbiter::proto::FILE_DESCRIPTOR_SET)
-        .expect("the contract's descriptor set decodes");
-    set.file
-        .iter()
-        .flat_map(|file| &file.service)
-        .flat_map(|service| &service.method)
-        .map(|m| {
-            (
-                m.name().to_owned(),
-                m.input_type().to_owned(),
-                m.client_streaming(),
-            )
-        })
-        .collect()
-}
-
 impl From<check::Check> for LoadCall {
     /// The unary call that answers `check` on its own: the RPC whose request is the
     /// check's, found in the contract.
@@ -371,17 +354,21 @@ impl From<check::Check> for LoadCall {
             .flat_map(|file| &file.message_type)
             .find(|message| message.name() == "Check")
             .and_then(|message| message.field.iter().find(|f| f.number() == number as i32))
-            .map(|field| field.type_name().to_owned())
+            .map(|field| field.type_name())
             .expect("a check of the contract");
-        let (method, _, _) = contract_methods()
-            .into_iter()
-            .find(|(_, input, _)| *input == request)
+        let method = set
+            .file
+            .iter()
+            .flat_map(|file| &file.service)
+            .flat_map(|service| &service.method)
+            .find(|method| method.input_type() == request)
             .expect("an RPC takes each check's request");
         Self {
-            method,
+            method: method.name().to_owned(),
             messages: vec![rest[..len].to_vec()],
             items: 1,
             batch: false,
+            stream: method.client_streaming(),
         }
     }
 }

@@ -5,14 +5,16 @@
 //! no line of its own.
 
 use arbiter::proto::FILE_DESCRIPTOR_SET;
-use prost::bytes::{Buf, BufMut};
 use prost::encoding::{bool as boolean, bytes, int32, message};
 use prost::Message;
 use prost_types::field_descriptor_proto::{Label, Type};
 use prost_types::{DescriptorProto, FileDescriptorSet};
-use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::transport::Channel;
 use tonic::{Request, Status};
+
+#[path = "../../benches/support/raw_codec.rs"]
+mod raw_codec;
+use raw_codec::Raw;
 
 /// A field of a check's request, by its number.
 #[derive(Debug, Clone, Copy)]
@@ -341,44 +343,4 @@ pub async fn call(channel: &Channel, path: &str, body: Vec<u8>) -> Result<Vec<u8
     grpc.unary(Request::new(body), path, Raw)
         .await
         .map(tonic::Response::into_inner)
-}
-
-/// Messages as their bytes, both ways.
-#[derive(Debug, Clone, Copy, Default)]
-struct Raw;
-
-impl Codec for Raw {
-    type Encode = Vec<u8>;
-    type Decode = Vec<u8>;
-    type Encoder = Raw;
-    type Decoder = Raw;
-
-    fn encoder(&mut self) -> Raw {
-        Raw
-    }
-
-    fn decoder(&mut self) -> Raw {
-        Raw
-    }
-}
-
-impl Encoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        dst.put_slice(&item);
-        Ok(())
-    }
-}
-
-impl Decoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
-        let mut out = vec![0; src.remaining()];
-        src.copy_to_slice(&mut out);
-        Ok(Some(out))
-    }
 }

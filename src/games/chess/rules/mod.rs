@@ -304,35 +304,28 @@ impl Position {
             return (!self.odd_en_passant_captures(target).is_empty()).then_some(target);
         }
         let file = self.board.en_passant()?;
+        let target = Square::new(file, Rank::Sixth.relative_to(self.board.side_to_move()));
+        self.en_passant_captures(target)
+            .any(|mv| self.board.is_legal(mv))
+            .then_some(target)
+    }
+
+    /// The en-passant captures onto `target` by the side to move's pawns, legal or not.
+    fn en_passant_captures(&self, target: Square) -> impl Iterator<Item = CozyMove> {
         let color = self.board.side_to_move();
-        let target = Square::new(file, Rank::Sixth.relative_to(color));
         let capturers = cozy_chess::get_pawn_attacks(target, !color)
             & self.board.colored_pieces(color, Piece::Pawn);
-        capturers
-            .into_iter()
-            .any(|from| {
-                self.board.is_legal(CozyMove {
-                    from,
-                    to: target,
-                    promotion: None,
-                })
-            })
-            .then_some(target)
+        capturers.into_iter().map(move |from| CozyMove {
+            from,
+            to: target,
+            promotion: None,
+        })
     }
 
     /// The legal en-passant captures onto `target`, an en-passant square the board does
     /// not hold: each made by hand, legal when the side that made it is not in check.
     fn odd_en_passant_captures(&self, target: Square) -> Vec<CozyMove> {
-        let color = self.board.side_to_move();
-        let capturers = cozy_chess::get_pawn_attacks(target, !color)
-            & self.board.colored_pieces(color, Piece::Pawn);
-        capturers
-            .into_iter()
-            .map(|from| CozyMove {
-                from,
-                to: target,
-                promotion: None,
-            })
+        self.en_passant_captures(target)
             .filter(|&mv| en_passant_by_hand(&self.board, mv).is_some())
             .collect()
     }
