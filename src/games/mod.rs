@@ -35,6 +35,12 @@ macro_rules! games {
     };
 }
 
+#[doc(hidden)]
+pub mod fixture;
+
+#[doc(hidden)]
+pub use self::fixture::{Fixture, Seen};
+
 games! {
     TicTacToe: tic_tac_toe, "tic_tac_toe";
     Othello: othello, "othello";
@@ -46,8 +52,9 @@ games! {
 /// One kind of live game, as the stream machinery drives it: the translation between
 /// its wire messages and its rules. Implemented by each game's `Game` (as
 /// `games::othello::Game`) in its `wire` module, and sealed: name it to open a game in
-/// process with [`crate::Arbiter::open_game`].
-pub trait LiveGame: crate::glue::play::sealed::Play {
+/// process with [`crate::Arbiter::open_game`]. Its [`Fixture`] (in the game's
+/// `fixtures`) is how the tests that hold for every game play it.
+pub trait LiveGame: crate::glue::play::sealed::Play + Fixture {
     /// Which game this is.
     const KIND: GameKind;
 }

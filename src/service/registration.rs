@@ -17,8 +17,6 @@
 use crate::games::{self, GameKind};
 use crate::kit::clock::Moment;
 use crate::proto::game_action::Action;
-#[cfg(test)]
-use crate::proto::game_state::State;
 use crate::proto::replies::{CheckBatchReply, PlayManyReply};
 use crate::proto::requests::CheckRef;
 use crate::proto::wire::{fields as wire, Len};
@@ -94,14 +92,6 @@ macro_rules! live_games {
                 }
                 fn hold(referee: Referee<Self>) -> AnyGame {
                     AnyGame::$variant(referee)
-                }
-                #[cfg(test)]
-                fn state(response: Self::Response) -> State {
-                    State::$variant(response)
-                }
-                #[cfg(test)]
-                fn action(request: Self::Request) -> Action {
-                    Action::$variant(request)
                 }
             }
         )*

@@ -3,6 +3,7 @@
 
 pub mod bulk;
 pub mod contract;
+pub mod games;
 pub mod live;
 pub mod messages;
 pub mod metrics;

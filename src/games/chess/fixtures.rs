@@ -62,3 +62,88 @@ pub const FOOLS_MATE: [&str; 4] = ["f2f3", "e7e5", "g2g4", "d8h4"];
 pub const KNIGHTS_SHUFFLE: [&str; 8] = [
     "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8",
 ];
+
+mod live {
+    use crate::games::fixture::{seen, Fixture, Seen};
+    use crate::kit::clock::Side;
+    use crate::proto::play_chess_request::Action;
+    use crate::proto::{
+        game_action, game_state, ChessSetup, Clock, PlayChessRequest, PlayChessResponse,
+        TimeControl,
+    };
+
+    /// A queen and king against a king, from a position where the queen mates, stalemates
+    /// or is taken within a few dozen random moves; every reply lists the legal moves.
+    impl Fixture for super::super::Game {
+        fn setup(
+            control: Option<TimeControl>,
+            clock: Option<Clock>,
+            history: &[PlayChessRequest],
+        ) -> PlayChessRequest {
+            let history = history
+                .iter()
+                .filter_map(|request| match &request.action {
+                    Some(Action::Move(played)) => Some(played.clone()),
+                    _ => None,
+                })
+                .collect();
+            let setup = ChessSetup {
+                fen: "k7/8/1K6/8/8/8/8/7Q w - - 0 1".into(),
+                chess960: false,
+                history,
+                time_control: control,
+                clock,
+                legal_moves: true,
+            };
+            PlayChessRequest {
+                action: Some(Action::Setup(Box::new(setup))),
+            }
+        }
+
+        fn next(pick: u64, last: &PlayChessResponse) -> PlayChessRequest {
+            let legal = &last.legal_moves;
+            let action = match pick % 100 {
+                // A claim, which the rules rarely allow here.
+                0..=4 => Action::ClaimDraw(true),
+                // A move that is no move of this position.
+                5..=14 => Action::Move("e2e4".into()),
+                _ if legal.is_empty() => Action::Move("a1a2".into()),
+                _ => {
+                    let chosen = &legal[(pick / 100) as usize % legal.len()];
+                    // In UCI or in SAN, both accepted.
+                    Action::Move(if pick / 100_000 % 2 == 0 {
+                        chosen.uci.clone()
+                    } else {
+                        chosen.san.clone()
+                    })
+                }
+            };
+            PlayChessRequest {
+                action: Some(action),
+            }
+        }
+
+        fn rejected() -> PlayChessRequest {
+            PlayChessRequest {
+                action: Some(Action::Move("z9z9".into())),
+            }
+        }
+
+        fn action(request: PlayChessRequest) -> game_action::Action {
+            game_action::Action::Chess(request)
+        }
+
+        fn state(response: PlayChessResponse) -> game_state::State {
+            game_state::State::Chess(response)
+        }
+
+        fn seen(response: &PlayChessResponse) -> Seen<'_> {
+            let to_move = match response.to_move.as_str() {
+                "w" => Some(Side::A),
+                "b" => Some(Side::B),
+                _ => None,
+            };
+            seen!(response, to_move)
+        }
+    }
+}

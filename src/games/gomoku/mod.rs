@@ -7,3 +7,5 @@ mod rules;
 pub(crate) mod wire;
 
 pub use self::rules::*;
+#[doc(hidden)]
+pub mod fixtures;

@@ -15,3 +15,78 @@ pub const LC1958_EXAMPLE_1: [&str; 8] = [
 pub const LC1958_EXAMPLE_2: [&str; 8] = [
     "........", ".B..W...", "..W.....", "...WB...", "........", "....BW..", "......W.", ".......B",
 ];
+
+mod live {
+    use crate::games::fixture::{seen, Fixture, Seen};
+    use crate::kit::clock::Side;
+    use crate::proto::play_othello_request::Action;
+    use crate::proto::{
+        game_action, game_state, Board, Cell, Clock, OthelloSetup, PlayOthelloRequest,
+        PlayOthelloResponse, TimeControl,
+    };
+
+    /// On a 4x4 board, whose games pass and end within a few dozen moves.
+    impl Fixture for super::super::Game {
+        fn setup(
+            control: Option<TimeControl>,
+            clock: Option<Clock>,
+            history: &[PlayOthelloRequest],
+        ) -> PlayOthelloRequest {
+            let history = history
+                .iter()
+                .filter_map(|request| match &request.action {
+                    Some(Action::Move(cell)) => Some(*cell),
+                    _ => None,
+                })
+                .collect();
+            let setup = OthelloSetup {
+                board: Some(Board::from_rows(["....", ".WB.", ".BW.", "...."])),
+                to_move: "B".into(),
+                history,
+                time_control: control,
+                clock,
+            };
+            PlayOthelloRequest {
+                action: Some(Action::Setup(Box::new(setup))),
+            }
+        }
+
+        fn next(pick: u64, last: &PlayOthelloResponse) -> PlayOthelloRequest {
+            let legal = &last.legal_moves;
+            let cell = if !legal.is_empty() && pick % 100 < 85 {
+                legal[(pick / 100) as usize % legal.len()]
+            } else {
+                Cell {
+                    row: (pick / 100 % 5) as i32,
+                    col: (pick / 500 % 5) as i32,
+                }
+            };
+            PlayOthelloRequest {
+                action: Some(Action::Move(cell)),
+            }
+        }
+
+        fn rejected() -> PlayOthelloRequest {
+            PlayOthelloRequest {
+                action: Some(Action::Move(Cell { row: -1, col: 0 })),
+            }
+        }
+
+        fn action(request: PlayOthelloRequest) -> game_action::Action {
+            game_action::Action::Othello(request)
+        }
+
+        fn state(response: PlayOthelloResponse) -> game_state::State {
+            game_state::State::Othello(response)
+        }
+
+        fn seen(response: &PlayOthelloResponse) -> Seen<'_> {
+            let to_move = match response.to_move.as_str() {
+                "B" => Some(Side::A),
+                "W" => Some(Side::B),
+                _ => None,
+            };
+            seen!(response, to_move)
+        }
+    }
+}

@@ -5,8 +5,6 @@
 use crate::games::GameKind;
 use crate::kit::clock::Moment;
 use crate::proto::game_action::Action;
-#[cfg(test)]
-use crate::proto::game_state::State;
 use crate::proto::replies::PlayManyReply;
 use crate::proto::wire::Len;
 
@@ -52,12 +50,6 @@ pub(crate) trait Registered<K: Kinds>: LiveGame {
     fn referee(game: &mut K::AnyGame) -> Option<&mut Referee<Self>>;
     /// The game of this kind that `referee` plays, as a stream holds it.
     fn hold(referee: Referee<Self>) -> K::AnyGame;
-    /// The state that holds a reply of this kind (for the tests that compare).
-    #[cfg(test)]
-    fn state(response: Self::Response) -> State;
-    /// The action that carries `request` (for the tests that play PlayMany).
-    #[cfg(test)]
-    fn action(request: Self::Request) -> Action;
 }
 
 /// What PlayMany does with the request an action carries, whatever its game's kind
