@@ -19,12 +19,15 @@ pub trait GameTest {
     fn run<G: LiveGame>(&self) -> impl Future<Output = ()>;
 }
 
+/// One game's run of a test, named by the game's RPC.
+type Run<'a> = (&'static str, Pin<Box<dyn Future<Output = ()> + 'a>>);
+
 /// Runs `test` on every registered live game in turn, saying which as it goes; fails
 /// if none is registered.
 pub async fn for_each_game(test: &impl GameTest) {
     struct Collect<'a, T> {
         test: &'a T,
-        runs: Vec<(&'static str, Pin<Box<dyn Future<Output = ()> + 'a>>)>,
+        runs: Vec<Run<'a>>,
     }
     impl<T: GameTest> LiveGameVisitor for Collect<'_, T> {
         fn visit<G: LiveGame>(&mut self) {
