@@ -88,7 +88,7 @@ mod live {
                 })
                 .collect();
             let setup = ChessSetup {
-                fen: "k7/8/1K6/8/8/8/8/7Q w - - 0 1".into(),
+                fen: "k7/8/1K6/8/8/8/7Q/8 w - - 0 1".into(),
                 chess960: false,
                 history,
                 time_control: control,
