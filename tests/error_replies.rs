@@ -1,6 +1,8 @@
 //! Error replies stay small whatever the request held: the worst requests over the wire,
 //! and the trailers the client receives measured as they are sent (`grpc-message`
-//! percent-encoded, `grpc-status-details-bin` in base64).
+//! percent-encoded, `grpc-status-details-bin` in base64). The unary checks' cases are
+//! boards of their own; the live games' cases run for every registered live game
+//! ([`arbiter::visit_live_games`]), made by its `Fixture`.
 //!
 //! gRPC clients on the C core (Python, C++, Ruby, C#, PHP) refuse more than 8 KiB of
 //! metadata by default, grpc-java too: past it they see RESOURCE_EXHAUSTED instead of the
@@ -16,7 +18,10 @@ use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{
     Board, CheckConnectFourRequest, CheckOthelloMoveRequest, JudgeTicTacToeRequest, TicTacToeMove,
 };
+use arbiter::LiveGame;
+use common::games::{for_each_game, open, path, GameTest};
 use common::TestServer;
+use prost::Message;
 use tonic::codegen::http::HeaderMap;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
@@ -416,8 +421,7 @@ async fn raw_call(server: &TestServer, path: &str, messages: &[&[u8]]) -> (Strin
 
 /// Bytes that are not the RPC's request message are the client's fault: INVALID_ARGUMENT
 /// saying what prost found (tonic's own answer is INTERNAL, "failed to decode Protobuf
-/// message"), for a unary call and for a live game, whose earlier moves were answered.
-/// Fails against a server that passes tonic's INTERNAL on.
+/// message"), for a unary call. Fails against a server that passes tonic's INTERNAL on.
 #[tokio::test]
 async fn undecodable_bytes_are_invalid_argument() {
     let server = TestServer::start().await;
@@ -434,18 +438,96 @@ async fn undecodable_bytes_are_invalid_argument() {
         message.starts_with("the%20request%20is%20not%20a%20valid%20protobuf%20message"),
         "{message}"
     );
+}
 
-    // A move at (1, 1), then a field with an invalid varint.
-    let good: &[u8] = &[0x08, 1, 0x10, 1];
-    let bad: &[u8] = &[
-        0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-    ];
-    let (code, message, replies) = raw_call(
-        &server,
-        "/arbiter.v1.ArbiterService/PlayTicTacToe",
-        &[good, bad],
-    )
-    .await;
-    assert_eq!((code.as_str(), replies), ("3", 1), "{message}");
-    assert!(message.contains("protobuf"), "{message}");
+/// A live game's setup, answered, then bytes that are no message of any kind (a field's
+/// tag that is an invalid varint).
+struct UndecodableMessage(TestServer);
+
+impl GameTest for UndecodableMessage {
+    async fn run<G: LiveGame>(&self) {
+        let setup = G::setup(None, None, &[]).encode_to_vec();
+        let bad: &[u8] = &[0xff; 11];
+        let (code, message, replies) = raw_call(&self.0, &path::<G>(), &[&setup, bad]).await;
+        assert_eq!((code.as_str(), replies), ("3", 1), "{}: {message}", G::RPC);
+        assert!(
+            message.starts_with("the%20request%20is%20not%20a%20valid%20protobuf%20message"),
+            "{}: {message}",
+            G::RPC
+        );
+    }
+}
+
+/// Undecodable bytes on a live stream of every registered game, after a setup that was
+/// answered: the stream ends INVALID_ARGUMENT saying what prost found. Fails against a
+/// server that passes tonic's INTERNAL on, or ends the stream before answering the
+/// setup.
+#[tokio::test]
+async fn undecodable_bytes_on_a_live_stream_are_invalid_argument() {
+    for_each_game(&UndecodableMessage(TestServer::start().await)).await;
+}
+
+/// Setups of every live game whose history is `count` messages its game rejects, for
+/// each count, on a client that accepts any size of headers.
+struct BadHistories {
+    server: TestServer,
+    counts: &'static [usize],
+}
+
+impl GameTest for BadHistories {
+    async fn run<G: LiveGame>(&self) {
+        let channel = Endpoint::from_shared(format!("http://{}", self.server.addr))
+            .unwrap()
+            .http2_max_header_list_size(64 << 20)
+            .connect()
+            .await
+            .unwrap();
+        for &count in self.counts {
+            let what = format!("{}, a setup of {count} rejected moves", G::RPC);
+            let setup = G::setup(None, None, &vec![G::rejected(); count]);
+            let mut replies = open::<G>(&channel, tokio_stream::iter([setup]))
+                .await
+                .unwrap_or_else(|status| panic!("{what}: {status:?}"));
+            let status = match replies.message().await {
+                Ok(_) => panic!("{what}: answered"),
+                Err(status) => status,
+            };
+            let found = small_bad_request(&what, &status);
+            assert!(
+                status
+                    .message()
+                    .starts_with(&format!("invalid {}Request: setup.history", G::RPC)),
+                "{what}: {}",
+                status.message()
+            );
+            // The first bad move named, or the history's length; at most ten listed.
+            assert!(!found.is_empty() && found.len() <= 11, "{what}: {found:?}");
+            assert!(
+                ["setup.history[0]", "setup.history"].contains(&found[0].0.as_str()),
+                "{what}: {found:?}"
+            );
+            if count == 1 {
+                assert_eq!(fields(&found), ["setup.history[0]"], "{what}");
+            }
+            for (field, _) in &found {
+                assert!(field.starts_with("setup.history"), "{what}: {found:?}");
+            }
+            if found.len() == 11 {
+                assert!(found[10].1.contains("more violations not listed"), "{what}");
+            }
+        }
+    }
+}
+
+/// A live setup whose history is bad moves, from one to 50,000 (up to some 650 KB), of
+/// every registered game: INVALID_ARGUMENT naming `setup.history` or an item of it (a
+/// single bad move as `setup.history[0]`), at most ten violations listed and the rest
+/// counted, within 8 KiB of trailers and a message of 256 bytes. Fails against a server
+/// that names or echoes every bad move (its trailers past 8 KiB), that answers such a
+/// setup, or that refuses it with another code or on another field.
+#[tokio::test]
+async fn a_live_setup_of_many_bad_moves_is_refused_in_few_bytes() {
+    let server = TestServer::start().await;
+    let counts = &[1, 10, 1000, 50_000];
+    for_each_game(&BadHistories { server, counts }).await;
 }

@@ -1,9 +1,14 @@
-//! Setups with a history, for the three live games. In process, against the naive
-//! referees: the reply to a setup is the referee's state after the whole history; a
-//! history holding a move its stream would reject is malformed at exactly the first such
-//! move, with the text the stream would have put in `rejected`; and the game goes on
-//! after a history exactly as it does after the same moves sent one at a time. Over the
-//! wire: a history longer than the board, and Tic-Tac-Toe's setup rules.
+//! Setups with a history. For every registered live game, in process, through its
+//! `Fixture`: a setup whose history is the moves a game applied replies as the last of
+//! them did, and the game goes on as it did; a history holding a message its stream
+//! rejected is refused at exactly that move, with the text the stream put in `rejected`;
+//! and a later setup is rejected, the game going on. Against the naive referees (Othello,
+//! Connect Four, Tic-Tac-Toe), in process: the reply to a setup is the referee's state
+//! after the whole history; a history holding a move its stream would reject is
+//! malformed at exactly the first such move, with the text the stream would have put in
+//! `rejected`; and the game goes on after a history exactly as it does after the same
+//! moves sent one at a time. Over the wire: a history longer than the board, Tic-Tac-Toe's
+//! setup rules, and Othello's automatic passes in a history.
 
 mod common;
 
@@ -21,7 +26,9 @@ use arbiter::proto::{
 };
 use arbiter::Arbiter;
 use arbiter::{LiveGame, StreamLimits};
-use common::live::{self, nexts, Next, Reply, Wire};
+use common::games::{for_each_game, GameTest};
+use common::live::{self, check, in_history, nexts, picks, setup, state, Live, Next, Pick, Reply};
+use common::live::{Played, Wire};
 use common::messages::{cells, tic_tac_toe_move};
 use common::TestServer;
 use futures_util::StreamExt;
@@ -40,20 +47,28 @@ fn wire(cell: Cell) -> WireCell {
     }
 }
 
+/// A service as the Play RPCs' handlers run it, in process.
+fn arbiter() -> Arbiter {
+    Arbiter::new(StreamLimits::default(), CancellationToken::new())
+}
+
 /// Runs `requests` through a live game of kind `G` in the service and returns every
 /// reply, or the status ending the stream.
+async fn replies_of<G: LiveGame>(requests: Vec<G::Request>) -> Vec<Result<G::Response, Status>> {
+    let arbiter = arbiter();
+    match arbiter.open_game::<G, _>(futures_util::stream::iter(requests.into_iter().map(Ok))) {
+        Ok(replies) => replies.collect().await,
+        Err(status) => vec![Err(status)],
+    }
+}
+
+/// [`replies_of`], on a runtime of its own.
 fn run<G: LiveGame>(requests: Vec<G::Request>) -> Vec<Result<G::Response, Status>> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
         .unwrap();
-    runtime.block_on(async {
-        Arbiter::new(StreamLimits::default(), CancellationToken::new())
-            .open_game::<G, _>(futures_util::stream::iter(requests.into_iter().map(Ok)))
-            .unwrap()
-            .collect()
-            .await
-    })
+    runtime.block_on(replies_of::<G>(requests))
 }
 
 /// The field violations of a status that must be INVALID_ARGUMENT with a BadRequest.
@@ -648,6 +663,269 @@ proptest! {
     }
 }
 
+/// Random games of each registered live game, in process: each played from the game's
+/// test start with up to this many random messages.
+const MESSAGES: usize = 60;
+
+/// Games per kind in each generic test.
+const GAMES: u32 = 100;
+
+/// Games per kind replayed: fewer, each being replayed once per move it applied.
+const REPLAYED_GAMES: u32 = 40;
+
+/// A random game of `G` from its test start, played in process with `picks`.
+async fn played<G: LiveGame>(picks: &[Pick]) -> Result<Played<G>, TestCaseError> {
+    let arbiter = arbiter();
+    let live = Live::<G, _>::within(&arbiter)?;
+    live.play(setup::<G>(&[]), picks).await
+}
+
+/// What one kind's games added up to, in a generic test: counts by name.
+#[derive(Debug, Default)]
+struct Tally(Vec<(&'static str, usize)>);
+
+impl Tally {
+    /// The tally of every game's counts, added up name by name.
+    fn of(games: Vec<Vec<(&'static str, usize)>>) -> Self {
+        let mut tally = Tally::default();
+        for (name, count) in games.into_iter().flatten() {
+            match tally.0.iter_mut().find(|(seen, _)| *seen == name) {
+                Some((_, total)) => *total += count,
+                None => tally.0.push((name, count)),
+            }
+        }
+        tally
+    }
+
+    /// Prints the tally, and fails if any of `names` counted nothing.
+    fn assert_counted(&self, game: &str, names: &[&str]) {
+        println!("{game}: {:?}", self.0);
+        for name in names {
+            let count = self.0.iter().find(|(seen, _)| seen == name).map(|c| c.1);
+            assert!(count.unwrap_or(0) > 0, "{game}: no {name}");
+        }
+    }
+}
+
+/// A random game, then, for each number of its applied moves from none to all, the
+/// setup of the game's start with those moves as its history, followed by every message
+/// the game was sent after the last of them: the setup's reply is the reply that move
+/// got (the first setup's reply, with no move), and every later reply is the game's own.
+async fn replay<G: LiveGame>(picks: &[Pick]) -> Result<Vec<(&'static str, usize)>, TestCaseError> {
+    let game = played::<G>(picks).await?;
+    let moves = game.moves(game.resumable());
+    let (mut replayed, mut ended) = (0, 0);
+    for count in 0..=moves.len() {
+        let last = if count == 0 { 0 } else { moves[count - 1] };
+        let mut messages = vec![setup::<G>(&game.messages_at(&moves[..count]))];
+        messages.extend(game.messages[last + 1..].iter().cloned());
+        let replies = replies_of::<G>(messages).await;
+        prop_assert_eq!(
+            replies.len(),
+            game.messages.len() - last,
+            "the stream goes on"
+        );
+        let first = reply(&replies, 0)?;
+        prop_assert_eq!(
+            state::<G>(first),
+            state::<G>(&game.replies[last]),
+            "the setup's reply is the reply to its history's last move, message {}",
+            last
+        );
+        for i in last + 1..game.messages.len() {
+            let got = reply(&replies, i - last)?;
+            prop_assert_eq!(
+                state::<G>(got),
+                state::<G>(&game.replies[i]),
+                "message {}",
+                i
+            );
+        }
+        replayed += count;
+        ended += usize::from(count > 0 && G::seen(first).verdict != Verdict::Pending);
+    }
+    Ok(vec![
+        ("history", moves.len() + 1),
+        ("move replayed", replayed),
+        ("history that ends its game", ended),
+    ])
+}
+
+/// Histories of every registered live game replay as the same moves played live.
+///
+/// Broken servers this fails: one that replays a history from another position or with
+/// the other side first, counts it not in `moves_played`, reports the setup's own state
+/// rather than the last move's (Othello's flips and pass, Connect Four's and Gomoku's
+/// placed piece and run, Tic-Tac-Toe's line, chess's last move and draw claim), refuses a
+/// move its stream applied (or a history as long as the board, checked against too few
+/// cells), leaves open a game its history ended, or leaves a game that goes on
+/// differently from the same game played move by move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_replays_a_history_as_its_moves_played_live() {
+    struct Replay;
+    impl GameTest for Replay {
+        async fn run<G: LiveGame>(&self) {
+            let games = check(REPLAYED_GAMES, picks(MESSAGES), |picks| async move {
+                replay::<G>(&picks).await
+            });
+            let names = ["move replayed", "history that ends its game"];
+            Tally::of(games).assert_counted(G::RPC, &names);
+        }
+    }
+    for_each_game(&Replay).await;
+}
+
+/// A random game with the message the game always rejects put in somewhere; then, for
+/// each message the game rejected while it went on that a history holds, the setup of
+/// the game's start whose history is the moves applied before it, that message, and the
+/// moves applied after it but the last (no longer than the game's own): refused, ending
+/// the stream with INVALID_ARGUMENT naming `setup.history[i]`, `i` that message's place,
+/// with the text the stream rejected it with (chess adds the move to it).
+async fn refuse<G: LiveGame>(
+    (mut picks, at): (Vec<Pick>, Index),
+) -> Result<Vec<(&'static str, usize)>, TestCaseError> {
+    picks.insert(at.index(picks.len() + 1), Pick::Rejected);
+    let game = played::<G>(&picks).await?;
+    let limit = game.resumable();
+    let mut refused = 0;
+    for i in 1..limit {
+        let seen = G::seen(&game.replies[i]);
+        let message = &game.messages[i];
+        // Past the end of a game, a history may be longer than the board.
+        if seen.rejected.is_empty() || seen.verdict != Verdict::Pending || !in_history::<G>(message)
+        {
+            continue;
+        }
+        let (before, mut after) = (game.moves(i), game.moves(limit));
+        after.retain(|&j| j > i);
+        after.pop();
+        let mut history = game.messages_at(&before);
+        history.push(message.clone());
+        history.extend(game.messages_at(&after));
+        let replies = replies_of::<G>(vec![setup::<G>(&history)]).await;
+        prop_assert_eq!(replies.len(), 1, "a malformed setup ends the stream");
+        let Err(status) = &replies[0] else {
+            return Err(TestCaseError::fail(format!(
+                "a history with message {i}, rejected, accepted"
+            )));
+        };
+        let violations = violations(status);
+        prop_assert_eq!(violations.len(), 1, "{:?}", violations);
+        let (field, description) = &violations[0];
+        prop_assert_eq!(field, &format!("setup.history[{}]", before.len()));
+        prop_assert!(
+            description.starts_with(seen.rejected),
+            "{:?} should say what the stream said, {:?}",
+            description,
+            seen.rejected
+        );
+        refused += 1;
+    }
+    Ok(vec![("history refused", refused)])
+}
+
+/// A history holding a message its stream rejected is refused at that message, for
+/// every registered live game.
+///
+/// Broken servers this fails: one that applies a history move its stream would reject
+/// (or rejects one it would apply before it), names another place than that move's or
+/// the whole history, refuses it with other words than its stream's, or answers the
+/// setup rather than ending the stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_refuses_a_history_at_a_move_its_stream_rejects() {
+    struct Refuse;
+    impl GameTest for Refuse {
+        async fn run<G: LiveGame>(&self) {
+            let strategy = (picks(MESSAGES), any::<Index>());
+            let games = check(
+                GAMES,
+                strategy,
+                |drawn| async move { refuse::<G>(drawn).await },
+            );
+            Tally::of(games).assert_counted(G::RPC, &["history refused"]);
+        }
+    }
+    for_each_game(&Refuse).await;
+}
+
+/// `reply` as it prints, its `rejected` text left out: what the replies to two messages
+/// rejected at the same point both say.
+fn unrejected<G: LiveGame>(reply: &G::Response) -> Result<String, TestCaseError> {
+    let rejected = format!("rejected: {:?}", G::seen(reply).rejected);
+    let printed = format!("{:?}", state::<G>(reply));
+    prop_assert!(printed.contains(&rejected), "{} in {}", rejected, printed);
+    Ok(printed.replacen(&rejected, "rejected: \"\"", 1))
+}
+
+/// A random game with a later setup (of the game's start) put in somewhere, and the same
+/// messages with each later setup replaced by the message the game always rejects, in
+/// another stream: every reply is the same, but for the later setups' own, which are
+/// rejected and otherwise say what the other message's rejection says.
+async fn later_setups<G: LiveGame>(
+    (mut picks, at): (Vec<Pick>, Index),
+) -> Result<Vec<(&'static str, usize)>, TestCaseError> {
+    picks.insert(at.index(picks.len() + 1), Pick::Setup);
+    let game = played::<G>(&picks).await?;
+    let later = |i: usize| i > 0 && matches!(picks[i - 1], Pick::Setup);
+    let twin: Vec<G::Request> = (0..game.messages.len())
+        .map(|i| match later(i) {
+            true => G::rejected(),
+            false => game.messages[i].clone(),
+        })
+        .collect();
+    let replies = replies_of::<G>(twin).await;
+    prop_assert_eq!(replies.len(), game.messages.len(), "the streams go on");
+    let (mut setups, mut after_moves) = (0, 0);
+    for (i, want) in game.replies.iter().enumerate() {
+        let got = reply(&replies, i)?;
+        if !later(i) {
+            prop_assert_eq!(state::<G>(want), state::<G>(got), "message {}", i);
+            continue;
+        }
+        let seen = G::seen(want);
+        prop_assert!(
+            !seen.rejected.is_empty(),
+            "message {}, a later setup, applied",
+            i
+        );
+        prop_assert!(!G::seen(got).rejected.is_empty(), "message {} applied", i);
+        prop_assert_eq!(
+            unrejected::<G>(want)?,
+            unrejected::<G>(got)?,
+            "message {}",
+            i
+        );
+        setups += 1;
+        after_moves += usize::from(seen.moves_played > 0);
+    }
+    Ok(vec![
+        ("later setup", setups),
+        ("later setup after a move", after_moves),
+    ])
+}
+
+/// A setup is only the first message: later, for every registered live game, it is
+/// rejected, the game unchanged, and the game goes on.
+///
+/// Broken servers this fails: one that applies a later setup (the game starting over),
+/// plays Tic-Tac-Toe's row and col of it as a move, ends the stream on it, or answers it
+/// with another state than any rejected message gets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_rejects_a_later_setup_and_goes_on() {
+    struct LaterSetups;
+    impl GameTest for LaterSetups {
+        async fn run<G: LiveGame>(&self) {
+            let strategy = (picks(MESSAGES), any::<Index>());
+            let games = check(GAMES, strategy, |drawn| async move {
+                later_setups::<G>(drawn).await
+            });
+            let names = ["later setup", "later setup after a move"];
+            Tally::of(games).assert_counted(G::RPC, &names);
+        }
+    }
+    for_each_game(&LaterSetups).await;
+}
+
 /// The violations a Play stream's refusal of its first message carries: the stream must
 /// end with INVALID_ARGUMENT before any reply.
 async fn refused<Resp: Debug>(
@@ -734,12 +1012,14 @@ async fn a_tic_tac_toe_setup_with_no_history_is_a_fresh_game() {
     assert_eq!(got[1], after, "A moves first after an empty history");
 }
 
-/// A Tic-Tac-Toe setup is only the first message: later, it is rejected with the game
-/// unchanged (its history and its row and col unplayed), and the game goes on. A server
-/// that applies a later setup, plays it as a move at its row and col, or ends the stream
-/// on it fails it.
+/// A later Tic-Tac-Toe setup plays neither its history nor its row and col, which only
+/// a Tic-Tac-Toe setup has: rejected with the game unchanged, after a bare first move as
+/// after a setup, its square free, and the game goes on, B to move; each state written
+/// out (the generic test, [`every_game_rejects_a_later_setup_and_goes_on`], opens with a
+/// setup and compares the server with itself). A server that applies a later setup,
+/// plays it as a move at its row and col, or ends the stream on it fails it.
 #[tokio::test]
-async fn a_later_tic_tac_toe_setup_is_rejected_and_the_game_goes_on() {
+async fn a_later_tic_tac_toe_setup_plays_neither_its_history_nor_its_square() {
     let later = tic_tac_toe_setup(&[(2, 2), (0, 1)], (0, 0));
     for opening in [tic_tac_toe_move(1, 1), centre_setup(&[(1, 1)])] {
         let got =

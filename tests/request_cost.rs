@@ -9,7 +9,9 @@
 //! count of the rest, and the rest are only counted (`Violations::push_with`).
 //!
 //! Every RPC has its case: the unary checks' malformed boards, the live games' malformed
-//! setups, and the bulk RPCs'.
+//! setups (for every registered live game, [`arbiter::visit_live_games`]: its `Fixture`'s
+//! setup with about 1 MB of messages the game rejects as its history; and Othello's
+//! board of bad cells besides), and the bulk RPCs' (PlayMany's setups of every game).
 //!
 //! One test runs every case in turn, on a runtime of one thread, so that nothing else
 //! allocates while a case is measured. `cargo test --test request_cost -- --nocapture`
@@ -18,17 +20,15 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use arbiter::games::{connect_four, othello, tic_tac_toe};
+use arbiter::games::othello;
 use arbiter::proto::arbiter_service_server::ArbiterService;
 use arbiter::proto::requests::{CheckBatchChecks, PlayManyActions};
 use arbiter::proto::{
-    check, game_action, play_connect_four_request, play_othello_request, Board, Check,
-    CheckBatchRequest, CheckConnectFourRequest, CheckOthelloMoveRequest, ConnectFourSetup,
-    GameAction, JudgeTicTacToeRequest, ListOthelloMovesRequest, OthelloSetup,
-    PlayConnectFourRequest, PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest,
-    TicTacToeMove, TicTacToeSetup,
+    check, game_action, play_othello_request, Board, Check, CheckBatchRequest,
+    CheckConnectFourRequest, CheckOthelloMoveRequest, GameAction, JudgeTicTacToeRequest,
+    ListOthelloMovesRequest, OthelloSetup, PlayManyRequest, PlayOthelloRequest, TicTacToeMove,
 };
-use arbiter::{Arbiter, LiveGame};
+use arbiter::{Arbiter, LiveGame, LiveGameVisitor};
 use futures_util::StreamExt;
 use prost::Message;
 use tonic::Request;
@@ -190,6 +190,63 @@ where
     })
 }
 
+/// The setup of `G`'s fixture whose history is about 1 MB of the message its game always
+/// rejects: how many, and the setup.
+fn rejected_history<G: LiveGame>() -> (usize, G::Request) {
+    let empty = G::setup(None, None, &[]).encoded_len();
+    let thousand = G::setup(None, None, &vec![G::rejected(); 1000]).encoded_len();
+    let count = (1_000_000 - empty) * 1000 / (thousand - empty);
+    (count, G::setup(None, None, &vec![G::rejected(); count]))
+}
+
+/// Every registered live game's malformed setup of about 1 MB (`rejected_history`),
+/// measured as `live_status` measures it, named by its RPC.
+fn live_setups() -> Vec<(String, Cost)> {
+    struct Measure(Vec<(String, Cost)>);
+    impl LiveGameVisitor for Measure {
+        fn visit<G: LiveGame>(&mut self) {
+            let (count, setup) = rejected_history::<G>();
+            let name = format!("{}, a setup of {count} rejected moves", G::RPC);
+            self.0.push((name, live_status::<G>(setup)));
+        }
+    }
+    let mut measure = Measure(Vec::new());
+    arbiter::visit_live_games(&mut measure);
+    assert!(!measure.0.is_empty(), "no live game is registered");
+    measure.0
+}
+
+/// A setup of every registered live game in turn whose history is `bad` messages its
+/// game rejects, as PlayMany carries it.
+fn setups_of_every_game(bad: usize) -> Vec<game_action::Action> {
+    struct Setups(Vec<game_action::Action>, usize);
+    impl LiveGameVisitor for Setups {
+        fn visit<G: LiveGame>(&mut self) {
+            let setup = G::setup(None, None, &vec![G::rejected(); self.1]);
+            self.0.push(G::action(setup));
+        }
+    }
+    let mut setups = Setups(Vec::new(), bad);
+    arbiter::visit_live_games(&mut setups);
+    setups.0
+}
+
+/// PlayMany's cost for one message of `actions`: decoded, answered item by item, its
+/// reply's bytes.
+fn play_many(actions: Vec<GameAction>) -> Cost {
+    measure(
+        PlayManyRequest { actions }.encode_to_vec(),
+        |bytes| async move {
+            let actions = PlayManyActions::decode(&bytes[..]).unwrap();
+            drop(bytes);
+            let message = PlayManyRequest::from(actions);
+            let mut replies = Arbiter::default().open_many(tokio_stream::iter([Ok(message)]));
+            let reply = replies.next().await.unwrap().unwrap();
+            assert!(!reply.as_bytes().is_empty());
+        },
+    )
+}
+
 /// Writes `status` as the trailers it is sent as, and checks it is a refusal.
 fn trailers_of(status: &tonic::Status) {
     assert_eq!(status.code(), tonic::Code::InvalidArgument, "{status:?}");
@@ -257,8 +314,8 @@ fn no_request_costs_more_than_its_size_allows() {
             })
             .collect(),
     });
-    let bad_setups = PlayManyRequest {
-        actions: (0..10_000)
+    let many_bad_setups = play_many(
+        (0..10_000)
             .map(|game| GameAction {
                 game,
                 action: Some(game_action::Action::Othello(PlayOthelloRequest {
@@ -273,15 +330,16 @@ fn no_request_costs_more_than_its_size_allows() {
                 })),
             })
             .collect(),
-    };
-    let many_bad_setups = measure(bad_setups.encode_to_vec(), |bytes| async move {
-        let actions = PlayManyActions::decode(&bytes[..]).unwrap();
-        drop(bytes);
-        let message = PlayManyRequest::from(actions);
-        let mut replies = Arbiter::default().open_many(tokio_stream::iter([Ok(message)]));
-        let reply = replies.next().await.unwrap().unwrap();
-        assert!(!reply.as_bytes().is_empty());
-    });
+    );
+    let setups = setups_of_every_game(8);
+    let many_bad_setups_of_every_game = play_many(
+        (0..10_000)
+            .map(|game| GameAction {
+                game,
+                action: Some(setups[game as usize % setups.len()].clone()),
+            })
+            .collect(),
+    );
 
     // A board of 100 rows of 10,000 bad characters: about 1 MB, a violation a row.
     let bad_rows = || Some(Board::from_rows(vec!["X".repeat(10_000); 100]));
@@ -320,72 +378,53 @@ fn no_request_costs_more_than_its_size_allows() {
             },
         ))),
     });
-    let live_connect_four_setup = live_status::<connect_four::Game>(PlayConnectFourRequest {
-        action: Some(play_connect_four_request::Action::Setup(Box::new(
-            ConnectFourSetup {
-                rows: 100,
-                cols: 100,
-                // Every drop off the board: 1 MB of history.
-                history: vec![1_000_000; 250_000],
-                ..Default::default()
-            },
-        ))),
-    });
-    let live_tic_tac_toe_setup = live_status::<tic_tac_toe::Game>(PlayTicTacToeRequest {
-        row: 0,
-        col: 0,
-        setup: Some(Box::new(TicTacToeSetup {
-            history: off_board_moves(166_000),
-            ..Default::default()
-        })),
-    });
+    let live_setups = live_setups();
 
     let valid = [
-        ("valid CheckBatch, 8x8 Othello", &valid_othello),
+        ("valid CheckBatch, 8x8 Othello", valid_othello),
+        ("valid CheckBatch, 100x100 Connect Four", valid_connect_four),
+    ];
+    let mut malformed = vec![
         (
-            "valid CheckBatch, 100x100 Connect Four",
-            &valid_connect_four,
+            "JudgeTicTacToe, 166,000 moves off the board".to_string(),
+            unary_judge,
+        ),
+        (
+            "CheckBatch, one JudgeTicTacToe check of 166,000 moves off the board".into(),
+            batch_judge,
+        ),
+        (
+            "CheckBatch, 10,000 checks of 9 moves off the board".into(),
+            batch_of_bad_judges,
+        ),
+        (
+            "PlayMany, one message of 10,000 malformed Othello setups".into(),
+            many_bad_setups,
+        ),
+        (
+            "PlayMany, one message of 10,000 setups of 8 rejected moves, of every game in turn"
+                .into(),
+            many_bad_setups_of_every_game,
+        ),
+        (
+            "CheckOthelloMove, 100 rows of 10,000 bad cells".into(),
+            unary_othello_move,
+        ),
+        (
+            "ListOthelloMoves, 100 rows of 10,000 bad cells".into(),
+            unary_listing,
+        ),
+        (
+            "CheckConnectFour, 100 rows of 10,000 bad cells".into(),
+            unary_connect_four,
+        ),
+        (
+            "PlayOthello, a setup of 100 rows of 10,000 bad cells".into(),
+            live_othello_setup,
         ),
     ];
-    let malformed = [
-        ("JudgeTicTacToe, 166,000 moves off the board", &unary_judge),
-        (
-            "CheckBatch, one JudgeTicTacToe check of 166,000 moves off the board",
-            &batch_judge,
-        ),
-        (
-            "CheckBatch, 10,000 checks of 9 moves off the board",
-            &batch_of_bad_judges,
-        ),
-        (
-            "PlayMany, one message of 10,000 malformed Othello setups",
-            &many_bad_setups,
-        ),
-        (
-            "CheckOthelloMove, 100 rows of 10,000 bad cells",
-            &unary_othello_move,
-        ),
-        (
-            "ListOthelloMoves, 100 rows of 10,000 bad cells",
-            &unary_listing,
-        ),
-        (
-            "CheckConnectFour, 100 rows of 10,000 bad cells",
-            &unary_connect_four,
-        ),
-        (
-            "PlayOthello, a setup of 100 rows of 10,000 bad cells",
-            &live_othello_setup,
-        ),
-        (
-            "PlayConnectFour, a setup of 250,000 drops off the board",
-            &live_connect_four_setup,
-        ),
-        (
-            "PlayTicTacToe, a setup of 166,000 moves off the board",
-            &live_tic_tac_toe_setup,
-        ),
-    ];
+    malformed.extend(live_setups);
+    let valid = valid.map(|(name, cost)| (name.to_string(), cost));
     for (name, cost) in valid.iter().chain(&malformed) {
         println!(
             "{name}: {} bytes; held at most {:.2} x its bytes; allocated {:.2} x its bytes in {:.1} allocations per KiB",
@@ -398,7 +437,7 @@ fn no_request_costs_more_than_its_size_allows() {
     // A reply may take up to its budget (and the short answers past it) whatever the
     // request: an allowance of twice the budget, for the buffer it grows into.
     let reply_allowance = 2 * arbiter::MAX_REPLY_BYTES;
-    for (name, cost) in malformed {
+    for (name, cost) in &malformed {
         assert!(
             cost.peak <= 4 * cost.bytes + reply_allowance,
             "{name}: held {} bytes at once for a request of {}: {cost:?}",
@@ -417,10 +456,11 @@ fn no_request_costs_more_than_its_size_allows() {
     let answered_by_item = [
         "CheckBatch, 10,000 checks of 9 moves off the board",
         "PlayMany, one message of 10,000 malformed Othello setups",
+        "PlayMany, one message of 10,000 setups of 8 rejected moves, of every game in turn",
     ];
     for (name, cost) in malformed
         .iter()
-        .filter(|(name, _)| !answered_by_item.contains(name))
+        .filter(|(name, _)| !answered_by_item.contains(&name.as_str()))
     {
         assert!(cost.peak_per_byte() <= 4.0, "{name}: {cost:?}");
         assert!(

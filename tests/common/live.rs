@@ -1,21 +1,229 @@
-//! The three live games' messages as the history and resume tests send them, through one
-//! trait, and the random messages those tests send once a game has started.
+//! Live games as the history and resume tests play them. Every registered game, through
+//! its `Fixture`: a stream of it, in process or over the wire, sent one message at a
+//! time ([`Live`]); the random messages of a game once it has started ([`Pick`]); the
+//! game as played ([`Played`]); its replies as values that compare ([`state`]); and
+//! proptest's cases run on the test's runtime ([`check`]). The three games the naive
+//! referees cover: their messages through one trait ([`Wire`]), and the random messages
+//! their history tests send once a game has started ([`Next`]).
 
+use std::cell::RefCell;
 use std::fmt::Debug;
+use std::future::Future;
 
 use arbiter::games::othello::Color;
 use arbiter::games::{connect_four, othello, tic_tac_toe};
 use arbiter::proto::{
-    play_connect_four_request, play_othello_request, Cell, PlayConnectFourRequest,
+    game_state, play_connect_four_request, play_othello_request, Cell, PlayConnectFourRequest,
     PlayConnectFourResponse, PlayOthelloRequest, PlayOthelloResponse, PlayTicTacToeRequest,
     PlayTicTacToeResponse,
 };
-use arbiter::LiveGame;
+use arbiter::{Arbiter, LiveGame, ReplyStream};
+use futures_util::StreamExt;
 use proptest::prelude::*;
 use proptest::sample::Index;
+use proptest::test_runner::{Config, TestRunner};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::Stream;
+use tonic::transport::Channel;
+use tonic::{Status, Streaming};
 
+use super::games::open;
 use super::messages::tic_tac_toe_move;
 use super::setups::{connect_four_setup, othello_setup, standard, tic_tac_toe_setup};
+
+/// The setup of `G`'s test start with `history` replayed, off the clock: how the generic
+/// tests open a game, and resume one.
+pub fn setup<G: LiveGame>(history: &[G::Request]) -> G::Request {
+    G::setup(None, None, history)
+}
+
+/// Whether `message` goes into a setup's history: the setup with it is not the setup
+/// without (a chess claim, a later setup or a message with no action is left out).
+pub fn in_history<G: LiveGame>(message: &G::Request) -> bool {
+    use prost::Message;
+    let with = setup::<G>(std::slice::from_ref(message));
+    with.encode_to_vec() != setup::<G>(&[]).encode_to_vec()
+}
+
+/// One message of a random game of any live game once it has started, drawn before the
+/// game runs and made from the reply before it.
+#[derive(Debug, Clone, Copy)]
+pub enum Pick {
+    /// The game's next message from this number (`Fixture::next`): most often a legal
+    /// move.
+    Next(u64),
+    /// The message the game rejects whatever the position (`Fixture::rejected`).
+    Rejected,
+    /// A setup (of the test start), which is not the first message: rejected.
+    Setup,
+    /// The message with no field set: no action, or Tic-Tac-Toe's move at (0, 0).
+    Empty,
+}
+
+impl Pick {
+    /// The message of `G` this pick makes after the reply `last`.
+    pub fn message<G: LiveGame>(self, last: &G::Response) -> G::Request {
+        match self {
+            Pick::Next(pick) => G::next(pick, last),
+            Pick::Rejected => G::rejected(),
+            Pick::Setup => setup::<G>(&[]),
+            Pick::Empty => G::Request::default(),
+        }
+    }
+}
+
+/// Up to `max` picks: of every 19, 16 of the game's next messages, one message it
+/// rejects, one later setup and one empty message.
+pub fn picks(max: usize) -> impl Strategy<Value = Vec<Pick>> {
+    prop::collection::vec(
+        prop_oneof![
+            16 => any::<u64>().prop_map(Pick::Next),
+            1 => Just(Pick::Rejected),
+            1 => Just(Pick::Setup),
+            1 => Just(Pick::Empty),
+        ],
+        0..max,
+    )
+}
+
+/// A reply of `G` as PlayMany's state carries it: the same fields, which compare
+/// (`PartialEq`) and print (`Debug`), as the reply's own type need not.
+pub fn state<G: LiveGame>(reply: &G::Response) -> game_state::State {
+    use prost::Message;
+    let copy = G::Response::decode(&*reply.encode_to_vec()).expect("a reply decodes");
+    G::state(copy)
+}
+
+/// A stream of the live game `G`, in process or over the wire, sent one message at a
+/// time. Dropped, its replies go first: the stream is reset (a cut), not half-closed.
+pub struct Live<G: LiveGame, S> {
+    replies: S,
+    sender: mpsc::Sender<G::Request>,
+}
+
+impl<G: LiveGame> Live<G, Streaming<G::Response>> {
+    /// A stream of `G` over `channel`, by its RPC's path.
+    pub async fn over(channel: &Channel) -> Result<Self, TestCaseError> {
+        let (sender, messages) = mpsc::channel(4);
+        let replies = open::<G>(channel, ReceiverStream::new(messages))
+            .await
+            .map_err(|status| TestCaseError::fail(format!("not opened: {status:?}")))?;
+        Ok(Self { replies, sender })
+    }
+}
+
+impl<G: LiveGame> Live<G, ReplyStream<G::Response>> {
+    /// A stream of `G` in process, as `arbiter` plays its Play RPC's streams.
+    pub fn within(arbiter: &Arbiter) -> Result<Self, TestCaseError> {
+        let (sender, messages) = mpsc::channel(4);
+        let replies = arbiter
+            .open_game::<G, _>(ReceiverStream::new(messages).map(Ok))
+            .map_err(|status| TestCaseError::fail(format!("not opened: {status:?}")))?;
+        Ok(Self { replies, sender })
+    }
+}
+
+impl<G: LiveGame, S: Stream<Item = Result<G::Response, Status>> + Unpin> Live<G, S> {
+    /// Sends `message` and reads its reply, which must come.
+    pub async fn send(&mut self, message: G::Request) -> Result<G::Response, TestCaseError> {
+        if self.sender.send(message).await.is_err() {
+            return Err(TestCaseError::fail("the stream closed"));
+        }
+        match self.replies.next().await {
+            Some(Ok(reply)) => Ok(reply),
+            Some(Err(status)) => Err(TestCaseError::fail(format!("status {status:?}"))),
+            None => Err(TestCaseError::fail("the stream ended")),
+        }
+    }
+
+    /// Sends `first`, then the message of each of `picks`, made from the reply before:
+    /// the game as played.
+    pub async fn play(
+        mut self,
+        first: G::Request,
+        picks: &[Pick],
+    ) -> Result<Played<G>, TestCaseError> {
+        let mut played = Played {
+            messages: vec![first.clone()],
+            replies: vec![self.send(first).await?],
+        };
+        for pick in picks {
+            let message = pick.message::<G>(played.replies.last().unwrap());
+            played.replies.push(self.send(message.clone()).await?);
+            played.messages.push(message);
+        }
+        Ok(played)
+    }
+}
+
+/// A live game as played: every message sent, its first one first, and the reply to each.
+pub struct Played<G: LiveGame> {
+    pub messages: Vec<G::Request>,
+    pub replies: Vec<G::Response>,
+}
+
+impl<G: LiveGame> Played<G> {
+    /// Whether message `i` (after the first) was applied.
+    fn applied(&self, i: usize) -> bool {
+        G::seen(&self.replies[i]).rejected.is_empty()
+    }
+
+    /// Whether message `i` (after the first) applied a move: one more move is played
+    /// after it than before.
+    fn moved(&self, i: usize) -> bool {
+        let moves = |i: usize| G::seen(&self.replies[i]).moves_played;
+        self.applied(i) && moves(i) == moves(i - 1) + 1
+    }
+
+    /// How many of the messages, from the first, a setup's history can stand for: those
+    /// before the first one applied that is no move (chess's claim of a draw, which ends
+    /// the game with no move), or all.
+    pub fn resumable(&self) -> usize {
+        (1..self.messages.len())
+            .find(|&i| self.applied(i) && !self.moved(i))
+            .unwrap_or(self.messages.len())
+    }
+
+    /// The indices of the messages among the first `count` that applied a move.
+    pub fn moves(&self, count: usize) -> Vec<usize> {
+        (1..count).filter(|&i| self.moved(i)).collect()
+    }
+
+    /// The messages at `indices`, in order.
+    pub fn messages_at(&self, indices: &[usize]) -> Vec<G::Request> {
+        indices.iter().map(|&i| self.messages[i].clone()).collect()
+    }
+}
+
+/// Runs `test` on `cases` values drawn from `strategy`, as proptest runs a test (failing
+/// with the smallest value that fails): what each case came to. Each case runs on the
+/// test's runtime, which must be a multi-threaded one.
+pub fn check<S, R, F>(cases: u32, strategy: S, test: impl Fn(S::Value) -> F) -> Vec<R>
+where
+    S: Strategy,
+    S::Value: Debug,
+    F: Future<Output = Result<R, TestCaseError>>,
+{
+    let runtime = tokio::runtime::Handle::current();
+    let outcomes = RefCell::new(Vec::new());
+    tokio::task::block_in_place(|| {
+        let mut runner = TestRunner::new(Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let result = runner.run(&strategy, |value| {
+            let outcome = runtime.block_on(test(value))?;
+            outcomes.borrow_mut().push(outcome);
+            Ok(())
+        });
+        if let Err(error) = result {
+            panic!("{error}");
+        }
+    });
+    outcomes.into_inner()
+}
 
 /// What every live game's reply says alike.
 pub trait Reply {

@@ -1,5 +1,6 @@
-//! Starts and boards that the history and resume tests share: setups of each game, and
-//! random Othello boards, with some on which passes come soon.
+//! Starts and boards of the history tests against the naive referees: setups of
+//! Othello, Connect Four (which a few other tests send too) and Tic-Tac-Toe, and random
+//! Othello boards, with some on which passes come soon.
 #![allow(dead_code)]
 
 use arbiter::games::othello::{Color, STANDARD_START};
