@@ -1,8 +1,7 @@
 //! CheckBatch: many one-shot checks in one call, each answered by its own game's module
 //! exactly as its own RPC answers it (a [`BatchCheck`](crate::glue::batch::BatchCheck)),
 //! a malformed one in place (which
-//! module answers which check is registered in `registration.rs`, which implements
-//! [`Checks`]).
+//! module answers which check is registered in `registration.rs`).
 //!
 //! The checks are read where they lie in the request
 //! ([`CheckRef`](crate::proto::requests::CheckRef)), and the games'
@@ -14,19 +13,9 @@ use crate::glue::budget::MAX_REPLY_BYTES;
 use crate::glue::error::{write_violation, ServiceError};
 use crate::glue::fields;
 use crate::proto::replies::CheckBatchReply;
-use crate::proto::requests::{CheckBatchChecks, CheckRef};
+use crate::proto::requests::CheckBatchChecks;
+use crate::service::registration;
 use crate::proto::wire::fields as wire;
-
-/// The checks a CheckBatch answers: which game's module answers each.
-pub(crate) trait Checks {
-    /// The room to set aside in a reply for `check`'s result: what a small board's
-    /// result takes (a larger board's grows the buffer).
-    fn result_bytes(check: CheckRef<'_>) -> usize;
-
-    /// Writes into `out` the answer to `check`, as its own RPC gives it, or its
-    /// violations; returns the result's length, as [`CheckBatchReply::push`] does.
-    fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch) -> usize;
-}
 
 /// The most checks one CheckBatch call may carry.
 pub const MAX_CHECKS: usize = 10_000;
@@ -35,19 +24,19 @@ pub const MAX_CHECKS: usize = 10_000;
 /// than [`MAX_CHECKS`] checks fails as a whole; once the reply holds
 /// [`MAX_REPLY_BYTES`], the checks left are answered without being run. Each result is
 /// written into the reply as soon as it is known.
-pub(crate) fn check_batch<C: Checks>(
+pub(crate) fn check_batch(
     request: &CheckBatchChecks,
 ) -> Result<CheckBatchReply, ServiceError> {
     let count = request.len();
     fields::at_most("CheckBatchRequest", "checks", count, MAX_CHECKS, "call")?;
-    let room = request.iter().map(C::result_bytes).sum::<usize>();
+    let room = request.iter().map(registration::result_bytes).sum::<usize>();
     let mut reply = CheckBatchReply::with_capacity(room.min(MAX_REPLY_BYTES));
     let mut scratch = Scratch::default();
     let mut bytes = 0;
     for check in request.iter() {
         // Past the reply budget, a check is answered without being run.
         bytes += 4 + if bytes < MAX_REPLY_BYTES {
-            C::answer(check, &mut reply, &mut scratch)
+            registration::answer(check, &mut reply, &mut scratch)
         } else {
             over_budget(&mut reply)
         };

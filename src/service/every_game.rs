@@ -10,14 +10,12 @@ use futures_util::StreamExt;
 use proptest::prelude::*;
 
 use crate::proto::{GameAction, GameState, PlayManyRequest};
-use crate::service::play::kinds::Registered;
-use crate::service::registration::tests::EachGame;
-use crate::service::registration::{self, Registry};
+use crate::{visit_live_games, LiveGame, LiveGameVisitor};
 use crate::service::Arbiter;
 
 /// A game of `G`'s corpus: its first message, then `picks` of its messages (the first
 /// among them now and then: a setup out of turn).
-fn messages<G: Registered<Registry>>(picks: &[usize]) -> Vec<G::Request> {
+fn messages<G: LiveGame>(picks: &[usize]) -> Vec<G::Request> {
     let corpus = G::corpus();
     let mut messages = vec![corpus[0].clone()];
     messages.extend(
@@ -32,7 +30,7 @@ fn messages<G: Registered<Registry>>(picks: &[usize]) -> Vec<G::Request> {
 /// once the messages are answered, moves on to any clock's deadline): fails unless
 /// every reply of the one, the announcement of a loss on time among them, is the state
 /// of the other.
-async fn same<G: Registered<Registry>>(messages: Vec<G::Request>) -> Result<(), TestCaseError> {
+async fn same<G: LiveGame>(messages: Vec<G::Request>) -> Result<(), TestCaseError> {
     use crate::proto::replies::WrittenReply;
     use prost::Message;
     let service = Arbiter::default();
@@ -92,7 +90,7 @@ async fn same<G: Registered<Registry>>(messages: Vec<G::Request>) -> Result<(), 
 /// Plays `messages` (a setup first) as a referee plays them, resumes the game from its
 /// setup and the moves applied, and fails unless both answer `next` alike, byte for
 /// byte, or the game cannot be resumed though it goes on.
-fn resumes_alike<G: Registered<Registry>>(
+fn resumes_alike<G: LiveGame>(
     messages: &[G::Request],
     next: &G::Request,
 ) -> Result<(), TestCaseError> {
@@ -126,15 +124,14 @@ fn resumes_alike<G: Registered<Registry>>(
 }
 
 /// Runs [`same`] and [`resumes_alike`] for each registered game.
-#[derive(Clone, Copy)]
 struct Same<'a> {
     picks: &'a [usize],
     clocked: bool,
     failed: &'a std::cell::RefCell<Option<TestCaseError>>,
 }
 
-impl EachGame for Same<'_> {
-    fn game<G: Registered<Registry>>(self) {
+impl LiveGameVisitor for Same<'_> {
+    fn visit<G: LiveGame>(&mut self) {
         let mut messages = messages::<G>(self.picks);
         let corpus = G::corpus();
         let next = &corpus[self.picks.len() % corpus.len()];
@@ -172,7 +169,7 @@ proptest! {
         clocked in any::<bool>(),
     ) {
         let failed = std::cell::RefCell::new(None);
-        registration::each_registered(Same { picks: &picks, clocked, failed: &failed });
+        visit_live_games(&mut Same { picks: &picks, clocked, failed: &failed });
         if let Some(error) = failed.into_inner() {
             return Err(error);
         }

@@ -28,7 +28,6 @@ use crate::proto::{self, PlayManyRequest};
 
 use self::play::many::ManyGames;
 use self::play::{LiveGames, ReplyStream, StreamLimits, WrittenReplyOf};
-use self::registration::Registry;
 use crate::games::LiveGame;
 use crate::glue::answer::Answer;
 use crate::glue::error::ServiceError;
@@ -99,7 +98,7 @@ impl Arbiter {
     where
         S: Stream<Item = Result<PlayManyRequest, Status>> + Unpin + Send + 'static,
     {
-        let games = ManyGames::<Registry>::new(self.limits, self.live_games.clone());
+        let games = ManyGames::new(self.limits, self.live_games.clone());
         play::session(
             games,
             messages,
@@ -168,7 +167,7 @@ macro_rules! handlers {
                 &self,
                 request: Request<CheckBatchChecks>,
             ) -> Result<Response<CheckBatchReply>, Status> {
-                batch::check_batch::<Registry>(request.get_ref())
+                batch::check_batch(request.get_ref())
                     .map(Response::new)
                     .map_err(Status::from)
             }

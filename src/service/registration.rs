@@ -1,11 +1,10 @@
 //! The registration: every game Arbiter serves, listed once, and the dispatch that
-//! follows from the list, as mini-redis's `Command` lists its commands. [`Registry`]
-//! says which game's module answers each of CheckBatch's checks ([`Checks`], through
-//! [`checks!`]: each a [`BatchCheck`] of its game's module) and which kinds of live game
-//! a PlayMany stream holds ([`Kinds`], through [`live_games!`]: [`AnyGame`] and each
-//! game's [`Registered`]). It sits above the game modules and the stream machinery:
-//! `batch.rs` and `play/many.rs` name no game, and are handed the registry by the
-//! handlers (`service/mod.rs`).
+//! follows from the list, as mini-redis's `Command` lists its commands: which kinds of
+//! live game a PlayMany stream holds ([`live_games!`]: [`AnyGame`], an enum with a
+//! variant per game, and each game's [`Registered`]) and which game's module answers
+//! each of CheckBatch's checks ([`checks!`]: each a [`BatchCheck`] of its game's
+//! module). It sits above the game modules and the stream machinery: `batch.rs` and
+//! `play/many.rs` name no game, and call what the list writes here.
 //!
 //! A game's requests are read, checked and answered by its own `wire` module, in its
 //! folder of `crate::games`; this one only says which module answers what.
@@ -21,13 +20,25 @@ use crate::proto::replies::{CheckBatchReply, PlayManyReply};
 use crate::proto::requests::CheckRef;
 use crate::proto::wire::{fields as wire, Len};
 
-use super::batch::Checks;
-use super::play::kinds::{Kinds, Registered, TakeRequest};
+use super::play::many::ManyGames;
 use super::play::Referee;
 use crate::games::{LiveGame, LiveGameVisitor};
 use crate::glue::answer::Answer;
 use crate::glue::batch::{BatchCheck, Scratch};
 use crate::glue::error::{ServiceError, Violation};
+
+/// A registered live game: how its referee sits in [`AnyGame`] and its replies in a
+/// `GameState`.
+pub(crate) trait Registered: LiveGame {
+    /// The action field that carries this game's messages.
+    const ACTION: &'static str;
+    /// The field of `GameState` that holds this game's state.
+    const STATE_FIELD: Len;
+    /// The game's referee, if `game` is of this kind.
+    fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>>;
+    /// The game that `referee` plays, as a stream holds it.
+    fn hold(referee: Referee<Self>) -> AnyGame;
+}
 
 /// Registers the live games: for each, its variant in [`AnyGame`], its rules' game, and
 /// its field in PlayMany's `GameAction.action` and `GameState.state` oneofs (one name in
@@ -42,37 +53,52 @@ macro_rules! live_games {
             )*
         }
 
-        impl Kinds for Registry {
-            type AnyGame = AnyGame;
+        /// What an action without a game's request says: "sets no action", naming
+        /// every action there is.
+        pub(crate) const NO_ACTION: &str =
+            concat!("sets no action: set one of ", $($action, ", ",)* "close");
 
-            const NO_ACTION: &'static str =
-                concat!("sets no action: set one of ", $($action, ", ",)* "close");
-
-            fn kind(game: &AnyGame) -> GameKind {
-                match game {
-                    $(AnyGame::$variant(_) => <$game as LiveGame>::KIND,)*
+        impl AnyGame {
+            /// Which game this is.
+            pub(crate) fn kind(&self) -> GameKind {
+                match self {
+                    $(Self::$variant(_) => <$game as LiveGame>::KIND,)*
                 }
             }
 
-            fn deadline(game: &AnyGame) -> Option<Moment> {
-                match game {
-                    $(AnyGame::$variant(referee) => referee.deadline(),)*
+            /// When its side to move runs out, while its clock runs.
+            pub(crate) fn deadline(&self) -> Option<Moment> {
+                match self {
+                    $(Self::$variant(referee) => referee.deadline(),)*
                 }
             }
 
-            fn run_out(game: &mut AnyGame, number: u64, now: Moment, out: &mut PlayManyReply) {
-                match game {
-                    $(AnyGame::$variant(referee) => announce(referee, number, now, out),)*
+            /// If its side to move has run out by `now`, ends the game, number
+            /// `number`, on time and writes its announcement into `out`.
+            pub(crate) fn run_out(&mut self, number: u64, now: Moment, out: &mut PlayManyReply) {
+                match self {
+                    $(Self::$variant(referee) => announce(referee, number, now, out),)*
                 }
             }
+        }
 
+        impl ManyGames {
+            /// Plays the request `action` carries in game number `game` at `now`, as
+            /// a message of its game's kind, its state written into `out`: the state's
+            /// length; or, for an action that carries none, its `close` (`None` when
+            /// the action sets nothing).
             #[inline(always)]
-            fn with_request<T: TakeRequest<Self>>(
+            pub(crate) fn act_on(
+                &mut self,
                 action: Option<Action>,
-                to: T,
-            ) -> Result<T::Output, Option<bool>> {
+                game: u64,
+                now: Moment,
+                out: &mut PlayManyReply,
+            ) -> Result<usize, Option<bool>> {
                 match action {
-                    $(Some(Action::$variant(request)) => Ok(to.take::<$game>(request)),)*
+                    $(Some(Action::$variant(request)) => {
+                        Ok(self.play::<$game>(game, request, now, out))
+                    })*
                     Some(Action::Close(close)) => Err(Some(close)),
                     None => Err(None),
                 }
@@ -80,7 +106,7 @@ macro_rules! live_games {
         }
 
         $(
-            impl Registered<Registry> for $game {
+            impl Registered for $game {
                 const ACTION: &'static str = $action;
                 const STATE_FIELD: Len = wire::game_state::$field;
                 fn referee(game: &mut AnyGame) -> Option<&mut Referee<Self>> {
@@ -101,18 +127,13 @@ macro_rules! live_games {
             $(visitor.visit::<$game>();)*
         }
 
-        /// Holds every registered game to the contract with `check`.
+        /// Each registered game's RPC, action field and state field.
         #[cfg(test)]
-        pub(crate) fn each_registered(check: impl tests::EachGame) {
-            $(check.game::<$game>();)*
-        }
+        const REGISTERED_GAMES: &[(&str, &str, Len)] = &[
+            $((<$game as crate::glue::play::sealed::Play>::RPC, $action, wire::game_state::$field),)*
+        ];
     };
 }
-
-/// Every game Arbiter serves: the kinds of live game a PlayMany stream holds
-/// ([`Kinds`]) and which game's module answers each of CheckBatch's checks ([`Checks`]).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Registry;
 
 live_games! {
     Othello: games::othello::Game, "othello", OTHELLO;
@@ -124,7 +145,7 @@ live_games! {
 
 /// Ends `referee`'s game, number `game`, on time at `now` if its side to move has run
 /// out, its announcement written into `out`.
-fn announce<G: Registered<Registry>>(
+fn announce<G: Registered>(
     referee: &mut Referee<G>,
     game: u64,
     now: Moment,
@@ -141,31 +162,33 @@ fn announce<G: Registered<Registry>>(
 /// `every_check_in_the_contract_is_registered`.
 macro_rules! checks {
     ($($check:ty,)*) => {
-        impl Checks for Registry {
-            fn result_bytes(check: CheckRef<'_>) -> usize {
+        /// The room to set aside in a reply for `check`'s result: what a small board's
+        /// result takes (a larger board's grows the buffer).
+        pub(crate) fn result_bytes(check: CheckRef<'_>) -> usize {
+            $(
+                if check.kind == <$check as BatchCheck>::CHECK.0 {
+                    return <$check as BatchCheck>::RESULT_BYTES;
+                }
+            )*
+            32
+        }
+
+        /// Writes into `out` the answer to `check`, as its own RPC gives it, or its
+        /// violations; returns the result's length, as [`CheckBatchReply::push`] does.
+        pub(crate) fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch) -> usize {
+            let result = 'answered: {
                 $(
                     if check.kind == <$check as BatchCheck>::CHECK.0 {
-                        return <$check as BatchCheck>::RESULT_BYTES;
+                        break 'answered <$check as BatchCheck>::answer(check, scratch, out);
                     }
                 )*
-                32
-            }
-
-            fn answer(check: CheckRef<'_>, out: &mut CheckBatchReply, scratch: &mut Scratch) -> usize {
-                let result = 'answered: {
-                    $(
-                        if check.kind == <$check as BatchCheck>::CHECK.0 {
-                            break 'answered <$check as BatchCheck>::answer(check, scratch, out);
-                        }
-                    )*
-                    Err(not_a_check(check.kind))
-                };
-                result.unwrap_or_else(|error| {
-                    out.push_invalid(|w| {
-                        error.write_field_violations("check", wire::check_result::INVALID, w)
-                    })
+                Err(not_a_check(check.kind))
+            };
+            result.unwrap_or_else(|error| {
+                out.push_invalid(|w| {
+                    error.write_field_violations("check", wire::check_result::INVALID, w)
                 })
-            }
+            })
         }
 
         /// The field numbers in `Check`'s oneof of every registered check.
@@ -214,62 +237,13 @@ fn not_a_check(kind: u32) -> ServiceError {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use prost::Message;
-    use prost_types::{FileDescriptorProto, FileDescriptorSet};
+    use prost_types::FileDescriptorSet;
 
-    use super::{Registered, Registry};
-
-    /// Something to do with each registered game.
-    pub(crate) trait EachGame: Copy {
-        fn game<G: Registered<Registry>>(self);
-    }
-
-    /// The contract's own words for a registered game: the RPC that plays it names a
-    /// streaming method whose reply is the game's reply, and its action and state fields
-    /// are fields of PlayMany's `GameAction` and `GameState`.
-    #[derive(Clone, Copy)]
-    struct InTheContract<'a>(&'a FileDescriptorProto);
-
-    impl EachGame for InTheContract<'_> {
-        fn game<G: Registered<Registry>>(self) {
-            let file = self.0;
-            let method = file
-                .service
-                .iter()
-                .flat_map(|service| &service.method)
-                .find(|method| method.name() == G::RPC)
-                .unwrap_or_else(|| panic!("{} is not an RPC", G::RPC));
-            assert!(
-                method.client_streaming() && method.server_streaming(),
-                "{}",
-                G::RPC
-            );
-            let response = std::any::type_name::<G::Response>();
-            let response = response.rsplit("::").next().unwrap();
-            assert_eq!(
-                method.output_type(),
-                format!(".arbiter.v1.{response}"),
-                "{}",
-                G::RPC
-            );
-            let field = |message: &str| {
-                file.message_type
-                    .iter()
-                    .find(|m| m.name() == message)
-                    .and_then(|m| m.field.iter().find(|field| field.name() == G::ACTION))
-                    .map(|field| field.number())
-            };
-            assert!(field("GameAction").is_some(), "GameAction.{}", G::ACTION);
-            assert_eq!(
-                field("GameState").and_then(|number| u32::try_from(number).ok()),
-                Some(G::STATE_FIELD.0),
-                "GameState.{}",
-                G::ACTION
-            );
-        }
-    }
-
+    /// The contract's own words for each registered game: the RPC that plays it names a
+    /// streaming method, and its action and state fields are fields of PlayMany's
+    /// `GameAction` and `GameState`, the state's at the number registered.
     #[test]
     fn every_registered_game_is_in_the_contract_under_its_names() {
         let set = FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET).unwrap();
@@ -278,7 +252,53 @@ pub(crate) mod tests {
             .iter()
             .find(|file| file.package() == "arbiter.v1")
             .unwrap();
-        super::each_registered(InTheContract(file));
+        for &(rpc, action, state) in super::REGISTERED_GAMES {
+            let method = file
+                .service
+                .iter()
+                .flat_map(|service| &service.method)
+                .find(|method| method.name() == rpc)
+                .unwrap_or_else(|| panic!("{rpc} is not an RPC"));
+            assert!(method.client_streaming() && method.server_streaming(), "{rpc}");
+            let field = |message: &str| {
+                file.message_type
+                    .iter()
+                    .find(|m| m.name() == message)
+                    .and_then(|m| m.field.iter().find(|field| field.name() == action))
+                    .map(|field| field.number())
+            };
+            assert!(field("GameAction").is_some(), "GameAction.{action}");
+            assert_eq!(
+                field("GameState").and_then(|number| u32::try_from(number).ok()),
+                Some(state.0),
+                "GameState.{action}"
+            );
+        }
+        let mut rpcs = Vec::new();
+        super::visit_live_games(&mut Rpcs(&mut rpcs));
+        let registered: Vec<&str> = super::REGISTERED_GAMES.iter().map(|game| game.0).collect();
+        assert_eq!(rpcs, registered);
+    }
+
+    /// Collects the RPC of each game it visits.
+    struct Rpcs<'a>(&'a mut Vec<&'static str>);
+
+    impl crate::LiveGameVisitor for Rpcs<'_> {
+        fn visit<G: crate::LiveGame>(&mut self) {
+            // Its reply is the one the contract's method answers with.
+            let set = FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET).unwrap();
+            let method = set
+                .file
+                .iter()
+                .flat_map(|file| &file.service)
+                .flat_map(|service| &service.method)
+                .find(|method| method.name() == G::RPC)
+                .unwrap();
+            let response = std::any::type_name::<G::Response>();
+            let response = response.rsplit("::").next().unwrap();
+            assert_eq!(method.output_type(), format!(".arbiter.v1.{response}"));
+            self.0.push(G::RPC);
+        }
     }
 
     /// Every check of `Check`'s oneof is answered by a registered game's module, once,
@@ -325,13 +345,13 @@ mod written_states {
     /// encoder).
     /// Also on the clock (`clocked`): each message 137 ms after the one before, and,
     /// once the messages are played, a loss on time announced.
-    fn written_as_built<G: Registered<Registry>, S>(
+    fn written_as_built<G: Registered, S>(
         mut game: G,
         steps: Vec<S>,
         clocked: bool,
         request: impl Fn(&G, S) -> G::Request,
     ) -> Result<(), TestCaseError> {
-        fn same<G: Registered<Registry>>(
+        fn same<G: Registered>(
             answer: G::Played<'_>,
             index: usize,
         ) -> Result<(), TestCaseError> {

@@ -15,7 +15,7 @@ use crate::proto::arbiter_service_server::ArbiterServiceServer;
 use crate::proto::requests::CheckBatchChecks;
 use crate::proto::{Check, CheckBatchRequest, CheckBatchResponse, CheckResult};
 use crate::service::batch::check_batch;
-use crate::service::registration::{check_corpus, Registry};
+use crate::service::registration::check_corpus;
 use crate::service::Arbiter;
 
 /// A check's field number in `Check`'s oneof, and its request's bytes.
@@ -125,7 +125,7 @@ proptest! {
             .flat_map(|(kind, request)| wrapped(1, &wrapped(*kind, request)))
             .collect();
         let request = CheckBatchChecks::decode(&batch[..]).unwrap();
-        let reply = check_batch::<Registry>(&request).unwrap();
+        let reply = check_batch(&request).unwrap();
         let bytes = reply.as_bytes();
         let decoded = CheckBatchResponse::decode(bytes).unwrap();
         prop_assert_eq!(&decoded.encode_to_vec()[..], bytes);

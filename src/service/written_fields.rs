@@ -18,14 +18,10 @@ use prost::Message;
 use prost_types::field_descriptor_proto::Type;
 
 use crate::proto::requests::CheckBatchChecks;
-use std::cell::RefCell;
 
 use crate::proto::{
     game_action, Check, CheckBatchRequest, GameAction, PlayManyRequest, TimeControl,
 };
-use crate::service::play::kinds::Registered;
-use crate::service::registration::tests::EachGame;
-use crate::service::registration::Registry;
 use crate::service::{batch, Arbiter};
 
 /// A message of `arbiter.v1` as the descriptor set describes it: each field's name, and
@@ -140,12 +136,11 @@ fn many(game: u64, action: game_action::Action) -> PlayManyRequest {
 /// that reaches no game. With the numbers of the games on the clock.
 fn many_requests() -> (Vec<PlayManyRequest>, Vec<u64>) {
     /// Adds each registered game's messages.
-    #[derive(Clone, Copy)]
-    struct Corpus<'a>(&'a RefCell<(Vec<PlayManyRequest>, Vec<u64>)>);
+    struct Corpus<'a>(&'a mut (Vec<PlayManyRequest>, Vec<u64>));
 
-    impl EachGame for Corpus<'_> {
-        fn game<G: Registered<Registry>>(self) {
-            let (messages, clocked) = &mut *self.0.borrow_mut();
+    impl crate::LiveGameVisitor for Corpus<'_> {
+        fn visit<G: crate::LiveGame>(&mut self) {
+            let (messages, clocked) = &mut *self.0;
             let game = 2 * messages.len() as u64 + 1;
             for request in G::corpus() {
                 messages.push(many(game, G::action(request)));
@@ -156,9 +151,9 @@ fn many_requests() -> (Vec<PlayManyRequest>, Vec<u64>) {
         }
     }
 
-    let corpus = RefCell::new((Vec::new(), Vec::new()));
-    super::registration::each_registered(Corpus(&corpus));
-    let (mut messages, clocked) = corpus.into_inner();
+    let mut corpus = (Vec::new(), Vec::new());
+    crate::visit_live_games(&mut Corpus(&mut corpus));
+    let (mut messages, clocked) = corpus;
     let first = messages[0].actions[0].game;
     messages.push(many(first, game_action::Action::Close(true)));
     messages.push(many(u64::MAX, game_action::Action::Close(true)));
@@ -171,7 +166,7 @@ async fn every_field_of_every_written_reply_is_written() {
     let mut seen = BTreeSet::new();
 
     let batch = CheckBatchChecks::decode(&batch_request().encode_to_vec()[..]).unwrap();
-    let reply = batch::check_batch::<Registry>(&batch).unwrap();
+    let reply = batch::check_batch(&batch).unwrap();
     walk(&messages, "CheckBatchResponse", reply.as_bytes(), &mut seen);
 
     // The games, then a wait past the clocked game's deadline (the clock of tokio's,

@@ -111,7 +111,7 @@ mod live {
                 _ => {
                     let chosen = &legal[(pick / 100) as usize % legal.len()];
                     // In UCI or in SAN, both accepted.
-                    Action::Move(if pick / 100_000 % 2 == 0 {
+                    Action::Move(if (pick / 100_000).is_multiple_of(2) {
                         chosen.uci.clone()
                     } else {
                         chosen.san.clone()

@@ -58,7 +58,7 @@ mod live {
 
         fn next(pick: u64, _last: &PlayConnectFourResponse) -> PlayConnectFourRequest {
             // Mostly on the board; a full column or one off it now and then.
-            let col = (pick % 5) as i32 - i32::from(pick / 5 % 20 == 0);
+            let col = (pick % 5) as i32 - i32::from((pick / 5).is_multiple_of(20));
             PlayConnectFourRequest {
                 action: Some(Action::Drop(col)),
             }

@@ -17,7 +17,7 @@ use crate::proto::replies::{PlayManyReply, WrittenReply};
 use crate::proto::wire::fields as wire;
 use crate::proto::{GameAction, PlayManyRequest};
 
-use super::kinds::{Kinds, Registered, TakeRequest};
+use crate::service::registration::{AnyGame, Registered, NO_ACTION};
 use super::{Games, LiveGames, OpenGame, Referee, StreamLimits, WrittenReplyOf};
 use crate::glue::answer::Answer;
 
@@ -27,12 +27,12 @@ pub const MAX_ACTIONS: usize = 10_000;
 /// The room set aside per action for a stream's first reply: a small game's state.
 const STATE_BYTES: usize = 64;
 
-/// The games of one PlayMany stream, of the kinds `K`, by the client's numbers.
-pub(crate) struct ManyGames<K: Kinds> {
+/// The games of one PlayMany stream, of any registered kind, by the client's numbers.
+pub(crate) struct ManyGames {
     /// foldhash, seeded per process, instead of std's SipHash: the numbers are the
     /// client's, but a stream holds at most `max_games_per_stream` of them, so even
     /// numbers chosen to collide cost a bounded probe.
-    games: HashMap<u64, Entry<K>, RandomState>,
+    games: HashMap<u64, Entry, RandomState>,
     limits: StreamLimits,
     live_games: LiveGames,
     /// The bytes of the last reply per action it answered, to size the next reply's
@@ -69,8 +69,8 @@ impl Deadlines {
     /// Brings game number `game`'s deadline up to date with its clock (`entry`).
     // Inlined: a call of its own cost a clocked move a tenth of what its clock costs.
     #[inline(always)]
-    fn refresh<K: Kinds>(&mut self, game: u64, entry: &mut Entry<K>) {
-        let deadline = K::deadline(&entry.game);
+    fn refresh(&mut self, game: u64, entry: &mut Entry) {
+        let deadline = entry.game.deadline();
         if deadline == entry.deadline {
             return;
         }
@@ -92,7 +92,7 @@ impl Deadlines {
     }
 
     /// Notes that `entry`'s clock no longer runs: run out, stopped, or its game gone.
-    fn forget<K: Kinds>(&mut self, entry: &Entry<K>) {
+    fn forget(&mut self, entry: &Entry) {
         if entry.deadline.is_some() {
             self.running = self.running.saturating_sub(1);
         }
@@ -106,7 +106,7 @@ impl Deadlines {
     }
 }
 
-impl<K: Kinds> ManyGames<K> {
+impl ManyGames {
     /// A stream holding no game yet, whose games obey `limits` and count in
     /// `live_games`.
     pub(crate) fn new(limits: StreamLimits, live_games: LiveGames) -> Self {
@@ -122,8 +122,8 @@ impl<K: Kinds> ManyGames<K> {
 }
 
 /// One game of a PlayMany stream, and its place in the live-game count.
-struct Entry<K: Kinds> {
-    game: K::AnyGame,
+struct Entry {
+    game: AnyGame,
     /// When its side to move runs out, while its clock runs (as of its last message).
     deadline: Option<Moment>,
     /// Its entry in the stream's deadlines, if it has one: no later than `deadline`.
@@ -133,7 +133,7 @@ struct Entry<K: Kinds> {
     _open: OpenGame,
 }
 
-impl<K: Kinds> Games for ManyGames<K> {
+impl Games for ManyGames {
     type Request = PlayManyRequest;
     type Response = PlayManyReply;
 
@@ -183,7 +183,7 @@ impl<K: Kinds> Games for ManyGames<K> {
     }
 }
 
-impl<K: Kinds> ManyGames<K> {
+impl ManyGames {
     /// Ends on time every game whose deadline is past by `now`, their announcements
     /// into `late`.
     fn run_out_due(&mut self, now: Moment) {
@@ -254,13 +254,7 @@ impl<K: Kinds> ManyGames<K> {
     /// the state's length, as [`PlayManyReply::push`] does.
     fn act(&mut self, action: GameAction, now: Moment, out: &mut PlayManyReply) -> usize {
         let game = action.game;
-        let in_game = InGame {
-            games: self,
-            game,
-            now,
-            out: &mut *out,
-        };
-        match K::with_request(action.action, in_game) {
+        match self.act_on(action.action, game, now, out) {
             Ok(len) => len,
             Err(Some(true)) => match self.games.remove(&game) {
                 Some(entry) => {
@@ -280,13 +274,14 @@ impl<K: Kinds> ManyGames<K> {
                 "action",
                 "close is false: set it true to end the game, or send a move",
             ),
-            Err(None) => invalid(out, game, "action", K::NO_ACTION),
+            Err(None) => invalid(out, game, "action", NO_ACTION),
         }
     }
 
     /// Plays `request` in game number `game`, of kind `G`, starting that game if the
     /// number holds none, and writes the game's state into `out`; returns its length.
-    fn play<G: Registered<K>>(
+    #[inline(always)]
+    pub(crate) fn play<G: Registered>(
         &mut self,
         game: u64,
         request: G::Request,
@@ -308,7 +303,7 @@ impl<K: Kinds> ManyGames<K> {
             end_on_time(&mut self.deadlines, game, entry, now, &mut self.late);
         }
         let Some(referee) = G::referee(&mut entry.game) else {
-            let kind = K::kind(&entry.game).label();
+            let kind = entry.game.kind().label();
             return invalid(
                 out,
                 game,
@@ -346,7 +341,7 @@ impl<K: Kinds> ManyGames<K> {
     /// Starts game number `game` of kind `G` with `first` as its first message, unless
     /// a limit or a malformed setup stops it, and writes its state into `out`; returns
     /// the state's length.
-    fn start<G: Registered<K>>(
+    fn start<G: Registered>(
         &mut self,
         game: u64,
         first: G::Request,
@@ -364,7 +359,7 @@ impl<K: Kinds> ManyGames<K> {
 
     /// Opens game number `game` of kind `G` with `first` as its first message: its reply
     /// to it, or why the game was not started.
-    fn open<G: Registered<K>>(
+    fn open<G: Registered>(
         &mut self,
         game: u64,
         first: G::Request,
@@ -406,36 +401,17 @@ impl<K: Kinds> ManyGames<K> {
     }
 }
 
-/// An action's game request, to be played in game number `game` of `games` at `now`,
-/// its state written into `out`.
-struct InGame<'a, K: Kinds> {
-    games: &'a mut ManyGames<K>,
-    game: u64,
-    now: Moment,
-    out: &'a mut PlayManyReply,
-}
-
-impl<K: Kinds> TakeRequest<K> for InGame<'_, K> {
-    /// The state's length.
-    type Output = usize;
-
-    #[inline(always)]
-    fn take<G: Registered<K>>(self, request: G::Request) -> usize {
-        self.games.play::<G>(self.game, request, self.now, self.out)
-    }
-}
-
 /// Ends game number `game` (`entry`) on time at `now`, its announcement into `late`.
-fn end_on_time<K: Kinds>(
+fn end_on_time(
     deadlines: &mut Deadlines,
     game: u64,
-    entry: &mut Entry<K>,
+    entry: &mut Entry,
     now: Moment,
     late: &mut PlayManyReply,
 ) {
     deadlines.forget(entry);
     entry.deadline = None;
-    K::run_out(&mut entry.game, game, now, late);
+    entry.game.run_out(game, now, late);
 }
 
 /// Why an action past the reply budget was not applied.

@@ -18,10 +18,9 @@
 //! below the games),
 //! `referee.rs` (one game as its messages reach it), `live_games.rs` (the count),
 //! `session.rs` (a stream and its timer), `reaper.rs` (the watch), `one.rs` (a
-//! single-game stream), `many.rs` (a PlayMany stream) and `kinds.rs` (what PlayMany
-//! needs of the kinds of game the registration lists).
+//! single-game stream) and `many.rs` (a PlayMany stream, whose games of any kind the
+//! registration's `AnyGame` holds).
 
-pub(crate) mod kinds;
 mod limits;
 mod live_games;
 pub(crate) mod many;
