@@ -99,17 +99,6 @@ pub(crate) mod sealed {
         #[cfg(test)]
         fn corpus() -> Vec<Self::Request>;
 
-        /// A setup of a game on the clock of `control`, whose side to move then runs
-        /// out (for the same test).
-        #[cfg(test)]
-        fn clocked(control: crate::proto::TimeControl) -> Self::Request;
-
-        /// `setup` (a setup message) with the moves `applied` added to its history: the
-        /// setup that resumes the game they were played in (for the registration-driven
-        /// resume test); `None` if `setup` is no setup or a move is no move.
-        #[cfg(test)]
-        fn resumed(setup: &Self::Request, applied: &[Self::Request]) -> Option<Self::Request>;
-
         /// The game as it stands, as the answer to no message: the announcement of a
         /// loss on time.
         fn standing<'a>(&'a self, timing: &'a Timing) -> Self::Played<'a>;

@@ -2,8 +2,9 @@
 //! its own corpus's messages (`Play::corpus`: a setup, moves applied and rejected, a
 //! setup out of turn) and, on the clock, to a loss on time: the same replies, as prost
 //! reads them, and every reply, alone and in PlayMany, the bytes prost writes of what it
-//! reads from them; and resumed from its setup and the moves applied (`Play::resumed`): the
-//! same answer to the next message as the game played through. Driven by the
+//! reads from them; and a game of its fixture resumed from its setup and the moves
+//! applied (`Fixture::setup`): the same answer to the next message as the game played
+//! through. Driven by the
 //! registration, so a game registered is a game covered.
 
 use futures_util::StreamExt;
@@ -87,34 +88,40 @@ async fn same<G: LiveGame>(messages: Vec<G::Request>) -> Result<(), TestCaseErro
     Ok(())
 }
 
-/// Plays `messages` (a setup first) as a referee plays them, resumes the game from its
-/// setup and the moves applied, and fails unless both answer `next` alike, byte for
-/// byte, or the game cannot be resumed though it goes on.
-fn resumes_alike<G: LiveGame>(
-    messages: &[G::Request],
-    next: &G::Request,
-) -> Result<(), TestCaseError> {
+/// Plays a game of `G`'s fixture (its setup, then its next message for each of
+/// `picks`) as a referee plays it, resumes the game from the fixture's setup with the
+/// moves applied as its history, and fails unless both answer the next message alike,
+/// byte for byte (a game ended by a claim, which no history carries, is not resumed).
+fn resumes_alike<G: LiveGame>(picks: &[usize]) -> Result<(), TestCaseError> {
     use crate::glue::answer::Answer;
     use crate::kit::clock::Moment;
     use crate::proto::replies::WrittenReply;
+    use crate::proto::Ending;
     use crate::service::play::Handled;
     let now = Moment::from_nanos(0);
     let refused = |what: &str| TestCaseError::fail(format!("{}: {what} refused", G::RPC));
-    let (mut game, _, _) = G::open(messages[0].clone(), now).map_err(|_| refused("the setup"))?;
+    let decoded = |reply: &dyn Fn() -> Result<G::Response, prost::DecodeError>| {
+        reply().map_err(|error| TestCaseError::fail(format!("{}: {error}", G::RPC)))
+    };
+    let (mut game, _, first) =
+        G::open(G::setup(None, None, &[]), now).map_err(|_| refused("the setup"))?;
+    let mut last = decoded(&|| first.response.to_response())?;
     let mut applied = Vec::new();
-    for message in &messages[1..] {
-        if game.answer(message.clone(), None).0 == Handled::Applied {
-            applied.push(message.clone());
+    for &pick in picks {
+        let message = G::next(pick as u64, &last);
+        let (handled, played) = game.answer(message.clone(), None);
+        let written = played.written();
+        last = decoded(&|| written.to_response())?;
+        if handled == Handled::Applied {
+            applied.push(message);
         }
     }
-    let resume = match G::resumed(&messages[0], &applied) {
-        Some(resume) => resume,
-        // Only a game that has ended may hold a message a setup's history cannot carry
-        // (a claim that ended it): nothing is resumed.
-        None if game.side_to_move().is_none() => return Ok(()),
-        None => return Err(refused("the resume")),
-    };
-    let (mut resumed, _, _) = G::open(resume, now).map_err(|_| refused("the resumed setup"))?;
+    if G::seen(&last).ending == Ending::Claim {
+        return Ok(());
+    }
+    let (mut resumed, _, _) =
+        G::open(G::setup(None, None, &applied), now).map_err(|_| refused("the resumed setup"))?;
+    let next = G::next(picks.len() as u64 * 7919, &last);
     let answer = |game: &mut G| {
         let (handled, played) = game.answer(next.clone(), None);
         (handled, played.written().bytes().to_vec())
@@ -133,9 +140,7 @@ struct Same<'a> {
 impl LiveGameVisitor for Same<'_> {
     fn visit<G: LiveGame>(&mut self) {
         let mut messages = messages::<G>(self.picks);
-        let corpus = G::corpus();
-        let next = &corpus[self.picks.len() % corpus.len()];
-        if let Err(error) = resumes_alike::<G>(&messages, next) {
+        if let Err(error) = resumes_alike::<G>(self.picks) {
             self.failed.borrow_mut().get_or_insert(error);
         }
         if self.clocked {
@@ -146,7 +151,7 @@ impl LiveGameVisitor for Same<'_> {
                 }),
                 ..Default::default()
             };
-            messages[0] = G::clocked(control);
+            messages[0] = G::setup(Some(control), None, &[]);
         }
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()

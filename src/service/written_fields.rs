@@ -145,7 +145,7 @@ fn many_requests() -> (Vec<PlayManyRequest>, Vec<u64>) {
             for request in G::corpus() {
                 messages.push(many(game, G::action(request)));
             }
-            let setup = G::clocked(one_and_a_half_seconds());
+            let setup = G::setup(Some(one_and_a_half_seconds()), None, &[]);
             messages.push(many(game + 1, G::action(setup)));
             clocked.push(game + 1);
         }

@@ -437,32 +437,7 @@ impl play::sealed::Play for Game {
         std::iter::once(setup).chain(moves).chain([claim]).collect()
     }
 
-    #[cfg(test)]
-    fn resumed(setup: &PlayChessRequest, applied: &[PlayChessRequest]) -> Option<PlayChessRequest> {
-        let Some(Action::Setup(setup)) = &setup.action else {
-            return None;
-        };
-        let mut setup = setup.clone();
-        for step in applied {
-            let Some(Action::Move(mv)) = &step.action else {
-                return None;
-            };
-            setup.history.push(mv.clone());
-        }
-        Some(PlayChessRequest {
-            action: Some(Action::Setup(setup)),
-        })
-    }
 
-    #[cfg(test)]
-    fn clocked(control: proto::TimeControl) -> PlayChessRequest {
-        PlayChessRequest {
-            action: Some(Action::Setup(Box::new(ChessSetup {
-                time_control: Some(control),
-                ..Default::default()
-            }))),
-        }
-    }
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
         Played {

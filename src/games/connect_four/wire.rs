@@ -191,36 +191,7 @@ impl play::sealed::Play for Game {
         messages
     }
 
-    #[cfg(test)]
-    fn resumed(
-        setup: &PlayConnectFourRequest,
-        applied: &[PlayConnectFourRequest],
-    ) -> Option<PlayConnectFourRequest> {
-        let Some(Action::Setup(setup)) = &setup.action else {
-            return None;
-        };
-        let mut setup = setup.clone();
-        for step in applied {
-            let Some(Action::Drop(col)) = step.action else {
-                return None;
-            };
-            setup.history.push(col);
-        }
-        Some(PlayConnectFourRequest {
-            action: Some(Action::Setup(setup)),
-        })
-    }
 
-    #[cfg(test)]
-    fn clocked(control: proto::TimeControl) -> PlayConnectFourRequest {
-        let setup = ConnectFourSetup {
-            time_control: Some(control),
-            ..Default::default()
-        };
-        PlayConnectFourRequest {
-            action: Some(Action::Setup(Box::new(setup))),
-        }
-    }
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
         let timing = Some(timing);

@@ -185,36 +185,7 @@ impl play::sealed::Play for Game {
         messages
     }
 
-    #[cfg(test)]
-    fn resumed(
-        setup: &PlayGomokuRequest,
-        applied: &[PlayGomokuRequest],
-    ) -> Option<PlayGomokuRequest> {
-        let Some(Action::Setup(setup)) = &setup.action else {
-            return None;
-        };
-        let mut setup = setup.clone();
-        for step in applied {
-            let Some(Action::Move(cell)) = &step.action else {
-                return None;
-            };
-            setup.history.push(*cell);
-        }
-        Some(PlayGomokuRequest {
-            action: Some(Action::Setup(setup)),
-        })
-    }
 
-    #[cfg(test)]
-    fn clocked(control: proto::TimeControl) -> PlayGomokuRequest {
-        let setup = GomokuSetup {
-            time_control: Some(control),
-            ..Default::default()
-        };
-        PlayGomokuRequest {
-            action: Some(Action::Setup(Box::new(setup))),
-        }
-    }
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
         Played {

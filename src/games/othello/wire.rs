@@ -247,38 +247,7 @@ impl play::sealed::Play for Game {
         messages
     }
 
-    #[cfg(test)]
-    fn resumed(
-        setup: &PlayOthelloRequest,
-        applied: &[PlayOthelloRequest],
-    ) -> Option<PlayOthelloRequest> {
-        let Some(Action::Setup(setup)) = &setup.action else {
-            return None;
-        };
-        let mut setup = setup.clone();
-        for step in applied {
-            let Some(Action::Move(cell)) = &step.action else {
-                return None;
-            };
-            setup.history.push(*cell);
-        }
-        Some(PlayOthelloRequest {
-            action: Some(Action::Setup(setup)),
-        })
-    }
 
-    #[cfg(test)]
-    fn clocked(control: proto::TimeControl) -> PlayOthelloRequest {
-        let setup = proto::OthelloSetup {
-            board: Some(proto::Board::from_rows(["BW..", "...."])),
-            to_move: "B".into(),
-            time_control: Some(control),
-            ..Default::default()
-        };
-        PlayOthelloRequest {
-            action: Some(Action::Setup(Box::new(setup))),
-        }
-    }
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
         let timing = Some(timing);

@@ -146,37 +146,7 @@ impl play::sealed::Play for Game {
         std::iter::once(setup).chain(moves).collect()
     }
 
-    #[cfg(test)]
-    fn resumed(
-        setup: &PlayTicTacToeRequest,
-        applied: &[PlayTicTacToeRequest],
-    ) -> Option<PlayTicTacToeRequest> {
-        let mut setup = setup.setup.clone()?;
-        for step in applied {
-            if step.setup.is_some() {
-                return None;
-            }
-            setup.history.push(proto::TicTacToeMove {
-                row: step.row,
-                col: step.col,
-            });
-        }
-        Some(PlayTicTacToeRequest {
-            setup: Some(setup),
-            ..Default::default()
-        })
-    }
 
-    #[cfg(test)]
-    fn clocked(control: proto::TimeControl) -> PlayTicTacToeRequest {
-        PlayTicTacToeRequest {
-            setup: Some(Box::new(TicTacToeSetup {
-                time_control: Some(control),
-                ..Default::default()
-            })),
-            ..Default::default()
-        }
-    }
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
         let timing = Some(timing);
