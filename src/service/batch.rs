@@ -14,8 +14,8 @@ use crate::glue::error::{write_violation, ServiceError};
 use crate::glue::fields;
 use crate::proto::replies::CheckBatchReply;
 use crate::proto::requests::CheckBatchChecks;
-use crate::service::registration;
 use crate::proto::wire::fields as wire;
+use crate::service::registration;
 
 /// The most checks one CheckBatch call may carry.
 pub const MAX_CHECKS: usize = 10_000;
@@ -24,12 +24,13 @@ pub const MAX_CHECKS: usize = 10_000;
 /// than [`MAX_CHECKS`] checks fails as a whole; once the reply holds
 /// [`MAX_REPLY_BYTES`], the checks left are answered without being run. Each result is
 /// written into the reply as soon as it is known.
-pub(crate) fn check_batch(
-    request: &CheckBatchChecks,
-) -> Result<CheckBatchReply, ServiceError> {
+pub(crate) fn check_batch(request: &CheckBatchChecks) -> Result<CheckBatchReply, ServiceError> {
     let count = request.len();
     fields::at_most("CheckBatchRequest", "checks", count, MAX_CHECKS, "call")?;
-    let room = request.iter().map(registration::result_bytes).sum::<usize>();
+    let room = request
+        .iter()
+        .map(registration::result_bytes)
+        .sum::<usize>();
     let mut reply = CheckBatchReply::with_capacity(room.min(MAX_REPLY_BYTES));
     let mut scratch = Scratch::default();
     let mut bytes = 0;

@@ -11,8 +11,8 @@ use futures_util::StreamExt;
 use proptest::prelude::*;
 
 use crate::proto::{GameAction, GameState, PlayManyRequest};
-use crate::{visit_live_games, LiveGame, LiveGameVisitor};
 use crate::service::Arbiter;
+use crate::{visit_live_games, LiveGame, LiveGameVisitor};
 
 /// A game of `G`'s corpus: its first message, then `picks` of its messages (the first
 /// among them now and then: a setup out of turn).

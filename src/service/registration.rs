@@ -259,7 +259,10 @@ mod tests {
                 .flat_map(|service| &service.method)
                 .find(|method| method.name() == rpc)
                 .unwrap_or_else(|| panic!("{rpc} is not an RPC"));
-            assert!(method.client_streaming() && method.server_streaming(), "{rpc}");
+            assert!(
+                method.client_streaming() && method.server_streaming(),
+                "{rpc}"
+            );
             let field = |message: &str| {
                 file.message_type
                     .iter()
@@ -351,10 +354,7 @@ mod written_states {
         clocked: bool,
         request: impl Fn(&G, S) -> G::Request,
     ) -> Result<(), TestCaseError> {
-        fn same<G: Registered>(
-            answer: G::Played<'_>,
-            index: usize,
-        ) -> Result<(), TestCaseError> {
+        fn same<G: Registered>(answer: G::Played<'_>, index: usize) -> Result<(), TestCaseError> {
             // In a PlayMany reply: prost reads the bytes as one state of this game, and
             // writes what it read as the same bytes.
             let mut written = PlayManyReply::default();

@@ -24,8 +24,9 @@ use crate::glue::timing::{self, Timekeeper, Timing, TimingFields};
 use crate::glue::convert;
 use crate::glue::error::{describe, ServiceError, Violation, Violations};
 use crate::glue::fields::{self, BoardRows};
+use crate::glue::placement::{Asked, Placed};
 use crate::glue::play::{self, Handled, Opened};
-use crate::kit::clock::{Clock, Moment, Turns};
+use crate::kit::clock::{Clock, Moment};
 
 fields::game_board!(Board);
 
@@ -160,11 +161,8 @@ impl play::sealed::Play for Game {
     fn open(first: PlayConnectFourRequest, now: Moment) -> Opened<Self> {
         if let Some(Action::Setup(setup)) = &first.action {
             let (game, placed, clock) = set_up(setup)?;
-            return play::set_up(game, clock, now, |game, timing| Played {
-                game,
-                placed,
-                rejected: String::new(),
-                timing,
+            return play::set_up(game, clock, now, |game, timing| {
+                Placed::set_up(game, placed, timing)
             });
         }
         let game = Game::new(DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_RUN_LENGTH);
@@ -194,13 +192,7 @@ impl play::sealed::Play for Game {
 
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
-        let timing = Some(timing);
-        Played {
-            game: self,
-            placed: None,
-            rejected: String::new(),
-            timing,
-        }
+        Placed::standing(self, timing)
     }
 
     fn answer<'a>(
@@ -208,39 +200,19 @@ impl play::sealed::Play for Game {
         request: PlayConnectFourRequest,
         keeper: Option<&'a mut Timekeeper>,
     ) -> (Handled, Played<'a>) {
-        let dropped = match request.action {
-            Some(Action::Drop(col)) => self.drop_piece(i64::from(col)).map_err(describe),
-            Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
-            None => Err("the message sets no action: send `drop` (or `setup` first)".to_owned()),
+        let asked = match request.action {
+            Some(Action::Drop(col)) => Asked::Move(self.drop_piece(i64::from(col)).map_err(describe)),
+            Some(Action::Setup(_)) => Asked::Setup,
+            None => Asked::Nothing("the message sets no action: send `drop` (or `setup` first)"),
         };
-        let (handled, placed, rejected) = match dropped {
-            Ok(placed) => (Handled::Applied, Some(placed), String::new()),
-            Err(rejected) => (Handled::Rejected, None, rejected),
-        };
-        let timing =
-            keeper.map(|keeper| keeper.after(handled == Handled::Applied, self.side_to_move()));
-        let answer = Played {
-            game: self,
-            placed,
-            rejected,
-            timing,
-        };
-        (handled, answer)
+        Placed::after(self, asked, keeper)
     }
 }
 
 /// The answer to a PlayConnectFour message, before it is a reply: the game after the
-/// message, and what the message did. It becomes a `PlayConnectFourResponse`, or is
+/// message, and where the piece landed. It becomes a `PlayConnectFourResponse`, or is
 /// written straight into a PlayMany reply as one.
-pub struct Played<'a> {
-    game: &'a Game,
-    /// Where the dropped piece landed, if a drop was applied.
-    placed: Option<Cell>,
-    /// Why the message was not applied; empty when it was.
-    rejected: String,
-    /// The clock and the end as of the message, for a game on the clock.
-    timing: Option<&'a Timing>,
-}
+pub(crate) type Played<'a> = Placed<'a, Game>;
 
 impl Played<'_> {
     /// The wire verdict, and the winning run: reported with the move that made it,
@@ -249,14 +221,7 @@ impl Played<'_> {
         let (verdict, run) = match self.game.outcome() {
             Outcome::Pending => (proto::Verdict::Pending, &[][..]),
             Outcome::Draw => (proto::Verdict::Draw, &[][..]),
-            Outcome::Won { player, run } => (
-                convert::won(*player == Player::One),
-                if self.placed.is_some() {
-                    &run[..]
-                } else {
-                    &[][..]
-                },
-            ),
+            Outcome::Won { player, run } => (convert::won(*player == Player::One), self.shown(run)),
         };
         (i32::from(verdict), run)
     }

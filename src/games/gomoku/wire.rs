@@ -12,7 +12,7 @@ use crate::proto::{
     self, CheckGomokuMoveRequest, CheckGomokuMoveResponse, GomokuSetup, PlayGomokuRequest,
     PlayGomokuResponse,
 };
-use crate::kit::clock::{Clock, Moment, Turns};
+use crate::kit::clock::{Clock, Moment};
 use super::{Board, Color, Game, Move, Outcome, DEFAULT_RUN_LENGTH, DEFAULT_SIDE};
 use crate::kit::grid::{Cell, Grid};
 use crate::kit::rows::{Rows, RowsView};
@@ -24,6 +24,7 @@ use crate::glue::timing::{self, Timekeeper, Timing, TimingFields};
 use crate::glue::convert;
 use crate::glue::error::{describe, ServiceError, Violations};
 use crate::glue::fields::{self, BoardRows, GameBoard};
+use crate::glue::placement::{Asked, Placed};
 use crate::glue::play::{self, Handled, Opened};
 use crate::kit::grid::BadRows;
 
@@ -153,11 +154,8 @@ impl play::sealed::Play for Game {
     fn open(first: PlayGomokuRequest, now: Moment) -> Opened<Self> {
         if let Some(Action::Setup(setup)) = &first.action {
             let (game, placed, clock) = set_up(setup)?;
-            return play::set_up(game, clock, now, |game, timing| Played {
-                game,
-                placed,
-                rejected: String::new(),
-                timing,
+            return play::set_up(game, clock, now, |game, timing| {
+                Placed::set_up(game, placed, timing)
             });
         }
         let game = Game::new(DEFAULT, DEFAULT, DEFAULT_RUN_LENGTH, false);
@@ -188,12 +186,7 @@ impl play::sealed::Play for Game {
 
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
-        Played {
-            game: self,
-            placed: None,
-            rejected: String::new(),
-            timing: Some(timing),
-        }
+        Placed::standing(self, timing)
     }
 
     fn answer<'a>(
@@ -201,41 +194,22 @@ impl play::sealed::Play for Game {
         request: PlayGomokuRequest,
         keeper: Option<&'a mut Timekeeper>,
     ) -> (Handled, Played<'a>) {
-        let placed = match request.action {
-            Some(Action::Move(cell)) => self
-                .place(i64::from(cell.row), i64::from(cell.col))
-                .map_err(describe),
-            Some(Action::Setup(_)) => Err(play::SETUP_NOT_FIRST.to_owned()),
-            None => Err("the message sets no action: send `move` (or `setup` first)".to_owned()),
+        let asked = match request.action {
+            Some(Action::Move(cell)) => Asked::Move(
+                self.place(i64::from(cell.row), i64::from(cell.col))
+                    .map_err(describe),
+            ),
+            Some(Action::Setup(_)) => Asked::Setup,
+            None => Asked::Nothing("the message sets no action: send `move` (or `setup` first)"),
         };
-        let (handled, placed, rejected) = match placed {
-            Ok(placed) => (Handled::Applied, Some(placed), String::new()),
-            Err(rejected) => (Handled::Rejected, None, rejected),
-        };
-        let timing =
-            keeper.map(|keeper| keeper.after(handled == Handled::Applied, self.side_to_move()));
-        let answer = Played {
-            game: self,
-            placed,
-            rejected,
-            timing,
-        };
-        (handled, answer)
+        Placed::after(self, asked, keeper)
     }
 }
 
 /// The answer to a PlayGomoku message, before it is a reply: the game after the
-/// message, and what the message did. It is written as a `PlayGomokuResponse`, alone
-/// or in a PlayMany reply.
-pub struct Played<'a> {
-    game: &'a Game,
-    /// Where the stone was placed, if a move was applied.
-    placed: Option<Cell>,
-    /// Why the message was not applied; empty when it was.
-    rejected: String,
-    /// The clock and the end as of the message, for a game on the clock.
-    timing: Option<&'a Timing>,
-}
+/// message, and where the stone went. It is written as a `PlayGomokuResponse`, alone or
+/// in a PlayMany reply.
+pub(crate) type Played<'a> = Placed<'a, Game>;
 
 impl Played<'_> {
     /// The wire verdict, and the winning line: reported with the move that made it,
@@ -244,14 +218,7 @@ impl Played<'_> {
         let (verdict, run) = match self.game.outcome() {
             Outcome::Pending => (proto::Verdict::Pending, &[][..]),
             Outcome::Draw => (proto::Verdict::Draw, &[][..]),
-            Outcome::Won { color, run } => (
-                convert::won(*color == Color::Black),
-                if self.placed.is_some() {
-                    &run[..]
-                } else {
-                    &[][..]
-                },
-            ),
+            Outcome::Won { color, run } => (convert::won(*color == Color::Black), self.shown(run)),
         };
         (i32::from(verdict), run)
     }

@@ -21,8 +21,9 @@ use crate::glue::timing::{self, Timekeeper, Timing, TimingFields};
 use crate::glue::convert;
 use crate::glue::error::{describe, indexed, text_of, ServiceError, Violation, Violations};
 use crate::glue::fields;
+use crate::glue::placement::{Asked, Placed};
 use crate::glue::play::{self, Handled, Opened};
-use crate::kit::clock::{Clock, Moment, Turns};
+use crate::kit::clock::{Clock, Moment};
 
 /// Answers a JudgeTicTacToe request: the game its moves make, A first.
 ///
@@ -123,10 +124,8 @@ impl play::sealed::Play for Game {
             return play::first_move(Game::new(), first);
         };
         let (game, clock) = set_up(setup)?;
-        play::set_up(game, clock, now, |game, timing| Played {
-            game,
-            rejected: String::new(),
-            timing,
+        play::set_up(game, clock, now, |game, timing| {
+            Placed::set_up(game, None, timing)
         })
     }
 
@@ -149,12 +148,7 @@ impl play::sealed::Play for Game {
 
 
     fn standing<'a>(&'a self, timing: &'a Timing) -> Played<'a> {
-        let timing = Some(timing);
-        Played {
-            game: self,
-            rejected: String::new(),
-            timing,
-        }
+        Placed::standing(self, timing)
     }
 
     fn answer<'a>(
@@ -162,38 +156,23 @@ impl play::sealed::Play for Game {
         request: PlayTicTacToeRequest,
         keeper: Option<&'a mut Timekeeper>,
     ) -> (Handled, Played<'a>) {
-        let played = if request.setup.is_some() {
-            Err(play::SETUP_NOT_FIRST.to_owned())
+        let asked = if request.setup.is_some() {
+            Asked::Setup
         } else {
-            self.play(i64::from(request.row), i64::from(request.col))
-                .map_err(describe)
+            let (row, col) = (request.row, request.col);
+            let played = self.play(i64::from(row), i64::from(col));
+            // Applied, the cell is on the board: its coordinates are 0 to 2.
+            let cell = || Cell::new(row.unsigned_abs() as usize, col.unsigned_abs() as usize);
+            Asked::Move(played.map(|_| cell()).map_err(describe))
         };
-        let (handled, rejected) = match played {
-            Ok(_) => (Handled::Applied, String::new()),
-            Err(rejected) => (Handled::Rejected, rejected),
-        };
-        let timing =
-            keeper.map(|keeper| keeper.after(handled == Handled::Applied, self.side_to_move()));
-        (
-            handled,
-            Played {
-                game: self,
-                rejected,
-                timing,
-            },
-        )
+        Placed::after(self, asked, keeper)
     }
 }
 
 /// The answer to a PlayTicTacToe message, before it is a reply: the game after the
 /// message, and why it was not applied (empty when it was). It becomes a
 /// `PlayTicTacToeResponse`, or is written straight into a PlayMany reply as one.
-pub struct Played<'a> {
-    game: &'a Game,
-    rejected: String,
-    /// The clock and the end as of the message, for a game on the clock.
-    timing: Option<&'a Timing>,
-}
+pub(crate) type Played<'a> = Placed<'a, Game>;
 
 impl Answer for Played<'_> {
     type Response = PlayTicTacToeResponse;

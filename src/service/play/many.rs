@@ -17,9 +17,9 @@ use crate::proto::replies::{PlayManyReply, WrittenReply};
 use crate::proto::wire::fields as wire;
 use crate::proto::{GameAction, PlayManyRequest};
 
-use crate::service::registration::{AnyGame, Registered, NO_ACTION};
 use super::{Games, LiveGames, OpenGame, Referee, StreamLimits, WrittenReplyOf};
 use crate::glue::answer::Answer;
+use crate::service::registration::{AnyGame, Registered, NO_ACTION};
 
 /// The most actions one PlayMany message may carry.
 pub const MAX_ACTIONS: usize = 10_000;
