@@ -20,7 +20,7 @@ use crate::games::{GameKind, LiveGame};
 use crate::glue::answer::Answer;
 use crate::glue::batch::{self, BatchCheck, Scratch};
 use crate::glue::convert;
-use crate::glue::error::{describe, echo, indexed, ServiceError, Violation, Violations};
+use crate::glue::error::{describe, indexed, ServiceError, Violation, Violations};
 use crate::glue::fields;
 use crate::glue::play::{self, Handled, Opened};
 use crate::glue::timing::{self, Timekeeper, Timing, TimingFields};
@@ -568,13 +568,9 @@ fn set_up(setup: &ChessSetup) -> Result<(Game, Option<Clock>), ServiceError> {
     for (index, text) in setup.history.iter().enumerate() {
         if let Err(error) = game.play(text) {
             let field = format!("setup.history[{index}]");
-            let description = match error {
-                MoveError::Malformed(_) => describe(&error),
-                MoveError::Illegal(_) => format!("{} ({})", describe(&error), echo(text)),
-            };
             return Err(fields::invalid(
                 MESSAGE,
-                Violation::new(field, description).into(),
+                Violation::new(field, describe(&error)).into(),
             ));
         }
     }

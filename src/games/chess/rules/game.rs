@@ -154,7 +154,10 @@ impl Game {
     /// (malformed, not legal, or the game over).
     pub fn play(&mut self, text: &str) -> Result<&str, MoveError> {
         if self.outcome.is_over() {
-            return Err(MoveError::Illegal("the game is over".to_owned()));
+            return Err(MoveError::Illegal(format!(
+                "{} is not legal: the game is over",
+                super::notation::shown(text)
+            )));
         }
         let legal = self.position.legal_moves();
         let mv = self.position.parse_move_among(text, &legal)?;

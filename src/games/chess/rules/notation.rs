@@ -33,7 +33,7 @@ impl fmt::Display for MoveError {
 impl std::error::Error for MoveError {}
 
 /// `text` quoted, cut short past 32 characters.
-fn shown(text: &str) -> String {
+pub(super) fn shown(text: &str) -> String {
     if text.chars().count() <= 32 {
         format!("{text:?}")
     } else {
