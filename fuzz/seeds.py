@@ -106,6 +106,32 @@ def seeds():
     gomoku_moves = [pb.PlayGomokuRequest(move=pb.Cell(row=r, col=c))
                     for r, c in [(0, 1), (0, 1), (1, 1), (0, 2), (9, 9), (1, 2), (0, 3)]]
     yield "gomoku_clocked", [2, 3], delimited(gomoku_setup, *gomoku_moves)
+    before_mate = "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq g3 0 2"
+    yield "check_chess_move", [0, 6], pb.CheckChessMoveRequest(
+        fen=before_mate, move="Qh4#").SerializeToString()
+    yield "list_chess_moves", [0, 7], pb.ListChessMovesRequest(
+        fen="r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").SerializeToString()
+    yield "judge_chess_game", [0, 8], pb.JudgeChessGameRequest(
+        moves=["e4", "e7e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O"]
+    ).SerializeToString()
+    yield "check_batch_chess", [0, 4], pb.CheckBatchRequest(checks=[
+        pb.Check(check_chess_move=pb.CheckChessMoveRequest(fen=before_mate, move="d8h4")),
+        pb.Check(list_chess_moves=pb.ListChessMovesRequest(
+            fen="nrbkqbrn/pppppppp/8/8/8/8/PPPPPPPP/NRBKQBRN w GBgb - 0 1", chess960=True)),
+        pb.Check(judge_chess_game=pb.JudgeChessGameRequest(
+            moves=["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"])),
+    ]).SerializeToString()
+    chess_setup = pb.PlayChessRequest(setup=pb.ChessSetup(
+        history=["e4", "e5", "Nf3"], time_control=control(800, 100, 400),
+        clock=pb.Clock(a_left=ms(500), b_left=ms(300)), legal_moves=True))
+    chess_moves = [pb.PlayChessRequest(move=m) for m in ["Nf6", "zz", "Ng1", "Ng8", "e9"]]
+    chess_moves.append(pb.PlayChessRequest(claim_draw=True))
+    yield "chess_clocked", [2, 4], delimited(chess_setup, *chess_moves)
+    yield "play_many_chess", [1], delimited(pb.PlayManyRequest(actions=[
+        pb.GameAction(game=1, chess=chess_setup),
+        pb.GameAction(game=1, chess=chess_moves[0]),
+        pb.GameAction(game=2, chess=pb.PlayChessRequest(move="e4")),
+    ]))
 
 
 def main():
