@@ -30,7 +30,13 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     let mut config = tonic_prost_build::configure()
         // Written by hand (src/proto/board.rs): one buffer for all of a board's rows.
-        .extern_path(".arbiter.v1.Board", "crate::proto::Board");
+        .extern_path(".arbiter.v1.Board", "crate::proto::Board")
+        // Written by hand (src/proto/chess.rs): one buffer for all of a game's moves.
+        .extern_path(".arbiter.v1.ChessSetup", "crate::proto::ChessSetup")
+        .extern_path(
+            ".arbiter.v1.JudgeChessGameRequest",
+            "crate::proto::JudgeChessGameRequest",
+        );
     // A live game's setup boxed: it comes once a game, and inline it would make every
     // message of a live game, and every PlayMany action, as large as a setup, to be
     // moved about on every move.

@@ -9,9 +9,12 @@
 //!   process; [`Arbiter::open_game`] and [`Arbiter::open_many`] drive live games from
 //!   any stream of messages.
 //! - [`proto`]: the wire types and the gRPC client and server stubs. Every message is
-//!   prost-generated but [`proto::Board`], which is hand-written: build one with
-//!   [`proto::Board::from_rows`] and read its rows as bytes (`board.rows.iter()`) or
-//!   strings (`board.rows.to_strings()`). The server's stubs take the bulk requests as
+//!   prost-generated but [`proto::Board`], [`proto::ChessSetup`] and
+//!   [`proto::JudgeChessGameRequest`], which are hand-written so that their lists of text
+//!   (a board's rows, a game's moves) arrive in one buffer: build a board with
+//!   [`proto::Board::from_rows`], moves by collecting strings (`["e4", "e5"].into_iter()
+//!   .collect()`), and read them as bytes (`board.rows.iter()`) or strings
+//!   (`board.rows.to_strings()`). The server's stubs take the bulk requests as
 //!   [`proto::requests`]' types and answer the live games and the bulk RPCs with
 //!   [`proto::replies`]' (the same bytes, written straight from the answers). A request
 //!   type converts to and from its generated message (`From`); a reply reads as its

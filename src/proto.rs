@@ -1,6 +1,8 @@
 //! The `arbiter.v1` wire types and service stubs, generated from `proto/`, but for
 //! [`Board`], which is written by hand (`proto/board.rs`) so that a board's rows arrive
-//! in one buffer, ready to be checked in one pass; and but for the server's replies to
+//! in one buffer, ready to be checked in one pass, and [`ChessSetup`] and
+//! [`JudgeChessGameRequest`] (`proto/chess.rs`), whose moves arrive in one buffer too;
+//! and but for the server's replies to
 //! the live games and the bulk RPCs ([`replies`]), written straight from the answers
 //! into one buffer, and its bulk requests ([`requests`]), read item by item.
 
@@ -47,11 +49,13 @@ macro_rules! message_impl {
 }
 
 mod board;
+mod chess;
 pub mod replies;
 pub mod requests;
 pub(crate) mod wire;
 
 pub use self::board::Board;
+pub use self::chess::{ChessSetup, JudgeChessGameRequest};
 pub use self::generated::*;
 pub use self::server::arbiter_service_server;
 

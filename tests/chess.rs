@@ -198,7 +198,7 @@ async fn a_live_game_goes_on_past_bad_moves_and_ends_in_a_claimed_draw() {
     let (moves, mut replies) = open_stream(|stream| client.play_chess(stream)).await;
     moves
         .send(setup(ChessSetup {
-            history: vec!["e4".into(), "e5".into()],
+            history: ["e4", "e5"].into_iter().collect(),
             ..Default::default()
         }))
         .await
@@ -250,13 +250,7 @@ async fn a_bad_history_or_position_ends_the_stream_naming_the_field() {
     let (moves, mut replies) = open_stream(|stream| client.play_chess(stream)).await;
     moves
         .send(setup(ChessSetup {
-            history: vec![
-                "e4".into(),
-                "e5".into(),
-                "Nf3".into(),
-                "Nf6??".into(),
-                "Ke3".into(),
-            ],
+            history: ["e4", "e5", "Nf3", "Nf6??", "Ke3"].into_iter().collect(),
             ..Default::default()
         }))
         .await

@@ -305,6 +305,25 @@ fn no_request_costs_more_than_its_size_allows() {
     let batch_judge = check_batch(CheckBatchRequest {
         checks: vec![one_check(check::Check::JudgeTicTacToe(judge))],
     });
+    // A megabyte of moves that are no moves: prost would hold each in a String of its own.
+    let chess_judge = arbiter::proto::JudgeChessGameRequest {
+        moves: std::iter::repeat_n("z9z9", 166_000).collect(),
+        ..Default::default()
+    };
+    let unary_chess_judge = measure(chess_judge.encode_to_vec(), |bytes| async move {
+        let request = arbiter::proto::JudgeChessGameRequest::decode(&bytes[..]).unwrap();
+        drop(bytes);
+        let status = Arbiter::default()
+            .judge_chess_game(Request::new(request))
+            .await
+            .unwrap_err();
+        let mut trailers = tonic::codegen::http::HeaderMap::new();
+        status.add_header(&mut trailers).unwrap();
+        assert!(trailers.len() >= 2);
+    });
+    let batch_chess_judge = check_batch(CheckBatchRequest {
+        checks: vec![one_check(check::Check::JudgeChessGame(chess_judge))],
+    });
     let batch_of_bad_judges = check_batch(CheckBatchRequest {
         checks: (0..10_000)
             .map(|_| {
@@ -392,6 +411,14 @@ fn no_request_costs_more_than_its_size_allows() {
         (
             "CheckBatch, one JudgeTicTacToe check of 166,000 moves off the board".into(),
             batch_judge,
+        ),
+        (
+            "JudgeChessGame, 166,000 moves that are no moves".into(),
+            unary_chess_judge,
+        ),
+        (
+            "CheckBatch, one JudgeChessGame check of 166,000 moves that are no moves".into(),
+            batch_chess_judge,
         ),
         (
             "CheckBatch, 10,000 checks of 9 moves off the board".into(),

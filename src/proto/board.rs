@@ -78,7 +78,11 @@ message_impl! {
 }
 
 /// Appends the row at the front of `buf` to `rows`, copied once.
-fn merge_row(rows: &mut Rows, wire_type: WireType, buf: &mut impl Buf) -> Result<(), DecodeError> {
+pub(super) fn merge_row(
+    rows: &mut Rows,
+    wire_type: WireType,
+    buf: &mut impl Buf,
+) -> Result<(), DecodeError> {
     check_wire_type(WireType::LengthDelimited, wire_type)?;
     let len = field_len(buf)?;
     if rows.is_empty() {

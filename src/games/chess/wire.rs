@@ -275,12 +275,18 @@ impl Answer for Listing {
     }
 }
 
+/// A move's text as a request holds it: UTF-8 when decoded (the decoding checks it, as
+/// prost checks a string); else, built in process, a text that is no move.
+fn move_text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or("\u{fffd}")
+}
+
 /// Answers a JudgeChessGame request: the game its moves make from its position.
 pub(crate) fn judge(request: JudgeChessGameRequest) -> Result<Judged, ServiceError> {
     judge_of(
         &request.fen,
         request.moves.len(),
-        request.moves.iter().map(String::as_str),
+        request.moves.iter().map(move_text),
         request.chess960,
     )
 }
@@ -566,7 +572,7 @@ fn set_up(setup: &ChessSetup) -> Result<(Game, Option<Clock>), ServiceError> {
     };
     let mut game = Game::new(start);
     for (index, text) in setup.history.iter().enumerate() {
-        if let Err(error) = game.play(text) {
+        if let Err(error) = game.play(move_text(text)) {
             let field = format!("setup.history[{index}]");
             return Err(fields::invalid(
                 MESSAGE,

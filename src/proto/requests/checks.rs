@@ -106,13 +106,38 @@ struct Read {
     pairs: Vec<[i32; 2]>,
 }
 
-/// A string or message field of a check: its number, and where its bytes are in the
-/// message (or in `decoded`): a string's, checked as UTF-8 once; a message's, checked to
-/// decode as its type once.
+/// A string or message field of a check: where its bytes are in the message (or in
+/// `decoded`), and its number: a string's, checked as UTF-8 once; a message's, checked
+/// to decode as its type once. Eight bytes, for a field that takes at least two on the
+/// wire (a chess game's moves take six): its length and its number share a word, the
+/// number in the low byte. A field numbered past 255 or longer than 16 MiB is left to
+/// prost (no contract's check request has such fields; a request's bytes are at most
+/// the server's request limit).
 #[derive(Clone, Copy, Debug)]
 struct Field {
-    number: u32,
-    span: Span,
+    start: u32,
+    len_and_number: u32,
+}
+
+impl Field {
+    /// The field numbered `number` at `start`, `len` bytes long, if it fits.
+    fn new(number: u32, start: u32, len: u32) -> Option<Self> {
+        let number = u8::try_from(number).ok()?;
+        (len < 1 << 24).then_some(Self {
+            start,
+            len_and_number: len << 8 | u32::from(number),
+        })
+    }
+
+    fn number(self) -> u32 {
+        self.len_and_number & 0xff
+    }
+
+    /// Where its bytes are.
+    fn range(self) -> std::ops::Range<usize> {
+        let start = self.start as usize;
+        start..start + (self.len_and_number >> 8) as usize
+    }
 }
 
 /// One check of a batch as it is kept, small (a batch's list of items is sized from its
@@ -275,12 +300,8 @@ impl<'a> CheckRef<'a> {
             .get(self.item.fields.range())
             .unwrap_or_default()
             .iter()
-            .filter(move |field| field.number == number)
-            .map(move |field| {
-                bytes
-                    .get(field.span.start as usize..field.span.end as usize)
-                    .unwrap_or_default()
-            })
+            .filter(move |field| field.number() == number)
+            .map(move |field| bytes.get(field.range()).unwrap_or_default())
     }
 
     /// The request's list, each item its two `int32`s in the order of their numbers.
@@ -581,11 +602,9 @@ impl Read {
     /// fields (a body too long for a span's u32 is left to prost).
     fn field(&mut self, number: u32, body: &[u8], bytes: &[u8]) -> Option<()> {
         let at = bytes.as_ptr() as usize - body.as_ptr() as usize;
-        let span = Span {
-            start: u32::try_from(at).ok()?,
-            end: u32::try_from(at + bytes.len()).ok()?,
-        };
-        self.fields.push(Field { number, span });
+        let start = u32::try_from(at).ok()?;
+        let len = u32::try_from(bytes.len()).ok()?;
+        self.fields.push(Field::new(number, start, len)?);
         Some(())
     }
 }
