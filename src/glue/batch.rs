@@ -47,9 +47,22 @@ pub(crate) struct Scratch {
     pub(crate) cells: Vec<u8>,
     /// A list of cells of an answer (an Othello move's flips).
     pub(crate) marks: Vec<Cell>,
+    /// What a game keeps of its last check for the next (a chess position parsed, for
+    /// the next check from the same FEN), which only that game's module reads.
+    memo: Option<Box<dyn std::any::Any + Send>>,
 }
 
 impl Scratch {
+    /// The game's memo of type `T`, begun empty if the batch's last memo was of another
+    /// type (another game's, or none); `None` only if it cannot be had, when the game
+    /// does without.
+    pub(crate) fn memo<T: Default + Send + 'static>(&mut self) -> Option<&mut T> {
+        if !self.memo.as_ref().is_some_and(|memo| memo.is::<T>()) {
+            self.memo = Some(Box::<T>::default());
+        }
+        self.memo.as_mut()?.downcast_mut()
+    }
+
     /// `rows`, a board read in place, to be parsed into the scratch cells (taken: the
     /// board gives them back).
     pub(crate) fn board<'a>(&mut self, rows: Option<RowsView<'a>>) -> Option<InPlace<'a>> {

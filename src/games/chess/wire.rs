@@ -14,7 +14,8 @@ use crate::proto::{
 };
 
 use super::{
-    well_formed_move, Ending, Game, MoveError, Outcome, Player, Position, Termination, MAX_PLIES,
+    well_formed_move, Ending, Game, Move, MoveError, Outcome, Player, Position, Termination,
+    MAX_PLIES,
 };
 use crate::games::{GameKind, LiveGame};
 use crate::glue::answer::Answer;
@@ -107,20 +108,63 @@ fn check_move_of(fen: &str, text: &str, chess960: bool) -> Result<MoveAnswer, Se
         return Err(fields::invalid("CheckChessMoveRequest", violations));
     };
     let legal = position.legal_moves();
-    Ok(match position.parse_move_among(text, &legal) {
+    Ok(move_answer(&position, &legal, text))
+}
+
+/// The last position a CheckBatch's chess checks parsed, and its legal moves: the next
+/// check from the same FEN (as a batch that asks about several moves of one position
+/// sends them) is answered from it, not parsed again.
+#[derive(Default)]
+struct LastPosition {
+    fen: String,
+    chess960: bool,
+    parsed: Option<(Position, Vec<Move>)>,
+}
+
+/// [`check_move_of`] in a batch, from `memo`'s position when the FEN is the last one's,
+/// which it then keeps.
+fn check_move_in(
+    memo: &mut LastPosition,
+    fen: &str,
+    text: &str,
+    chess960: bool,
+) -> Result<MoveAnswer, ServiceError> {
+    let same = memo.fen == fen && memo.chess960 == chess960;
+    if !same || memo.parsed.is_none() {
+        memo.fen.clear();
+        memo.fen.push_str(fen);
+        memo.chess960 = chess960;
+        memo.parsed = Position::from_fen(fen, chess960).ok().map(|position| {
+            let legal = position.legal_moves();
+            (position, legal)
+        });
+    }
+    match &memo.parsed {
+        Some((position, legal)) if well_formed_move(text) => {
+            Ok(move_answer(position, legal, text))
+        }
+        // A malformed FEN or move: named as its own check names them.
+        _ => check_move_of(fen, text, chess960),
+    }
+}
+
+/// Whether `text` is a legal move of `position`, whose moves are `legal`, and where it
+/// leads.
+fn move_answer(position: &Position, legal: &[Move], text: &str) -> MoveAnswer {
+    match position.parse_move_among(text, legal) {
         Ok(mv) => {
             let after = position.play(mv);
             let has_move = after.has_legal_move();
             MoveAnswer::Legal {
                 uci: position.uci(mv),
-                san: position.san_after(mv, &legal, &after, || has_move),
+                san: position.san_after(mv, legal, &after, || has_move),
                 fen: after.fen(),
                 check: after.in_check(),
                 termination: after.termination_with(has_move),
             }
         }
         Err(_) => MoveAnswer::Illegal,
-    })
+    }
 }
 
 /// CheckBatch's `check_chess_move`: a CheckChessMove in a batch.
@@ -152,15 +196,16 @@ impl BatchCheck for CheckMove {
 
     fn answer(
         check: CheckRef<'_>,
-        _: &mut Scratch,
+        scratch: &mut Scratch,
         out: &mut CheckBatchReply,
     ) -> Result<usize, ServiceError> {
         use wire::check_chess_move_request as request;
-        let answer = check_move_of(
-            check.text(request::FEN),
-            check.text(request::MOVE),
-            check.bool(request::CHESS960),
-        )?;
+        let (fen, text) = (check.text(request::FEN), check.text(request::MOVE));
+        let chess960 = check.bool(request::CHESS960);
+        let answer = match scratch.memo::<LastPosition>() {
+            Some(memo) => check_move_in(memo, fen, text, chess960)?,
+            None => check_move_of(fen, text, chess960)?,
+        };
         Ok(batch::write(&answer, Self::RESULT, out))
     }
 }

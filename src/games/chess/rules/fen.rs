@@ -115,26 +115,29 @@ fn number(text: &str, name: &str, least: u32) -> Result<u32, FenError> {
 /// The pieces of the placement field, rank 8 first, onto `builder`: the pieces read.
 fn read_placement(placement: &str, builder: &mut BoardBuilder) -> Result<Pieces, FenError> {
     let mut pieces = Pieces::default();
-    let ranks: Vec<&str> = placement.split('/').collect();
-    if ranks.len() != 8 {
+    let count = placement.bytes().filter(|&b| b == b'/').count() + 1;
+    if count != 8 {
         return Err(wrong(format!(
-            "placement must have 8 ranks separated by '/', got {}",
-            ranks.len()
+            "placement must have 8 ranks separated by '/', got {count}"
         )));
     }
-    for (row, text) in ranks.iter().enumerate() {
+    for (row, text) in placement.split('/').enumerate() {
         let rank_index = 7 - row;
         let mut column = 0usize;
-        for ch in text.chars() {
-            if let Some(empty) = ch.to_digit(10).filter(|d| (1..=8).contains(d)) {
-                column += empty as usize;
+        for &byte in text.as_bytes() {
+            if let b'1'..=b'8' = byte {
+                column += usize::from(byte - b'0');
                 continue;
             }
-            let Some((piece, color)) = piece_of(ch) else {
+            let Some((piece, color)) = piece_of(byte) else {
                 return Err(wrong(format!(
-                    "rank {} holds {ch:?}, which is neither a piece (PNBRQK, pnbrqk) nor \
+                    "rank {} holds {:?}, which is neither a piece (PNBRQK, pnbrqk) nor \
                      a count of empty squares (1 to 8)",
-                    rank_index + 1
+                    rank_index + 1,
+                    // The character this byte is (or begins): the first that is neither.
+                    text.chars()
+                        .find(|&c| !matches!(c, '1'..='8') && piece_of_char(c).is_none())
+                        .unwrap_or(char::from(byte))
                 )));
             };
             if let (Some(f), Some(r)) = (file(column), rank(rank_index)) {
@@ -155,19 +158,25 @@ fn read_placement(placement: &str, builder: &mut BoardBuilder) -> Result<Pieces,
     Ok(pieces)
 }
 
-fn piece_of(ch: char) -> Option<(Piece, Color)> {
-    let color = if ch.is_ascii_uppercase() {
+/// The piece and colour a FEN letter names.
+fn piece_of_char(ch: char) -> Option<(Piece, Color)> {
+    u8::try_from(ch).ok().filter(u8::is_ascii).and_then(piece_of)
+}
+
+/// The piece and colour a FEN letter's byte names.
+fn piece_of(byte: u8) -> Option<(Piece, Color)> {
+    let color = if byte.is_ascii_uppercase() {
         Color::White
     } else {
         Color::Black
     };
-    let piece = match ch.to_ascii_lowercase() {
-        'p' => Piece::Pawn,
-        'n' => Piece::Knight,
-        'b' => Piece::Bishop,
-        'r' => Piece::Rook,
-        'q' => Piece::Queen,
-        'k' => Piece::King,
+    let piece = match byte.to_ascii_lowercase() {
+        b'p' => Piece::Pawn,
+        b'n' => Piece::Knight,
+        b'b' => Piece::Bishop,
+        b'r' => Piece::Rook,
+        b'q' => Piece::Queen,
+        b'k' => Piece::King,
         _ => return None,
     };
     Some((piece, color))
