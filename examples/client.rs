@@ -34,17 +34,18 @@ use arbiter::proto::check_result::Result as CheckAnswer;
 use arbiter::proto::game_action::Action;
 use arbiter::proto::game_state::State;
 use arbiter::proto::{
-    play_connect_four_request, play_gomoku_request, play_othello_request, Board, Cell, Check,
-    CheckBatchRequest, CheckConnectFourRequest, CheckGomokuMoveRequest, CheckOthelloMoveRequest,
-    ConnectFourSetup, Ending, GameAction, GomokuSetup, JudgeTicTacToeRequest,
-    ListOthelloMovesRequest, PlayConnectFourRequest, PlayConnectFourResponse, PlayGomokuRequest,
-    PlayManyRequest, PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove, TicTacToeSetup,
-    TimeControl, Verdict,
+    play_chess_request, play_connect_four_request, play_gomoku_request, play_othello_request,
+    Board, Cell, Check, CheckBatchRequest, CheckChessMoveRequest, CheckConnectFourRequest,
+    CheckGomokuMoveRequest, CheckOthelloMoveRequest, ChessSetup, ChessTermination,
+    ConnectFourSetup, Ending, GameAction, GomokuSetup, JudgeChessGameRequest,
+    JudgeTicTacToeRequest, ListChessMovesRequest, ListOthelloMovesRequest, PlayChessRequest,
+    PlayConnectFourRequest, PlayConnectFourResponse, PlayGomokuRequest, PlayManyRequest,
+    PlayOthelloRequest, PlayTicTacToeRequest, TicTacToeMove, TicTacToeSetup, TimeControl, Verdict,
 };
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::codec::CompressionEncoding;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Code, Request, Response, Status};
 use tonic_types::StatusExt;
 
@@ -60,10 +61,7 @@ async fn main() -> Result<(), Failure> {
     );
     // One channel for the whole program: it is cheap to clone, and every clone shares
     // its HTTP/2 connection. Requests go out gzipped, and replies may come back so.
-    let channel = Endpoint::from_shared(address.clone())?
-        .connect_timeout(Duration::from_secs(5))
-        .connect()
-        .await?;
+    let channel = connect(&address, None).await?;
     let mut client = ArbiterServiceClient::new(channel)
         .send_compressed(CompressionEncoding::Gzip)
         .accept_compressed(CompressionEncoding::Gzip);
@@ -79,6 +77,10 @@ async fn main() -> Result<(), Failure> {
     play_othello(&mut client).await?;
     play_connect_four(&mut client).await?;
     play_gomoku(&mut client).await?;
+    check_chess_move(&mut client).await?;
+    list_chess_moves(&mut client).await?;
+    judge_chess_game(&mut client).await?;
+    play_chess(&mut client).await?;
     check_batch(&mut client).await?;
     play_many(&mut client).await?;
     resume_from_history(&mut client).await?;
@@ -95,6 +97,22 @@ fn endpoint_uri(address: &str) -> String {
     } else {
         format!("http://{address}")
     }
+}
+
+/// A channel to `address` (a URI): plaintext for `http://`; for `https://`, TLS, the
+/// server's certificate verified against the system's roots (rustls-native-certs,
+/// which also reads the file that `SSL_CERT_FILE` names) and `extra_root`, if given.
+async fn connect(address: &str, extra_root: Option<Certificate>) -> Result<Channel, Failure> {
+    let mut endpoint =
+        Endpoint::from_shared(address.to_string())?.connect_timeout(Duration::from_secs(5));
+    if address.starts_with("https://") {
+        let mut tls = ClientTlsConfig::new().with_native_roots();
+        if let Some(root) = extra_root {
+            tls = tls.ca_certificate(root);
+        }
+        endpoint = endpoint.tls_config(tls)?;
+    }
+    Ok(endpoint.connect().await?)
 }
 
 /// How long a unary call may take, each attempt.
@@ -285,6 +303,136 @@ async fn check_gomoku_move(client: &mut Client) -> Result<(), Failure> {
     expect(
         reply.legal && reply.wins && reply.run.len() == 5,
         "B B B B B on row 1 wins",
+    )
+}
+
+/// CheckChessMove: a move in SAN, and what it leads to (here, checkmate).
+async fn check_chess_move(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** CheckChessMove");
+    let request = CheckChessMoveRequest {
+        fen: "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq g3 0 2".into(),
+        r#move: "Qh4".into(),
+        chess960: false,
+    };
+    let reply = unary(client, request, |mut c, request| async move {
+        c.check_chess_move(request).await
+    })
+    .await?;
+    let played = reply.r#move.clone().unwrap_or_default();
+    println!(
+        "Qh4: legal {}, {} ({}), {:?}",
+        reply.legal,
+        played.san,
+        played.uci,
+        reply.termination()
+    );
+    expect(
+        reply.legal
+            && played.san == "Qh4#"
+            && played.uci == "d8h4"
+            && reply.termination() == ChessTermination::Checkmate,
+        "Qh4 is fool's mate",
+    )
+}
+
+/// ListChessMoves: every legal move of the start, in UCI and SAN.
+async fn list_chess_moves(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** ListChessMoves");
+    let request = ListChessMovesRequest {
+        fen: String::new(),
+        chess960: false,
+    };
+    let reply = unary(client, request, |mut c, request| async move {
+        c.list_chess_moves(request).await
+    })
+    .await?;
+    let sans: Vec<&str> = reply.moves.iter().map(|m| m.san.as_str()).collect();
+    println!("{} moves: {}", sans.len(), sans.join(" "));
+    expect(
+        reply.moves.len() == 20 && sans.contains(&"Nf3") && sans.contains(&"e4"),
+        "20 moves from the start, Nf3 and e4 among them",
+    )
+}
+
+/// JudgeChessGame: a whole game, in SAN and UCI, judged.
+async fn judge_chess_game(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** JudgeChessGame");
+    let request = JudgeChessGameRequest {
+        fen: String::new(),
+        moves: ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "h5f7"]
+            .into_iter()
+            .collect(),
+        chess960: false,
+    };
+    let reply = unary(client, request, |mut c, request| async move {
+        c.judge_chess_game(request).await
+    })
+    .await?;
+    println!(
+        "{:?} by {:?}: {}",
+        reply.verdict(),
+        reply.termination(),
+        reply.san.join(" ")
+    );
+    expect(
+        reply.verdict() == Verdict::AWins
+            && reply.termination() == ChessTermination::Checkmate
+            && reply.san.last().map(String::as_str) == Some("Qxf7#"),
+        "scholar's mate: White wins",
+    )
+}
+
+/// PlayChess: a live game whose knights go out and back twice; a bad move is rejected
+/// and the game goes on; the third time the position stands, White claims the draw.
+async fn play_chess(client: &mut Client) -> Result<(), Failure> {
+    println!("\n*** PlayChess");
+    let message = |action| PlayChessRequest {
+        action: Some(action),
+    };
+    let (moves, requests) = mpsc::channel(4);
+    let setup = ChessSetup {
+        history: ["Nf3", "Nf6"].into_iter().collect(),
+        ..Default::default()
+    };
+    moves
+        .send(message(play_chess_request::Action::Setup(Box::new(setup))))
+        .await?;
+    let mut replies = client
+        .play_chess(deadline(ReceiverStream::new(requests)))
+        .await?
+        .into_inner();
+    let start = replies.message().await?.ok_or("the stream ended early")?;
+    println!("after the history: {}", start.fen);
+    let mut rejected = 0;
+    for text in ["Ng1", "Ng8", "e9", "Nf3", "Nf6", "Ng1", "Ng8"] {
+        moves
+            .send(message(play_chess_request::Action::Move(text.into())))
+            .await?;
+        let reply = replies.message().await?.ok_or("the stream ended early")?;
+        if reply.rejected.is_empty() {
+            println!("{text}: claimable {}", reply.draw_claimable);
+        } else {
+            rejected += 1;
+            println!("{text}: rejected: {}", reply.rejected);
+        }
+    }
+    moves
+        .send(message(play_chess_request::Action::ClaimDraw(true)))
+        .await?;
+    let last = replies.message().await?.ok_or("the stream ended early")?;
+    drop(moves);
+    println!(
+        "claimed: {:?} by {:?}, {:?}",
+        last.verdict(),
+        last.termination(),
+        last.ending()
+    );
+    expect(
+        rejected == 1
+            && last.verdict() == Verdict::Draw
+            && last.termination() == ChessTermination::ThreefoldRepetition
+            && last.ending() == Ending::Claim,
+        "a draw claimed by threefold repetition",
     )
 }
 
@@ -815,7 +963,83 @@ async fn on_the_clock(client: &mut Client) -> Result<(), Failure> {
 
 #[cfg(test)]
 mod tests {
-    use super::endpoint_uri;
+    use super::{connect, endpoint_uri};
+    use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+    use arbiter::proto::ListChessMovesRequest;
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+    use tonic::transport::Certificate;
+
+    /// An `https://` address connects with TLS: to a server serving TLS with a
+    /// certificate for localhost that a CA of the test's signed, the client, given that
+    /// CA as a root, is answered; with the system's roots alone it is refused (the CA is
+    /// no root of the system's), as it is over plaintext HTTP/2.
+    #[tokio::test]
+    async fn an_https_address_connects_with_tls() {
+        use clap::Parser;
+        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
+        let key = KeyPair::generate().unwrap();
+        let cert = CertificateParams::new(vec!["localhost".to_string()])
+            .unwrap()
+            .signed_by(&key, &ca)
+            .unwrap();
+        let dir = std::env::temp_dir().join(format!("arbiter-client-tls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (cert_file, key_file) = (dir.join("cert.pem"), dir.join("key.pem"));
+        std::fs::write(&cert_file, cert.pem()).unwrap();
+        std::fs::write(&key_file, key.serialize_pem()).unwrap();
+        let options = arbiter::config::Options::try_parse_from([
+            "arbiter",
+            "--tls-cert",
+            cert_file.to_str().unwrap(),
+            "--tls-key",
+            key_file.to_str().unwrap(),
+        ])
+        .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = arbiter::server::Server::new(options.settings());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(server.run(listener, async {
+            let _ = stopped.await;
+        }));
+
+        let address = endpoint_uri(&format!("https://localhost:{port}"));
+        let root = Certificate::from_pem(ca.pem());
+        let channel = connect(&address, Some(root)).await.unwrap();
+        let reply = ArbiterServiceClient::new(channel)
+            .list_chess_moves(ListChessMovesRequest::default())
+            .await
+            .unwrap();
+        assert_eq!(reply.into_inner().moves.len(), 20);
+
+        let untrusted = match connect(&address, None).await {
+            Ok(channel) => ArbiterServiceClient::new(channel)
+                .list_chess_moves(ListChessMovesRequest::default())
+                .await
+                .map(drop)
+                .map_err(|status| status.to_string()),
+            Err(error) => Err(error.to_string()),
+        };
+        assert!(
+            untrusted.is_err(),
+            "a server no root vouches for was trusted"
+        );
+        let plaintext = connect(&format!("http://localhost:{port}"), None).await;
+        let plaintext = match plaintext {
+            Ok(channel) => ArbiterServiceClient::new(channel)
+                .list_chess_moves(ListChessMovesRequest::default())
+                .await
+                .map(drop)
+                .map_err(|status| status.to_string()),
+            Err(error) => Err(error.to_string()),
+        };
+        assert!(plaintext.is_err(), "a TLS server answered plaintext");
+        stop.send(()).unwrap();
+        task.await.unwrap().unwrap();
+        std::fs::remove_dir_all(dir).ok();
+    }
 
     #[test]
     fn host_port_and_uri_both_connect() {
