@@ -8,8 +8,8 @@
 //! comparisons never meet a reply where it is set. Here a field that no reply of the
 //! corpus writes fails the test by name: write it, and if it is rare, add a call to the
 //! corpus that sets it. The corpus is the registration's: each registered check's and
-//! live game's own (`BatchCheck::corpus`, `Play::corpus`, and its `Fixture::setup` on a clock), so a
-//! game registered is a game covered.
+//! live game's own (`BatchCheck::corpus`, `Play::corpus`, and its `Fixture::setup` on a
+//! clock), so a game registered is a game covered.
 
 use std::collections::{BTreeSet, HashMap};
 
