@@ -1,4 +1,4 @@
-//! Arbiter: a gRPC service that rules on moves in grid games.
+//! Arbiter: a gRPC service that rules on moves in board games.
 //!
 //! The crate is the server binary's library, public for embedding and for the project's
 //! own tests, benchmarks and fuzz targets:
