@@ -163,8 +163,15 @@ const CLIENTS: [Client; 6] = [
 fn source_text(client: &Client) -> String {
     fn walk(path: &Path, extension: &str, text: &mut String) {
         if path.is_dir() {
-            let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
-            if ["generated", "node_modules", "target", "vendor", "arbiterv1"].contains(&name)
+            let name = path
+                .file_name()
+                .and_then(|name| name.to_str())
+                .unwrap_or("");
+            // Generated stubs, dependencies and build outputs are not the client's own.
+            let skipped = ["generated", "node_modules", "target", "vendor", "arbiterv1"];
+            if skipped.contains(&name)
+                || ["build", "dist"].contains(&name)
+                || name.ends_with(".egg-info")
                 || name.starts_with('.')
             {
                 return;
@@ -201,7 +208,11 @@ fn every_client_calls_every_rpc_of_the_contract() {
         for (rpc, _) in rpcs() {
             let names = (client.call)(&rpc);
             if !names.iter().any(|name| text.contains(name.as_str())) {
-                missing.push(format!("{} does not call {rpc} ({})", client.name, names.join(" or ")));
+                missing.push(format!(
+                    "{} does not call {rpc} ({})",
+                    client.name,
+                    names.join(" or ")
+                ));
             }
         }
     }
