@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed" // retry_policy.json
 	"encoding/json"
 	"strings"
 
@@ -14,36 +15,28 @@ import (
 
 const serviceName = "arbiter.v1.ArbiterService"
 
-// serviceConfig is the channel's service config: the standard retry policy on the
-// one-shot RPCs, which are pure and so safe to retry, and when balanced, round robin
-// with client-side health checking, so that a replica draining for a deploy (its health
-// says NOT_SERVING) leaves the rotation before it stops. Live games are not retried:
-// a lost game is resumed from its history (playConnectFourResumably).
+// retryPolicy is the standard retry policy on every one-shot RPC of the contract, which
+// are pure and so safe to send again: the `methodConfig` entry of a service config, read
+// from retry_policy.json, which is written from the contract itself (the repository's
+// tests/clients.rs writes it and fails when it lacks an RPC), and embedded in the binary.
+// Live games are not retried: a lost game is resumed from its history
+// (playConnectFourResumably).
+//
+//go:embed retry_policy.json
+var retryPolicy []byte
+
+// serviceConfig is the channel's service config: retryPolicy, and when balanced, round
+// robin with client-side health checking, so that a replica draining for a deploy (its
+// health says NOT_SERVING) leaves the rotation before it stops.
 func serviceConfig(balanced bool) string {
-	var names []map[string]string
-	for _, method := range []string{"CheckOthelloMove", "ListOthelloMoves", "CheckConnectFour",
-		"JudgeTicTacToe", "CheckBatch"} {
-		names = append(names, map[string]string{"service": serviceName, "method": method})
-	}
-	config := map[string]any{
-		"methodConfig": []any{map[string]any{
-			"name": names,
-			"retryPolicy": map[string]any{
-				"maxAttempts":          4,
-				"initialBackoff":       "0.1s",
-				"maxBackoff":           "1s",
-				"backoffMultiplier":    2,
-				"retryableStatusCodes": []string{"UNAVAILABLE"},
-			},
-		}},
-	}
+	config := map[string]any{"methodConfig": []json.RawMessage{retryPolicy}}
 	if balanced {
 		config["loadBalancingConfig"] = []any{map[string]any{"round_robin": map[string]any{}}}
 		config["healthCheckConfig"] = map[string]string{"serviceName": serviceName}
 	}
 	text, err := json.Marshal(config)
 	if err != nil {
-		panic(err) // a literal of strings and numbers always marshals
+		panic(err) // retry_policy.json is not JSON: the build embedded a broken file
 	}
 	return string(text)
 }

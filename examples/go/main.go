@@ -1,25 +1,26 @@
 // Command arbiter-client is a Go client of every Arbiter RPC, in the manner of
 // grpc-go's route_guide client: the code a Go backend starts from.
 //
-// Generate the stubs from the repository's proto/ with buf (protoc-gen-go and
-// protoc-gen-go-grpc on the PATH; README.md says which versions), start a server
+// The stubs are the module's package arbiterv1, generated from the repository's proto/
+// and committed (buf.gen.yaml says how; README.md which plugin versions). Start a server
 // (`cargo run --release`), then
 //
-//	buf generate                               # once: the stubs, into gen/arbiter/v1
 //	go run .                                   # the server on localhost:50051
 //	go run . arbiter.internal:50051            # another server
 //	go run . 127.0.0.1:50051,127.0.0.1:50052   # balanced over replicas (dialReplicas)
 //
-// It makes one call of each one-shot RPC, reads the google.rpc.BadRequest of a
-// malformed one, plays a live game of each kind with a move the server rejects and a
-// game on the clock that A loses on time, sends a CheckBatch with a malformed check and a
-// PlayMany with games of two kinds, and resumes a game on a new stream from its history.
-// It exits non-zero if any answer is not the one the rules give.
+// It makes one call of each one-shot RPC (chess's with a move in SAN, a game judged from
+// UCI and SAN moves), reads the google.rpc.BadRequest of a malformed one, plays a live
+// game of each kind with a move the server rejects (in chess, a draw claimed too early,
+// then one by threefold repetition) and a game on the clock that A loses on time, sends
+// a CheckBatch with a malformed check and a PlayMany with games of two kinds, and
+// resumes a game on a new stream from its history. It exits non-zero if any answer is
+// not the one the rules give.
 //
 // Every call has a deadline, derived from the context its caller passes in (here one
 // that Ctrl-C cancels), the channel compresses requests with gzip, and the one-shot
 // RPCs, which are pure, are retried on UNAVAILABLE by the standard retry policy of the
-// service config.
+// service config, read from retry_policy.json (the contract's one-shot RPCs).
 package main
 
 import (
@@ -34,7 +35,7 @@ import (
 	"strings"
 	"time"
 
-	pb "example.com/arbiter-client/gen/arbiter/v1"
+	pb "github.com/arbiter-rules/arbiter/examples/go/arbiterv1"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -80,11 +81,17 @@ func run(ctx context.Context, address string) error {
 		{"ListOthelloMoves", listOthelloMoves},
 		{"CheckConnectFour", checkConnectFour},
 		{"JudgeTicTacToe", judgeTicTacToe},
+		{"CheckGomokuMove", checkGomokuMove},
+		{"CheckChessMove", checkChessMove},
+		{"ListChessMoves", listChessMoves},
+		{"JudgeChessGame", judgeChessGame},
 		{"a malformed request", malformedRequest},
 		{"PlayTicTacToe", playTicTacToe},
 		{"PlayTicTacToe on the clock", playTicTacToeOnTheClock},
 		{"PlayOthello", playOthello},
 		{"PlayConnectFour", playConnectFour},
+		{"PlayGomoku", playGomoku},
+		{"PlayChess", playChess},
 		{"CheckBatch", checkBatch},
 		{"PlayMany", playMany},
 		{"resuming from a history", resumeFromHistory},
@@ -202,6 +209,111 @@ func judgeTicTacToe(ctx context.Context, client pb.ArbiterServiceClient) error {
 		"A wins on the diagonal after 5 moves")
 }
 
+// gomokuBoard is a 15x15 board with Black's four stones on row 7, from (7, 3) to (7, 6),
+// and the stones given as extra placed too.
+func gomokuBoard(extra ...[3]int) *pb.Board {
+	rows := make([][]byte, 15)
+	for r := range rows {
+		rows[r] = []byte(strings.Repeat(".", 15))
+	}
+	for col := 3; col <= 6; col++ {
+		rows[7][col] = 'B'
+	}
+	for _, stone := range extra {
+		rows[stone[0]][stone[1]] = byte(stone[2])
+	}
+	out := make([]string, len(rows))
+	for r, row := range rows {
+		out[r] = string(row)
+	}
+	return board(out...)
+}
+
+// checkGomokuMove asks twice about Black's stone at (7, 7), after four in a row: it makes
+// five, a win in freestyle (five or more); with a Black stone already at (7, 8) it makes
+// six, which standard Gomoku (`exact`) does not count.
+func checkGomokuMove(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	five, err := client.CheckGomokuMove(ctx, &pb.CheckGomokuMoveRequest{
+		Board: gomokuBoard(), Row: 7, Col: 7, Color: "B", // RunLength 0: five
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Black at (7, 7): legal %t, wins %t, run %s\n", five.GetLegal(), five.GetWins(), cells(five.GetRun()))
+	overline, err := client.CheckGomokuMove(ctx, &pb.CheckGomokuMoveRequest{
+		Board: gomokuBoard([3]int{7, 8, 'B'}), Row: 7, Col: 7, Color: "B", Exact: true,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Black at (7, 7) beside (7, 8), exactly five: legal %t, wins %t\n", overline.GetLegal(), overline.GetWins())
+	return expect(five.GetLegal() && five.GetWins() &&
+		cells(five.GetRun()) == "[(7, 3), (7, 4), (7, 5), (7, 6), (7, 7)]" &&
+		overline.GetLegal() && !overline.GetWins() && len(overline.GetRun()) == 0,
+		"five in a row wins; six does not when exactly five are asked for")
+}
+
+// scholarsMate is the position after 1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6??, White to move.
+const scholarsMate = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+
+// checkChessMove asks about a move written in SAN, as a PGN or a person writes it: the
+// reply gives it back in UCI and in SAN (with its mate mark), and the position after it.
+func checkChessMove(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	reply, err := client.CheckChessMove(ctx, &pb.CheckChessMoveRequest{Fen: scholarsMate, Move: "Qxf7"})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Qxf7: legal %t, uci %s, san %s, check %t, %s, then %s\n", reply.GetLegal(),
+		reply.GetMove().GetUci(), reply.GetMove().GetSan(), reply.GetCheck(), reply.GetTermination(), reply.GetFen())
+	return expect(reply.GetLegal() && reply.GetMove().GetUci() == "h5f7" && reply.GetMove().GetSan() == "Qxf7#" &&
+		reply.GetCheck() && reply.GetTermination() == pb.ChessTermination_CHESS_TERMINATION_CHECKMATE &&
+		reply.GetFen() == "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4",
+		"the queen takes on f7 and mates")
+}
+
+// listChessMoves lists Black's moves after 1. e4 f5 2. Qh5+: in check, with one way out.
+func listChessMoves(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	reply, err := client.ListChessMoves(ctx, &pb.ListChessMovesRequest{
+		Fen: "rnbqkbnr/ppppp1pp/8/5p1Q/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 1 2",
+	})
+	if err != nil {
+		return err
+	}
+	var moves []string
+	for _, move := range reply.GetMoves() {
+		moves = append(moves, move.GetUci()+" "+move.GetSan())
+	}
+	fmt.Printf("Black, check %t, %s: moves %q\n", reply.GetCheck(), reply.GetTermination(), moves)
+	return expect(reply.GetCheck() && strings.Join(moves, ", ") == "g7g6 g6" &&
+		reply.GetTermination() == pb.ChessTermination_CHESS_TERMINATION_UNSPECIFIED,
+		"Black in check, g6 the only move")
+}
+
+// judgeChessGame judges a whole game from its moves, UCI and SAN mixed: the fool's mate,
+// written back in SAN as PGN's movetext has it.
+func judgeChessGame(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	reply, err := client.JudgeChessGame(ctx, &pb.JudgeChessGameRequest{Moves: []string{"f2f3", "e5", "g2g4", "Qh4"}})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s by %s after %d plies: %s, final %s\n", reply.GetVerdict(), reply.GetTermination(),
+		reply.GetMovesPlayed(), strings.Join(reply.GetSan(), " "), reply.GetFen())
+	return expect(reply.GetVerdict() == pb.Verdict_VERDICT_B_WINS &&
+		reply.GetTermination() == pb.ChessTermination_CHESS_TERMINATION_CHECKMATE &&
+		strings.Join(reply.GetSan(), " ") == "f3 e5 g4 Qh4#" && reply.GetMovesPlayed() == 4 &&
+		reply.GetCheck() && !reply.GetDrawClaimable() &&
+		reply.GetFen() == "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+		"Black mates on the fourth ply")
+}
+
 // malformedRequest reads the google.rpc.BadRequest detail of an INVALID_ARGUMENT
 // status: one violation per problem, each naming its field.
 func malformedRequest(ctx context.Context, client pb.ArbiterServiceClient) error {
@@ -315,6 +427,129 @@ func playTicTacToeOnTheClock(ctx context.Context, client pb.ArbiterServiceClient
 		flag.GetVerdict() == pb.Verdict_VERDICT_B_WINS && flag.GetClock() != nil &&
 		flag.GetClock().GetALeft().AsDuration() == 0 && flag.GetClock().GetBLeft().AsDuration() == initial,
 		"an unprompted reply: A out of time with 0 left, B winning with 300 ms")
+}
+
+// playGomoku plays a live Gomoku game on the default 15x15 board, five or more to win,
+// move by move: White's second stone on a taken cell is rejected and White plays again;
+// Black's fifth stone in a row wins.
+func playGomoku(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	stream, err := client.PlayGomoku(ctx)
+	if err != nil {
+		return err
+	}
+	rejected := 0
+	var last *pb.PlayGomokuResponse
+	for _, m := range [][2]int32{{7, 3}, {0, 0}, {7, 4}, {0, 0}, {0, 1}, {7, 5}, {0, 2}, {7, 6}, {0, 3}, {7, 7}} {
+		move := &pb.PlayGomokuRequest{Action: &pb.PlayGomokuRequest_Move{Move: &pb.Cell{Row: m[0], Col: m[1]}}}
+		if err := stream.Send(move); err != nil {
+			return recvGomokuError(stream.Recv())
+		}
+		if last, err = stream.Recv(); err != nil {
+			return err
+		}
+		if last.GetRejected() != "" {
+			rejected++
+			fmt.Printf("(%d, %d): rejected: %s\n", m[0], m[1], last.GetRejected())
+		} else {
+			fmt.Printf("(%d, %d): %s, %d stones, %q to move\n", m[0], m[1], last.GetVerdict(), last.GetMovesPlayed(), last.GetToMove())
+		}
+	}
+	if err := stream.CloseSend(); err != nil {
+		return err
+	}
+	if _, err := stream.Recv(); err != io.EOF {
+		return fmt.Errorf("the stream did not end after the client's: %v", err)
+	}
+	fmt.Printf("run %s\n", cells(last.GetRun()))
+	return expect(rejected == 1 && last.GetVerdict() == pb.Verdict_VERDICT_A_WINS &&
+		last.GetEnding() == pb.Ending_ENDING_BOARD && last.GetMovesPlayed() == 9 && last.GetToMove() == "" &&
+		cells(last.GetRun()) == "[(7, 3), (7, 4), (7, 5), (7, 6), (7, 7)]",
+		"the taken cell rejected, Black winning with five on row 7")
+}
+
+// recvGomokuError is the status that ended a Gomoku stream whose Send failed.
+func recvGomokuError(_ *pb.PlayGomokuResponse, err error) error {
+	if err == nil || err == io.EOF {
+		return status.Error(codes.Unavailable, "the stream ended early")
+	}
+	return err
+}
+
+func chessMove(move string) *pb.PlayChessRequest {
+	return &pb.PlayChessRequest{Action: &pb.PlayChessRequest_Move{Move: move}}
+}
+
+func chessClaim() *pb.PlayChessRequest {
+	return &pb.PlayChessRequest{Action: &pb.PlayChessRequest_ClaimDraw{ClaimDraw: true}}
+}
+
+// playChess plays a live chess game from the standard position, in SAN, as a bot does:
+// the knights go out and back twice. A draw claimed when the start position has stood
+// twice does not hold (rejected, the game goes on); after the second return it has stood
+// three times, the reply says a draw may be claimed, and White claims it: a draw by
+// threefold repetition.
+func playChess(ctx context.Context, client pb.ArbiterServiceClient) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	stream, err := client.PlayChess(ctx)
+	if err != nil {
+		return err
+	}
+	knights := []string{"Nf3", "Nf6", "Ng1", "Ng8"}
+	var messages []*pb.PlayChessRequest
+	for _, move := range knights {
+		messages = append(messages, chessMove(move))
+	}
+	messages = append(messages, chessClaim()) // too early: twice only
+	for _, move := range knights {
+		messages = append(messages, chessMove(move))
+	}
+	messages = append(messages, chessClaim())
+	var replies []*pb.PlayChessResponse
+	for _, message := range messages {
+		if err := stream.Send(message); err != nil {
+			return recvChessError(stream.Recv())
+		}
+		reply, err := stream.Recv()
+		if err != nil {
+			return err
+		}
+		replies = append(replies, reply)
+		switch {
+		case reply.GetRejected() != "":
+			fmt.Printf("rejected: %s\n", reply.GetRejected())
+		case reply.GetMove() != nil:
+			fmt.Printf("%s (%s): %s, %q to move, draw claimable %t\n", reply.GetMove().GetSan(),
+				reply.GetMove().GetUci(), reply.GetVerdict(), reply.GetToMove(), reply.GetDrawClaimable())
+		default:
+			fmt.Printf("claimed: %s by %s (%s), %d plies\n", reply.GetVerdict(), reply.GetTermination(),
+				reply.GetEnding(), reply.GetMovesPlayed())
+		}
+	}
+	if err := stream.CloseSend(); err != nil {
+		return err
+	}
+	if _, err := stream.Recv(); err != io.EOF {
+		return fmt.Errorf("the stream did not end after the client's: %v", err)
+	}
+	early, claimable, draw := replies[4], replies[8], replies[9]
+	return expect(early.GetRejected() != "" && early.GetVerdict() == pb.Verdict_VERDICT_PENDING &&
+		!replies[3].GetDrawClaimable() && claimable.GetDrawClaimable() &&
+		claimable.GetMove().GetUci() == "f6g8" && draw.GetRejected() == "" &&
+		draw.GetVerdict() == pb.Verdict_VERDICT_DRAW && draw.GetEnding() == pb.Ending_ENDING_CLAIM &&
+		draw.GetTermination() == pb.ChessTermination_CHESS_TERMINATION_THREEFOLD_REPETITION &&
+		draw.GetMovesPlayed() == 8 && draw.GetToMove() == "" && !draw.GetDrawClaimable(),
+		"the early claim rejected, then a draw by threefold repetition, claimed after the eighth ply")
+}
+
+// recvChessError is the status that ended a chess stream whose Send failed.
+func recvChessError(_ *pb.PlayChessResponse, err error) error {
+	if err == nil || err == io.EOF {
+		return status.Error(codes.Unavailable, "the stream ended early")
+	}
+	return err
 }
 
 func othelloMove(row, col int32) *pb.PlayOthelloRequest {

@@ -27,7 +27,7 @@ import (
 	"testing"
 	"time"
 
-	pb "example.com/arbiter-client/gen/arbiter/v1"
+	pb "github.com/arbiter-rules/arbiter/examples/go/arbiterv1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/peer"

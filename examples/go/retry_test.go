@@ -5,12 +5,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	pb "example.com/arbiter-client/gen/arbiter/v1"
+	pb "github.com/arbiter-rules/arbiter/examples/go/arbiterv1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -70,6 +71,38 @@ func TestRetryPolicy(t *testing.T) {
 	}
 	if reply.GetMovesPlayed() != 1 || atomic.LoadInt32(&fake.attempts) != 3 {
 		t.Fatalf("%d attempts, reply %v", atomic.LoadInt32(&fake.attempts), reply)
+	}
+}
+
+// TestRetryPolicyNamesEveryOneShotRPC holds that the embedded retry policy names exactly
+// the one-shot RPCs of the stubs this module compiles, so a contract grown by a one-shot
+// RPC, stubs regenerated and retry_policy.json not written again (or the other way
+// round), fails here as well as in the repository's tests/clients.rs.
+func TestRetryPolicyNamesEveryOneShotRPC(t *testing.T) {
+	var policy struct {
+		Name []struct{ Service, Method string }
+	}
+	if err := json.Unmarshal(retryPolicy, &policy); err != nil {
+		t.Fatalf("retry_policy.json: %v", err)
+	}
+	if pb.ArbiterService_ServiceDesc.ServiceName != serviceName {
+		t.Fatalf("the stubs' service is %s, not %s", pb.ArbiterService_ServiceDesc.ServiceName, serviceName)
+	}
+	named := map[string]bool{}
+	for _, name := range policy.Name {
+		if name.Service != serviceName {
+			t.Errorf("the policy names %s/%s, not a method of %s", name.Service, name.Method, serviceName)
+		}
+		named[name.Method] = true
+	}
+	for _, method := range pb.ArbiterService_ServiceDesc.Methods {
+		if !named[method.MethodName] {
+			t.Errorf("the one-shot RPC %s is not retried", method.MethodName)
+		}
+		delete(named, method.MethodName)
+	}
+	for method := range named {
+		t.Errorf("the policy names %s, which is no one-shot RPC of the stubs", method)
 	}
 }
 
