@@ -10,7 +10,18 @@ import * as grpc from '@grpc/grpc-js';
 import { getProtoPath } from 'google-proto-files';
 import * as protobuf from 'protobufjs';
 
-import { badRequests, connect, isServiceError, isStreamLost, targetOf, Turns, within, type ArbiterServiceClient } from './arbiter';
+import {
+  arbiterProto,
+  badRequests,
+  connect,
+  isServiceError,
+  isStreamLost,
+  RETRY_POLICY,
+  targetOf,
+  Turns,
+  within,
+  type ArbiterServiceClient,
+} from './arbiter';
 import { witness } from './witness';
 
 /** One JudgeTicTacToe call; resolves with its error (every witness answers with one). */
@@ -50,6 +61,18 @@ test("balancing as README.md says: node dist/client.js A,B, no scheme, no option
     a.close();
     b.close();
   }
+});
+
+test('the retry policy (retry_policy.json) names every unary RPC of the contract, and no stream', () => {
+  const methods = Object.values(arbiterProto.arbiter.v1.ArbiterService.service);
+  const unary = methods.filter((method) => !method.requestStream && !method.responseStream).map((method) => method.path);
+  assert.ok(unary.includes('/arbiter.v1.ArbiterService/CheckChessMove'), unary.join(' '));
+  assert.deepEqual(
+    RETRY_POLICY.name.map(({ service, method }) => `/${service}/${method}`).sort(),
+    unary.sort(),
+  );
+  assert.equal(RETRY_POLICY.retryPolicy.maxAttempts, 4);
+  assert.deepEqual(RETRY_POLICY.retryPolicy.retryableStatusCodes, ['UNAVAILABLE']);
 });
 
 test('a unary call failed UNAVAILABLE is retried by the retry policy, 4 attempts in all', async () => {

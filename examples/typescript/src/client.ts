@@ -1,8 +1,9 @@
 // A TypeScript client of every Arbiter RPC on @grpc/grpc-js: one call of each one-shot
-// RPC, the google.rpc.BadRequest of a malformed one, a live game of each kind with a
-// move the server rejects, a game on the clock that A loses on time, a CheckBatch with a
-// malformed check, a PlayMany stream of two kinds of game, and a Connect Four game
-// resumed on a new stream from its history. It exits non-zero if any answer is not the
+// RPC (Othello, Connect Four, Tic-Tac-Toe, Gomoku and chess, a chess move in SAN), the
+// google.rpc.BadRequest of a malformed one, a live game of each kind with a message the
+// server rejects (the chess game drawn by a claim of threefold repetition), a game on the
+// clock that A loses on time, a CheckBatch with a malformed check, a PlayMany stream of
+// two kinds of game, and a Connect Four game resumed on a new stream from its history. It exits non-zero if any answer is not the
 // one the rules give.
 //
 //   npm ci && npm run build
@@ -26,11 +27,18 @@ import {
 import type { Board } from './generated/arbiter/v1/Board';
 import type { Cell } from './generated/arbiter/v1/Cell';
 import type { CheckBatchResponse__Output } from './generated/arbiter/v1/CheckBatchResponse';
+import type { CheckChessMoveResponse__Output } from './generated/arbiter/v1/CheckChessMoveResponse';
 import type { CheckConnectFourResponse__Output } from './generated/arbiter/v1/CheckConnectFourResponse';
+import type { CheckGomokuMoveResponse__Output } from './generated/arbiter/v1/CheckGomokuMoveResponse';
 import type { CheckOthelloMoveResponse__Output } from './generated/arbiter/v1/CheckOthelloMoveResponse';
+import type { JudgeChessGameResponse__Output } from './generated/arbiter/v1/JudgeChessGameResponse';
 import type { JudgeTicTacToeResponse__Output } from './generated/arbiter/v1/JudgeTicTacToeResponse';
+import type { ListChessMovesResponse__Output } from './generated/arbiter/v1/ListChessMovesResponse';
 import type { ListOthelloMovesResponse__Output } from './generated/arbiter/v1/ListOthelloMovesResponse';
+import type { PlayChessRequest } from './generated/arbiter/v1/PlayChessRequest';
+import type { PlayChessResponse__Output } from './generated/arbiter/v1/PlayChessResponse';
 import type { PlayConnectFourResponse__Output } from './generated/arbiter/v1/PlayConnectFourResponse';
+import type { PlayGomokuRequest } from './generated/arbiter/v1/PlayGomokuRequest';
 import type { PlayManyRequest } from './generated/arbiter/v1/PlayManyRequest';
 import type { PlayOthelloRequest } from './generated/arbiter/v1/PlayOthelloRequest';
 import type { PlayTicTacToeRequest } from './generated/arbiter/v1/PlayTicTacToeRequest';
@@ -128,6 +136,94 @@ async function judgeTicTacToe(client: ArbiterServiceClient): Promise<void> {
       same(reply.board?.rows, ['X..', '.X.', 'OOX']) &&
       reply.movesPlayed === 5,
     'A wins on the diagonal in five moves',
+  );
+}
+
+/** A Gomoku board where Black at (2, 3) makes six in a row: an overline. */
+const GOMOKU_BOARD: Board = { rows: ['..W....', '...W...', 'BBB.BB.', '....W..', '.....W.'] };
+
+async function checkGomokuMove(client: ArbiterServiceClient): Promise<void> {
+  console.log('\n*** CheckGomokuMove');
+  const freestyle = await unary<CheckGomokuMoveResponse__Output>((options, done) =>
+    client.checkGomokuMove({ board: GOMOKU_BOARD, row: 2, col: 3, color: 'B' }, options, done),
+  );
+  console.log(`Black at (2, 3), five or more: legal ${freestyle.legal}, wins ${freestyle.wins}, run ${cells(freestyle.run)}`);
+  expect(
+    freestyle.legal && freestyle.wins && same(freestyle.run, at([2, 0], [2, 1], [2, 2], [2, 3], [2, 4], [2, 5])),
+    'six in a row wins freestyle Gomoku, the whole line its run',
+  );
+  const standard = await unary<CheckGomokuMoveResponse__Output>((options, done) =>
+    client.checkGomokuMove({ board: GOMOKU_BOARD, row: 2, col: 3, color: 'B', exact: true }, options, done),
+  );
+  console.log(`the same, exactly five: legal ${standard.legal}, wins ${standard.wins}`);
+  expect(standard.legal && !standard.wins && standard.run.length === 0, 'an overline does not win standard Gomoku');
+  const taken = await unary<CheckGomokuMoveResponse__Output>((options, done) =>
+    client.checkGomokuMove({ board: GOMOKU_BOARD, row: 0, col: 2, color: 'B' }, options, done),
+  );
+  console.log(`Black at (0, 2), a white stone: legal ${taken.legal}`);
+  expect(!taken.legal && !taken.wins, 'a taken cell is no move');
+}
+
+/** After 1. f3 e5 2. g4, Black to move. */
+const FOOLS_MATE = 'rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq g3 0 2';
+
+/** A move in SAN: Black's Qh4 mates, given back in UCI and SAN; Qh5 names no legal move. */
+async function checkChessMove(client: ArbiterServiceClient): Promise<void> {
+  console.log('\n*** CheckChessMove');
+  const mate = await unary<CheckChessMoveResponse__Output>((options, done) =>
+    client.checkChessMove({ fen: FOOLS_MATE, move: 'Qh4' }, options, done),
+  );
+  console.log(
+    `Qh4: legal ${mate.legal}, ${mate.move?.san} (${mate.move?.uci}), check ${mate.check}, ${mate.termination}, then ${mate.fen}`,
+  );
+  expect(
+    mate.legal &&
+      mate.move?.uci === 'd8h4' &&
+      mate.move.san === 'Qh4#' &&
+      mate.check &&
+      mate.termination === 'CHESS_TERMINATION_CHECKMATE' &&
+      mate.fen === 'rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3',
+    'Qh4 is d8h4, and mates',
+  );
+  const unreachable = await unary<CheckChessMoveResponse__Output>((options, done) =>
+    client.checkChessMove({ fen: FOOLS_MATE, move: 'Qh5' }, options, done),
+  );
+  console.log(`Qh5: legal ${unreachable.legal}`);
+  expect(!unreachable.legal && unreachable.move === null && unreachable.fen === '', 'Qh5 names no legal move');
+}
+
+/** Every legal move of a king and pawn ending, sorted by UCI. */
+async function listChessMoves(client: ArbiterServiceClient): Promise<void> {
+  console.log('\n*** ListChessMoves');
+  const reply = await unary<ListChessMovesResponse__Output>((options, done) =>
+    client.listChessMoves({ fen: '4k3/8/8/8/8/8/4P3/4K3 w - - 0 1' }, options, done),
+  );
+  const moves = reply.moves.map(({ uci, san }) => `${uci} ${san}`);
+  console.log(`White may play ${moves.join(', ')}; check ${reply.check}, ${reply.termination}`);
+  expect(
+    same(moves, ['e1d1 Kd1', 'e1d2 Kd2', 'e1f1 Kf1', 'e1f2 Kf2', 'e2e3 e3', 'e2e4 e4']) &&
+      !reply.check &&
+      reply.termination === 'CHESS_TERMINATION_UNSPECIFIED',
+    'four king moves and two pawn moves, in UCI order',
+  );
+}
+
+/** A whole game judged from its moves in SAN: the scholar's mate. */
+async function judgeChessGame(client: ArbiterServiceClient): Promise<void> {
+  console.log('\n*** JudgeChessGame');
+  const reply = await unary<JudgeChessGameResponse__Output>((options, done) =>
+    client.judgeChessGame({ moves: ['e4', 'e5', 'Bc4', 'Nc6', 'Qh5', 'Nf6', 'Qxf7'] }, options, done),
+  );
+  console.log(`${reply.verdict} by ${reply.termination} after ${reply.movesPlayed} plies: ${reply.san.join(' ')}, ${reply.fen}`);
+  expect(
+    reply.verdict === 'VERDICT_A_WINS' &&
+      reply.termination === 'CHESS_TERMINATION_CHECKMATE' &&
+      reply.movesPlayed === 7 &&
+      reply.check &&
+      !reply.drawClaimable &&
+      same(reply.san, ['e4', 'e5', 'Bc4', 'Nc6', 'Qh5', 'Nf6', 'Qxf7#']) &&
+      reply.fen === 'r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4',
+    'White mates on f7',
   );
 }
 
@@ -283,6 +379,103 @@ async function playConnectFour(client: ArbiterServiceClient): Promise<void> {
   );
 }
 
+/**
+ * A whole Gomoku game sent as one stream, on a 5x5 board, three in a row to win: a stone
+ * on a taken cell is rejected, Black wins along row 2, and a stone after the end is
+ * rejected.
+ */
+async function playGomoku(client: ArbiterServiceClient): Promise<void> {
+  console.log('\n*** PlayGomoku');
+  const move = (row: number, col: number): PlayGomokuRequest => ({ move: { row, col } });
+  const replies = await exchange(client.playGomoku(within(10)), [
+    { setup: { rows: 5, cols: 5, runLength: 3 } },
+    move(2, 2),
+    move(1, 1),
+    move(1, 1),
+    move(2, 1),
+    move(2, 3),
+    move(2, 0),
+    move(0, 0),
+  ]);
+  for (const reply of replies) {
+    const note = reply.rejected ? ` rejected: ${reply.rejected}` : '';
+    console.log(
+      `${reply.verdict} ${JSON.stringify(reply.board?.rows)} to move ${JSON.stringify(reply.toMove)}, ${reply.movesPlayed} stones${note}`,
+    );
+  }
+  const [start, , , taken, , , win, late] = replies;
+  expect(
+    replies.length === 8 &&
+      same(start.board?.rows, ['.....', '.....', '.....', '.....', '.....']) &&
+      start.toMove === 'B' &&
+      taken.rejected !== '' &&
+      taken.movesPlayed === 2 &&
+      win.verdict === 'VERDICT_A_WINS' &&
+      win.ending === 'ENDING_BOARD' &&
+      same(win.run, at([2, 0], [2, 1], [2, 2])) &&
+      same(win.board?.rows, ['.....', '.W...', 'BBBW.', '.....', '.....']) &&
+      win.toMove === '' &&
+      late.rejected !== '' &&
+      late.movesPlayed === 5,
+    'a taken cell refused, Black wins along row 2, no stone after the end',
+  );
+}
+
+/** A FEN's first four fields: two positions are the same exactly when these are. */
+const position = (fen: string): string => fen.split(' ').slice(0, 4).join(' ');
+
+/**
+ * A live chess game played move by move, in SAN (one move in UCI): the knights go out and
+ * back twice. The player claims a draw after the first round, when the start position has
+ * stood twice (rejected, the game goes on), and again when the reply says it may: the
+ * position has stood three times, and the claim ends the game drawn.
+ */
+async function playChess(client: ArbiterServiceClient): Promise<void> {
+  console.log('\n*** PlayChess');
+  const game = new Turns<PlayChessRequest, PlayChessResponse__Output>(client.playChess(within(10)));
+  const start = await game.send({ setup: {} });
+  console.log(`${start.verdict}, ${start.toMove} to move: ${start.fen}`);
+  const round = async (moves: string[]): Promise<PlayChessResponse__Output> => {
+    let last = start;
+    for (const move of moves) {
+      last = await game.send({ move });
+      console.log(
+        `${move}: ${last.move?.san} (${last.move?.uci}), ${last.movesPlayed} plies, ${last.toMove} to move, draw claimable ${last.drawClaimable}${last.rejected ? `, rejected: ${last.rejected}` : ''}`,
+      );
+    }
+    return last;
+  };
+  const twice = await round(['Nf3', 'Nf6', 'Ng1', 'Ng8']);
+  const early = await game.send({ claimDraw: true });
+  console.log(`claim: rejected: ${early.rejected}`);
+  const thrice = await round(['g1f3', 'Nf6', 'Ng1', 'Ng8']);
+  let drawn: PlayChessResponse__Output | undefined;
+  if (thrice.drawClaimable) {
+    drawn = await game.send({ claimDraw: true });
+    console.log(`claim: ${drawn.verdict}, ${drawn.termination}, ${drawn.ending}`);
+  }
+  await game.close();
+  expect(start.toMove === 'w' && start.movesPlayed === 0 && start.move === null, "the setup's reply: the standard position, White to move");
+  expect(
+    !twice.drawClaimable && early.rejected !== '' && early.verdict === 'VERDICT_PENDING' && early.movesPlayed === 4,
+    'a claim on a position that has stood twice is rejected, the game going on',
+  );
+  expect(
+    thrice.drawClaimable && thrice.movesPlayed === 8 && position(thrice.fen) === position(start.fen),
+    'the start position stands a third time: a draw may be claimed',
+  );
+  expect(
+    drawn !== undefined &&
+      drawn.rejected === '' &&
+      drawn.verdict === 'VERDICT_DRAW' &&
+      drawn.termination === 'CHESS_TERMINATION_THREEFOLD_REPETITION' &&
+      drawn.ending === 'ENDING_CLAIM' &&
+      drawn.toMove === '' &&
+      !drawn.drawClaimable,
+    'the claim ends the game drawn by threefold repetition',
+  );
+}
+
 /** Many checks in one call, answered in order; the malformed one in place. */
 async function checkBatch(client: ArbiterServiceClient): Promise<void> {
   console.log('\n*** CheckBatch');
@@ -294,6 +487,8 @@ async function checkBatch(client: ArbiterServiceClient): Promise<void> {
           { listOthelloMoves: { board: { rows: ['.WB'] }, color: 'G' } },
           { checkConnectFour: { board: { rows: ['0000', '2220', '1111'] }, row: 2, col: 3, player: 1 } },
           { judgeTicTacToe: { moves: at([1, 1], [0, 0]) } },
+          { checkGomokuMove: { board: { rows: ['BBBB.', 'WWWW.'] }, row: 0, col: 4, color: 'B' } },
+          { checkChessMove: { move: 'e2e4' } },
         ],
       },
       options,
@@ -309,9 +504,9 @@ async function checkBatch(client: ArbiterServiceClient): Promise<void> {
       console.log(`check ${index}: ${result.result} ${JSON.stringify(result[result.result])}`);
     }
   });
-  const [othello, malformed, connectFour, ticTacToe] = reply.results;
+  const [othello, malformed, connectFour, ticTacToe, gomoku, chess] = reply.results;
   expect(
-    reply.results.length === 4 &&
+    reply.results.length === 6 &&
       othello.checkOthelloMove?.legal === true &&
       othello.checkOthelloMove.flips.length === 6 &&
       malformed.result === undefined &&
@@ -319,8 +514,13 @@ async function checkBatch(client: ArbiterServiceClient): Promise<void> {
       connectFour.checkConnectFour?.wins === true &&
       same(connectFour.checkConnectFour.run, at([2, 0], [2, 1], [2, 2], [2, 3])) &&
       ticTacToe.judgeTicTacToe?.verdict === 'VERDICT_PENDING' &&
-      same(ticTacToe.judgeTicTacToe.board?.rows, ['O..', '.X.', '...']),
-    'four results in order, the second invalid on its colour',
+      same(ticTacToe.judgeTicTacToe.board?.rows, ['O..', '.X.', '...']) &&
+      gomoku.checkGomokuMove?.wins === true &&
+      same(gomoku.checkGomokuMove.run, at([0, 0], [0, 1], [0, 2], [0, 3], [0, 4])) &&
+      chess.checkChessMove?.legal === true &&
+      chess.checkChessMove.move?.san === 'e4' &&
+      chess.checkChessMove.fen === 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1',
+    'six results in order, the second invalid on its colour',
   );
 }
 
@@ -408,11 +608,17 @@ async function main(): Promise<void> {
     await listOthelloMoves(client);
     await checkConnectFour(client);
     await judgeTicTacToe(client);
+    await checkGomokuMove(client);
+    await checkChessMove(client);
+    await listChessMoves(client);
+    await judgeChessGame(client);
     await aMalformedRequest(client);
     await playTicTacToe(client);
     await playTicTacToeOnTheClock(client);
     await playOthello(client);
     await playConnectFour(client);
+    await playGomoku(client);
+    await playChess(client);
     await checkBatch(client);
     await playMany(client);
     await resumeFromHistory(client);

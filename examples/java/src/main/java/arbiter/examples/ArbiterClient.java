@@ -5,23 +5,38 @@ import arbiter.v1.Cell;
 import arbiter.v1.Check;
 import arbiter.v1.CheckBatchRequest;
 import arbiter.v1.CheckBatchResponse;
+import arbiter.v1.CheckChessMoveRequest;
+import arbiter.v1.CheckChessMoveResponse;
 import arbiter.v1.CheckConnectFourRequest;
 import arbiter.v1.CheckConnectFourResponse;
+import arbiter.v1.CheckGomokuMoveRequest;
+import arbiter.v1.CheckGomokuMoveResponse;
 import arbiter.v1.CheckOthelloMoveRequest;
 import arbiter.v1.CheckOthelloMoveResponse;
 import arbiter.v1.CheckResult;
+import arbiter.v1.ChessSetup;
+import arbiter.v1.ChessTermination;
 import arbiter.v1.ConnectFourSetup;
 import arbiter.v1.Ending;
 import arbiter.v1.FieldViolation;
 import arbiter.v1.GameAction;
 import arbiter.v1.GameState;
+import arbiter.v1.GomokuSetup;
+import arbiter.v1.JudgeChessGameRequest;
+import arbiter.v1.JudgeChessGameResponse;
 import arbiter.v1.JudgeTicTacToeRequest;
 import arbiter.v1.JudgeTicTacToeResponse;
+import arbiter.v1.ListChessMovesRequest;
+import arbiter.v1.ListChessMovesResponse;
 import arbiter.v1.ListOthelloMovesRequest;
 import arbiter.v1.ListOthelloMovesResponse;
 import arbiter.v1.OthelloSetup;
+import arbiter.v1.PlayChessRequest;
+import arbiter.v1.PlayChessResponse;
 import arbiter.v1.PlayConnectFourRequest;
 import arbiter.v1.PlayConnectFourResponse;
+import arbiter.v1.PlayGomokuRequest;
+import arbiter.v1.PlayGomokuResponse;
 import arbiter.v1.PlayManyRequest;
 import arbiter.v1.PlayManyResponse;
 import arbiter.v1.PlayOthelloRequest;
@@ -53,11 +68,12 @@ import java.util.stream.Collectors;
  * A Java client of every Arbiter RPC, in the manner of grpc-java's examples: the code a Java
  * backend starts from.
  *
- * <p>It makes one call of each one-shot RPC, reads the {@code google.rpc.BadRequest} of a
- * malformed one, plays a live game of each kind (each with a move the server rejects, the
- * stream going on after it) and a game on the clock that A loses on time, sends a CheckBatch
- * and a PlayMany, and resumes a game on a new stream from its history, as a game server does
- * after a deploy or a lost connection. It fails (exit status 1) if any answer is not the one
+ * <p>It makes one call of each one-shot RPC (Othello, Connect Four, Tic-Tac-Toe, Gomoku and
+ * chess, a chess move given in SAN), reads the {@code google.rpc.BadRequest} of a malformed
+ * one, plays a live game of each kind (each with a message the server rejects, the stream
+ * going on after it; the chess game drawn by a claim of threefold repetition) and a game on
+ * the clock that A loses on time, sends a CheckBatch and a PlayMany, and resumes a game on a
+ * new stream from its history, as a game server does after a deploy or a lost connection. It fails (exit status 1) if any answer is not the one
  * the rules give.
  *
  * <pre>
@@ -91,11 +107,17 @@ public final class ArbiterClient {
       client.listOthelloMoves();
       client.checkConnectFour();
       client.judgeTicTacToe();
+      client.checkGomokuMove();
+      client.checkChessMove();
+      client.listChessMoves();
+      client.judgeChessGame();
       client.aMalformedRequest();
       client.playTicTacToe();
       client.playTicTacToeOnTheClock();
       client.playOthello();
       client.playConnectFour();
+      client.playGomoku();
+      client.playChess();
       client.checkBatch();
       client.playMany();
       client.resumeFromHistory();
@@ -196,6 +218,94 @@ public final class ArbiterClient {
             && reply.getBoard().getRowsList().equals(List.of("XXX", ".O.", "..O"))
             && reply.getMovesPlayed() == 5,
         "A wins along row 0");
+  }
+
+
+  /**
+   * CheckGomokuMove: Black at (1, 3) joins two pairs into five in a row (freestyle, the
+   * default); on a board where that stone makes six, standard Gomoku ({@code exact}) does not
+   * count the overline.
+   */
+  void checkGomokuMove() {
+    System.out.println("\n*** CheckGomokuMove");
+    CheckGomokuMoveResponse five = blocking.checkGomokuMove(CheckGomokuMoveRequest.newBuilder()
+        .setBoard(board("..W.W..", ".BB.BB.", "...W.W.")).setRow(1).setCol(3).setColor("B")
+        .build());
+    System.out.printf("Black at (1, 3): legal %s, wins %s, run %s%n",
+        five.getLegal(), five.getWins(), cells(five.getRunList()));
+    expect(five.getLegal() && five.getWins()
+            && cells(five.getRunList()).equals("[(1, 1), (1, 2), (1, 3), (1, 4), (1, 5)]"),
+        "Black at (1, 3) makes five along row 1");
+    CheckGomokuMoveResponse six = blocking.checkGomokuMove(CheckGomokuMoveRequest.newBuilder()
+        .setBoard(board("BBB.BB.", "WWWW...")).setRow(0).setCol(3).setColor("B").setExact(true)
+        .build());
+    System.out.printf("Black at (0, 3) making six, exactly five to win: legal %s, wins %s%n",
+        six.getLegal(), six.getWins());
+    expect(six.getLegal() && !six.getWins() && six.getRunCount() == 0,
+        "an overline does not win standard Gomoku");
+  }
+
+  /** The position after 1. f3 e5 2. g4, Black to move. */
+  private static final String FOOLS_MATE =
+      "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq g3 0 2";
+
+  /**
+   * CheckChessMove with a move in SAN: Black's Qh4 is legal and mates, the reply giving it in
+   * UCI and in SAN (with its mark) and the position after it; Qh5, which no black piece can
+   * reach, is not legal.
+   */
+  void checkChessMove() {
+    System.out.println("\n*** CheckChessMove");
+    CheckChessMoveResponse mate = blocking.checkChessMove(
+        CheckChessMoveRequest.newBuilder().setFen(FOOLS_MATE).setMove("Qh4").build());
+    System.out.printf("Qh4: legal %s, %s (%s), check %s, %s, then %s%n", mate.getLegal(),
+        mate.getMove().getSan(), mate.getMove().getUci(), mate.getCheck(), mate.getTermination(),
+        mate.getFen());
+    expect(mate.getLegal() && mate.getMove().getUci().equals("d8h4")
+            && mate.getMove().getSan().equals("Qh4#") && mate.getCheck()
+            && mate.getTermination() == ChessTermination.CHESS_TERMINATION_CHECKMATE
+            && mate.getFen().equals("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"),
+        "Qh4 is d8h4, and mates");
+    CheckChessMoveResponse unreachable = blocking.checkChessMove(
+        CheckChessMoveRequest.newBuilder().setFen(FOOLS_MATE).setMove("Qh5").build());
+    System.out.printf("Qh5: legal %s%n", unreachable.getLegal());
+    expect(!unreachable.getLegal() && !unreachable.hasMove() && unreachable.getFen().isEmpty(),
+        "Qh5 names no legal move");
+  }
+
+  /** ListChessMoves: the king and pawn of a king and pawn ending, sorted by UCI. */
+  void listChessMoves() {
+    System.out.println("\n*** ListChessMoves");
+    ListChessMovesResponse reply = blocking.listChessMoves(
+        ListChessMovesRequest.newBuilder().setFen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1").build());
+    List<String> moves = reply.getMovesList().stream()
+        .map(move -> move.getUci() + " " + move.getSan())
+        .toList();
+    System.out.printf("White may play %s; check %s, %s%n", moves, reply.getCheck(),
+        reply.getTermination());
+    expect(moves.equals(List.of("e1d1 Kd1", "e1d2 Kd2", "e1f1 Kf1", "e1f2 Kf2", "e2e3 e3",
+                "e2e4 e4"))
+            && !reply.getCheck()
+            && reply.getTermination() == ChessTermination.CHESS_TERMINATION_UNSPECIFIED,
+        "four king moves and two pawn moves, in UCI order");
+  }
+
+  /** JudgeChessGame: the scholar's mate, written in SAN, judged as a whole. */
+  void judgeChessGame() {
+    System.out.println("\n*** JudgeChessGame");
+    List<String> moves = List.of("e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7");
+    JudgeChessGameResponse reply = blocking.judgeChessGame(
+        JudgeChessGameRequest.newBuilder().addAllMoves(moves).build());
+    System.out.printf("%s by %s after %d plies: %s, %s%n", reply.getVerdict(),
+        reply.getTermination(), reply.getMovesPlayed(), String.join(" ", reply.getSanList()),
+        reply.getFen());
+    expect(reply.getVerdict() == Verdict.VERDICT_A_WINS
+            && reply.getTermination() == ChessTermination.CHESS_TERMINATION_CHECKMATE
+            && reply.getMovesPlayed() == 7 && reply.getCheck() && !reply.getDrawClaimable()
+            && reply.getSanList().equals(List.of("e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"))
+            && reply.getFen().equals(
+                "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4"),
+        "White mates on f7");
   }
 
   /**
@@ -451,8 +561,123 @@ public final class ArbiterClient {
   }
 
   /**
+   * A live Gomoku game on a 6x6 board, four in a row to win, resumed after four stones (the
+   * setup's history): a stone on a taken cell is rejected, Black wins along row 2, and a stone
+   * after the end is rejected.
+   */
+  void playGomoku() throws InterruptedException {
+    System.out.println("\n*** PlayGomoku");
+    LiveStream<PlayGomokuRequest, PlayGomokuResponse> game = LiveStream.open(async::playGomoku);
+    List<PlayGomokuRequest> messages = new ArrayList<>();
+    messages.add(PlayGomokuRequest.newBuilder()
+        .setSetup(GomokuSetup.newBuilder().setRows(6).setCols(6).setRunLength(4)
+            .addAllHistory(List.of(cell(2, 2), cell(3, 3), cell(2, 3), cell(3, 4))))
+        .build());
+    for (int[] move : new int[][] {{2, 2}, {2, 4}, {2, 5}, {2, 1}, {0, 0}}) {
+      messages.add(PlayGomokuRequest.newBuilder().setMove(cell(move[0], move[1])).build());
+    }
+    List<PlayGomokuResponse> replies = new ArrayList<>();
+    for (PlayGomokuRequest message : messages) {
+      game.send(message);
+      PlayGomokuResponse reply = game.next();
+      expect(reply != null, "a reply to every message");
+      if (reply.getRejected().isEmpty()) {
+        System.out.printf("%s %s: %s to move, %d stones%n", reply.getVerdict(),
+            reply.getBoard().getRowsList(),
+            reply.getToMove().isEmpty() ? "nobody" : reply.getToMove(), reply.getMovesPlayed());
+      } else {
+        System.out.println("rejected: " + reply.getRejected());
+      }
+      replies.add(reply);
+    }
+    game.closeSend();
+    expect(game.next() == null, "the stream ends after the client's");
+    expect(replies.get(0).getMovesPlayed() == 4 && replies.get(0).getToMove().equals("B"),
+        "the setup's four stones, Black to move");
+    expect(!replies.get(1).getRejected().isEmpty() && replies.get(1).getMovesPlayed() == 4,
+        "a stone on a taken cell is rejected, the game unchanged");
+    PlayGomokuResponse win = replies.get(4);
+    expect(win.getVerdict() == Verdict.VERDICT_A_WINS
+            && win.getEnding() == Ending.ENDING_BOARD && win.getMovesPlayed() == 7
+            && cells(win.getRunList()).equals("[(2, 1), (2, 2), (2, 3), (2, 4)]")
+            && win.getToMove().isEmpty(),
+        "Black wins along row 2");
+    expect(!replies.get(5).getRejected().isEmpty() && replies.get(5).getMovesPlayed() == 7,
+        "no stone after the end");
+  }
+
+  /**
+   * A live chess game from the standard position, moves in SAN (and one in UCI): the knights
+   * go out and back. A claim of a draw when the start position has stood twice is rejected;
+   * after the second round it has stood three times, the reply says a draw may be claimed, and
+   * the claim ends the game drawn by threefold repetition.
+   */
+  void playChess() throws InterruptedException {
+    System.out.println("\n*** PlayChess");
+    LiveStream<PlayChessRequest, PlayChessResponse> game = LiveStream.open(async::playChess);
+    List<PlayChessRequest> messages = new ArrayList<>();
+    messages.add(PlayChessRequest.newBuilder().setSetup(ChessSetup.getDefaultInstance()).build());
+    for (String move : List.of("Nf3", "Nf6", "Ng1", "Ng8")) {
+      messages.add(PlayChessRequest.newBuilder().setMove(move).build());
+    }
+    messages.add(PlayChessRequest.newBuilder().setClaimDraw(true).build()); // twice: rejected
+    for (String move : List.of("g1f3", "Nf6", "Ng1", "Ng8")) {
+      messages.add(PlayChessRequest.newBuilder().setMove(move).build());
+    }
+    messages.add(PlayChessRequest.newBuilder().setClaimDraw(true).build()); // three times
+    List<PlayChessResponse> replies = new ArrayList<>();
+    for (PlayChessRequest message : messages) {
+      game.send(message);
+      PlayChessResponse reply = game.next();
+      expect(reply != null, "a reply to every message");
+      if (!reply.getRejected().isEmpty()) {
+        System.out.println("rejected: " + reply.getRejected());
+      } else if (reply.hasMove()) {
+        System.out.printf("%s (%s): %d plies, %s to move, draw claimable %s%n",
+            reply.getMove().getSan(), reply.getMove().getUci(), reply.getMovesPlayed(),
+            reply.getToMove(), reply.getDrawClaimable());
+      } else {
+        System.out.printf("%s, %s, %s: %s%n", reply.getVerdict(), reply.getTermination(),
+            reply.getEnding(), reply.getFen());
+      }
+      replies.add(reply);
+    }
+    game.closeSend();
+    expect(game.next() == null, "the stream ends after the client's");
+    expect(replies.size() == 11 && replies.get(0).getToMove().equals("w")
+            && replies.get(0).getMovesPlayed() == 0,
+        "the setup's reply: the standard position, White to move");
+    PlayChessResponse early = replies.get(5);
+    expect(!early.getRejected().isEmpty() && early.getVerdict() == Verdict.VERDICT_PENDING
+            && early.getMovesPlayed() == 4,
+        "a claim on a position that has stood twice is rejected, the game going on");
+    PlayChessResponse uci = replies.get(6);
+    expect(uci.getMove().getSan().equals("Nf3") && uci.getMove().getUci().equals("g1f3"),
+        "a move in UCI is the same move as in SAN");
+    PlayChessResponse third = replies.get(9);
+    expect(third.getDrawClaimable() && third.getMovesPlayed() == 8
+            && position(third.getFen()).equals(position(replies.get(0).getFen())),
+        "the start position stands a third time: a draw may be claimed");
+    PlayChessResponse drawn = replies.get(10);
+    expect(drawn.getRejected().isEmpty() && drawn.getVerdict() == Verdict.VERDICT_DRAW
+            && drawn.getTermination() == ChessTermination.CHESS_TERMINATION_THREEFOLD_REPETITION
+            && drawn.getEnding() == Ending.ENDING_CLAIM && drawn.getToMove().isEmpty()
+            && !drawn.getDrawClaimable(),
+        "the claim ends the game drawn by threefold repetition");
+  }
+
+  /**
+   * A FEN's first four fields (placement, side to move, castling, en passant): two positions
+   * are the same exactly when these are, whatever the move counters say.
+   */
+  static String position(String fen) {
+    return String.join(" ", Arrays.asList(fen.split(" ")).subList(0, 4));
+  }
+
+  /**
    * Many checks of any kind in one call, each answered as its own RPC answers it, in order; a
    * malformed one (a colour that is not "B" or "W") is answered in place with its violations.
+   * Among them a Gomoku stone on a taken cell and a chess move in UCI from the start position.
    */
   void checkBatch() {
     System.out.println("\n*** CheckBatch");
@@ -464,6 +689,10 @@ public final class ArbiterClient {
             .setBoard(board("0000", "2220", "1111")).setRow(2).setCol(3).setPlayer(1)))
         .addChecks(Check.newBuilder().setJudgeTicTacToe(JudgeTicTacToeRequest.newBuilder()
             .addAllMoves(ticTacToeMoves(new int[][] {{1, 1}, {0, 0}}))))
+        .addChecks(Check.newBuilder().setCheckGomokuMove(CheckGomokuMoveRequest.newBuilder()
+            .setBoard(board("B..", ".W.", "...")).setRow(1).setCol(1).setColor("B")))
+        .addChecks(Check.newBuilder().setCheckChessMove(
+            CheckChessMoveRequest.newBuilder().setMove("e2e4")))
         .build();
     CheckBatchResponse reply = blocking.checkBatch(request);
     for (int i = 0; i < reply.getResultsCount(); i++) {
@@ -478,6 +707,11 @@ public final class ArbiterClient {
         case JUDGE_TIC_TAC_TOE -> System.out.printf("check %d: %s, board %s%n", i,
             result.getJudgeTicTacToe().getVerdict(),
             result.getJudgeTicTacToe().getBoard().getRowsList());
+        case CHECK_GOMOKU_MOVE -> System.out.printf("check %d: legal %s, wins %s%n", i,
+            result.getCheckGomokuMove().getLegal(), result.getCheckGomokuMove().getWins());
+        case CHECK_CHESS_MOVE -> System.out.printf("check %d: legal %s, %s, then %s%n", i,
+            result.getCheckChessMove().getLegal(), result.getCheckChessMove().getMove().getSan(),
+            result.getCheckChessMove().getFen());
         default -> {
           for (FieldViolation violation : result.getInvalidList()) {
             System.out.printf("check %d: invalid %s: %s%n",
@@ -487,7 +721,7 @@ public final class ArbiterClient {
       }
     }
     List<CheckResult> results = reply.getResultsList();
-    expect(results.size() == 4, "one result per check");
+    expect(results.size() == 6, "one result per check");
     expect(cells(results.get(0).getCheckOthelloMove().getFlipsList()).equals("[(3, 3)]"),
         "check 0: Black at (2, 3) turns over (3, 3)");
     expect(results.get(1).getResultCase() == CheckResult.ResultCase.RESULT_NOT_SET
@@ -502,6 +736,13 @@ public final class ArbiterClient {
     expect(judged.getVerdict() == Verdict.VERDICT_PENDING
             && judged.getBoard().getRowsList().equals(List.of("O..", ".X.", "...")),
         "check 3: a game under way");
+    expect(results.get(4).hasCheckGomokuMove() && !results.get(4).getCheckGomokuMove().getLegal(),
+        "check 4: a taken cell is no Gomoku move");
+    CheckChessMoveResponse opening = results.get(5).getCheckChessMove();
+    expect(opening.getLegal() && opening.getMove().getSan().equals("e4")
+            && opening.getFen().equals(
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"),
+        "check 5: e2e4 is 1. e4");
   }
 
   /**

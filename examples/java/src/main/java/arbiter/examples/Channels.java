@@ -1,5 +1,7 @@
 package arbiter.examples;
 
+import com.google.gson.Gson;
+import com.google.gson.JsonParseException;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -8,6 +10,11 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.MethodDescriptor;
 import io.grpc.NameResolverRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * The channels of the Arbiter client: to one server, or balanced over several replicas from
  * the client. Every call on them is gzip-compressed and has a deadline, and the one-shot
  * RPCs (all pure, so safe to send again) are retried on UNAVAILABLE by the standard gRPC
- * retry policy of the service config.
+ * retry policy of the service config, read from the jar's {@code retry_policy.json}.
  */
 public final class Channels {
   static final String SERVICE = "arbiter.v1.ArbiterService";
@@ -25,9 +32,14 @@ public final class Channels {
   /** The deadline of a call that does not set its own. */
   static final long DEFAULT_DEADLINE_SECONDS = 10;
 
-  /** The one-shot RPCs: each answers from its request alone. */
-  private static final List<String> UNARY_METHODS = List.of(
-      "CheckOthelloMove", "ListOthelloMoves", "CheckConnectFour", "JudgeTicTacToe", "CheckBatch");
+  /**
+   * The retry policy of the one-shot RPCs, the {@code methodConfig} entry of the service
+   * config, as a classpath resource beside this class (src/main/resources, so in the jar). It
+   * is not written by hand: tests/clients.rs writes it from the contract, naming every unary
+   * RPC of {@code arbiter.v1.ArbiterService} (each answers from its request alone, so each is
+   * safe to send again), and fails when it misses one.
+   */
+  static final String RETRY_POLICY = "retry_policy.json";
 
   private Channels() {}
 
@@ -71,22 +83,38 @@ public final class Channels {
    * as doubles.
    */
   static Map<String, ?> serviceConfig(boolean balanced) {
-    List<Map<String, ?>> unary = UNARY_METHODS.stream()
-        .<Map<String, ?>>map(method -> Map.of("service", SERVICE, "method", method))
-        .toList();
-    Map<String, ?> retryPolicy = Map.of(
-        "maxAttempts", 4.0,
-        "initialBackoff", "0.1s",
-        "maxBackoff", "1s",
-        "backoffMultiplier", 2.0,
-        "retryableStatusCodes", List.of("UNAVAILABLE"));
     Map<String, Object> config = new HashMap<>();
-    config.put("methodConfig", List.of(Map.of("name", unary, "retryPolicy", retryPolicy)));
+    config.put("methodConfig", List.of(retryPolicy()));
     if (balanced) {
       config.put("loadBalancingConfig", List.of(Map.of("round_robin", Map.of())));
       config.put("healthCheckConfig", Map.of("serviceName", SERVICE));
     }
     return config;
+  }
+
+  /**
+   * The {@code methodConfig} entry of {@link #RETRY_POLICY}: {@code name} (every unary RPC)
+   * and {@code retryPolicy}. Gson reads numbers as doubles, lists and objects as lists and
+   * maps: the form grpc-java takes a service config in.
+   */
+  @SuppressWarnings("unchecked")
+  static Map<String, ?> retryPolicy() {
+    try (InputStream json = Channels.class.getResourceAsStream(RETRY_POLICY)) {
+      if (json == null) {
+        throw new IllegalStateException("no " + RETRY_POLICY + " beside " + Channels.class
+            + " on the classpath");
+      }
+      try (Reader reader = new InputStreamReader(json, StandardCharsets.UTF_8)) {
+        Object policy = new Gson().fromJson(reader, Object.class);
+        if (!(policy instanceof Map<?, ?> entry) || !(entry.get("name") instanceof List<?>)
+            || !(entry.get("retryPolicy") instanceof Map<?, ?>)) {
+          throw new IllegalStateException(RETRY_POLICY + " is no methodConfig entry: " + policy);
+        }
+        return (Map<String, ?>) entry;
+      }
+    } catch (IOException | JsonParseException error) {
+      throw new IllegalStateException("cannot read " + RETRY_POLICY, error);
+    }
   }
 
   /** Gives every call gzip compression, and a deadline unless it has one. */

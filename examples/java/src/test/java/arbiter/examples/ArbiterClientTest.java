@@ -18,6 +18,7 @@ import arbiter.v1.TicTacToeMove;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
 import io.grpc.ServerCall;
@@ -29,11 +30,14 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -179,6 +183,31 @@ class ArbiterClientTest {
     assertFalse(Channels.serviceConfig(false).containsKey("loadBalancingConfig"));
     assertEquals("replicas:///10.0.0.1:50051,10.0.0.2:50051",
         ReplicasNameResolverProvider.target(List.of("10.0.0.1:50051", "10.0.0.2:50051")));
+  }
+
+  /**
+   * The retry policy read from the jar (retry_policy.json, written from the contract by
+   * tests/clients.rs) names every unary RPC of the stubs, and no stream: a stream is resumed
+   * from its history, never sent again as it was.
+   */
+  @Test
+  void theRetryPolicyNamesEveryUnaryRpcOfTheStubs() {
+    Set<String> unary = ArbiterServiceGrpc.getServiceDescriptor().getMethods().stream()
+        .filter(method -> method.getType() == MethodDescriptor.MethodType.UNARY)
+        .map(MethodDescriptor::getFullMethodName)
+        .collect(Collectors.toSet());
+    Set<String> named = new HashSet<>();
+    for (Object name : (List<?>) Channels.retryPolicy().get("name")) {
+      Map<?, ?> method = (Map<?, ?>) name;
+      named.add(method.get("service") + "/" + method.get("method"));
+    }
+    assertTrue(unary.contains("arbiter.v1.ArbiterService/CheckChessMove"), unary.toString());
+    assertEquals(unary, named);
+    Map<?, ?> policy = (Map<?, ?>) Channels.retryPolicy().get("retryPolicy");
+    assertEquals(4.0, policy.get("maxAttempts"), "a number as grpc-java reads one: a double");
+    assertEquals(List.of("UNAVAILABLE"), policy.get("retryableStatusCodes"));
+    List<?> methodConfig = (List<?>) Channels.serviceConfig(false).get("methodConfig");
+    assertEquals(List.of(Channels.retryPolicy()), methodConfig);
   }
 
   /** A scripted ArbiterService: only the calls the tests make. */
