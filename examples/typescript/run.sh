@@ -28,7 +28,7 @@ cd "$here"
 # --- Node 20 or newer ------------------------------------------------------------------------
 # The machine's node and npm when that node is 20 or newer. Otherwise (Debian 12 has Node 18,
 # a fresh machine none; or ARBITER_NODE=debian13) Node 20 from Debian 13 (trixie), with
-# trixie's security updates, as examples/go/run.sh takes Go: the .debs of nodejs and of all
+# trixie's security updates, fetched the way examples/go/run.sh fetches Go: the .debs of nodejs and of all
 # it depends on, resolved by apt against trixie's signed index, kept apart in .tools/node/apt
 # (the machine's sources and package database are neither read nor changed), unpacked with
 # `dpkg-deb -x` into .tools/node/root. Nothing is installed system-wide. Two things make

@@ -1,8 +1,9 @@
 """Three replicas driven from grpcio the way a Python backend balances without a proxy: one
 channel over the three addresses (`ipv4:A,B,C`), round robin, client-side health
 checking (the service config's `healthCheckConfig`, which watches each replica's
-grpc.health.v1 service), and `grpc.default_authority`: `replicas_channel` of
-examples/python/client.py, which the README shows.
+grpc.health.v1 service), and `grpc.default_authority`: `replicas_channel` of the Python
+client's package (examples/python, `arbiter_client`), which the README shows, with the
+package's stubs.
 
 The option is needed: without it grpcio sends the whole address list as `:authority`,
 which the HTTP/2 layer under tonic (h2) refuses as malformed before any server code sees
@@ -17,18 +18,14 @@ import argparse
 import json
 import re
 import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import grpc
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tests" / "lib"))
-from stubs import load_stubs  # noqa: E402  (the stubs generated from proto/)
-sys.path.insert(0, str(REPO / "examples" / "python"))
-from client import replicas_channel  # noqa: E402  (the README's channel, as users copy it)
+# The Python client's package, installed (tests/interop/run.sh: pip install ./examples/python):
+# the README's channel, as users take it, and the stubs it was built with.
+from arbiter_client import arbiter_pb2, arbiter_pb2_grpc, replicas_channel
 
 SERVICE = "arbiter.v1.ArbiterService"
 JUDGE = f"/{SERVICE}/JudgeTicTacToe"
@@ -88,7 +85,7 @@ def main():
     parser.add_argument("--binary", required=True)
     args = parser.parse_args()
 
-    pb, pb_grpc = load_stubs()
+    pb, pb_grpc = arbiter_pb2, arbiter_pb2_grpc
 
     replicas = [Replica(args.binary, drain) for drain in ("5s", "5s", "30s")]
     try:

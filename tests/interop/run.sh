@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
 # Interop tests: builds the release server, starts it on 127.0.0.1 port 0 (the address
-# it bound is read from its log), waits for its health check to answer SERVING, runs the
-# grpcurl and Python checks in interop.py and the Rust client example (examples/client.rs,
-# which exits non-zero on any answer the rules do not give), and stops the server by its
-# own pid whatever happens. Then replicas.py starts three replicas of its own and drives
-# them from grpcio with client-side round robin and health checking, and the Go, Java and
-# TypeScript clients (examples/go, examples/java, examples/typescript) run the same
-# checks from their own stacks.
+# it bound is read from its log), waits for its health check to answer SERVING, and stops
+# it by its own pid whatever happens. Against it: the grpcurl and Python checks of
+# interop.py, with the Python client's package (examples/python) as installed, run from
+# outside the checkout; replicas.py, three replicas of its own driven from grpcio with
+# client-side round robin and health checking; README.md as run (readme_commands.py:
+# `cargo run --release` as written on the default port 127.0.0.1:50051, `--help`, the
+# grpcurl install and every README command as written, the Rust and Python client
+# commands, and README's claims); examples/grpcurl.sh, each reply compared with the one
+# README.md and docs/walkthrough.md show (doc_replies.py); the Python client's tests; and
+# the Go, Java and TypeScript clients (examples/go, examples/java, examples/typescript),
+# the same checks from their own stacks.
 #
 # Run by hand with: bash tests/interop/run.sh
-# It installs what it needs (tests/interop/requirements.txt) into .tools/venv, which git
-# ignores.
+# It installs what it needs (tests/interop/requirements.txt, and the Python client's
+# package with its requirements) into .tools/venv, which git ignores. README's commands
+# install into .venv, as README says (git ignores it too).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 
 . tests/lib/release_server.sh
 prepare_tools tests/interop/requirements.txt
+# The Python client's package, built as pip builds it (its stubs generated from its copy
+# of the contract, which must be proto/'s), with what its tests need.
+"$venv/bin/pip" install --quiet --disable-pip-version-check ./examples/python \
+  -r examples/python/requirements.txt
 grpcurl="$venv/bin/grpcurl"
 start_release_server
 
@@ -44,10 +53,12 @@ status=0
 echo "interop: three replicas from grpcio, round robin with client-side health checking"
 # Bounded: a replica that never logs its address would otherwise hold the run.
 timeout 300 "$venv/bin/python" tests/interop/replicas.py --binary "$repo/target/release/arbiter" || status=$?
-echo "interop: README.md's client commands as written (Rust, Python) and the scripts it names"
-python3 tests/interop/readme_commands.py --address "$address" || status=$?
-echo "interop: the replies README.md and docs/walkthrough.md show, from this server"
-python3 tests/interop/doc_replies.py --address "$address" --grpcurl "$grpcurl" README.md docs/walkthrough.md || status=$?
+echo "interop: README.md as run: cargo run --release on 127.0.0.1:50051, --help, its commands as written, its claims"
+# On 127.0.0.1:50051 as README says; where that port is taken, against this server, saying so.
+python3 tests/interop/readme_commands.py --serve --address "$address" || status=$?
+echo "interop: examples/grpcurl.sh, every call of README.md and docs/walkthrough.md, each reply as they show"
+python3 tests/interop/doc_replies.py --address "$address" --grpcurl "$grpcurl" \
+  --every-rpc docs/walkthrough.md README.md docs/walkthrough.md || status=$?
 echo "interop: the Python client's tests (examples/python)"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider examples/python || status=$?
 # The Go, Java and TypeScript clients, each built as its own ecosystem builds it (offline,

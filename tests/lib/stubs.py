@@ -2,8 +2,12 @@
 (tests/interop/interop.py, tests/abuse/abuse.py).
 
 `load_stubs()` generates arbiter_pb2 and arbiter_pb2_grpc with grpcio-tools once per
-process, into a temporary directory that is removed when the process exits, and imports
-them. examples/python/client.py keeps its own copy, so that it stays one file for users.
+process, from proto/ as it is, into a temporary directory that is removed when the process
+exits, and imports them. The Python client's package (examples/python, `arbiter_client`)
+has stubs of its own, generated when it is built; the scripts here need no package
+installed. (Both register arbiter/v1/arbiter.proto in protobuf's default pool, which
+takes the same file twice: one process may import both while the package's copy of the
+proto is proto/'s, as its build requires.)
 """
 
 import atexit

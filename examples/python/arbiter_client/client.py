@@ -1,74 +1,44 @@
-#!/usr/bin/env python3
-"""A Python client for Arbiter: every RPC once, live Tic-Tac-Toe, Othello, Connect Four
-and Gomoku games, many checks in one CheckBatch call, many games in one PlayMany stream,
-and a live game that survives the loss of its stream by resuming from its history. Every
-call is compressed with gzip (the channel's `compression`) and has a deadline
-(`timeout=`: DEADLINE for a one-shot call, STREAM_DEADLINE for a live game's whole
-stream), and the channels retry the one-shot RPCs on UNAVAILABLE by the service
-config's retry policy (RETRY_UNARY_CALLS). It exits non-zero if an answer is not the
-one the rules give.
+"""A Python client for Arbiter: every RPC of the contract once, checked against the answers
+the rules give: live Tic-Tac-Toe, Othello, Connect Four, Gomoku and chess games (chess's
+ending with a draw claimed by threefold repetition), many checks in one CheckBatch call,
+many games in one PlayMany stream, and a live game that survives the loss of its stream by
+resuming from its history. Every call is compressed with gzip (the channel's
+`compression`) and has a deadline (`timeout=`: DEADLINE for a one-shot call,
+STREAM_DEADLINE for a live game's whole stream), and the channels retry the one-shot RPCs on
+UNAVAILABLE by the service config's retry policy (RETRY_UNARY_CALLS, read from the
+package's retry_policy.json). It exits non-zero if an answer is not the one the rules give.
 
-Run it against a server on the default address (start one with `cargo run --release`):
+Install the package and run it against a server on the default address (start one with
+`cargo run --release`), from anywhere:
 
-    python3 -m venv .venv && .venv/bin/pip install -r examples/python/requirements.txt
-    .venv/bin/python examples/python/client.py
+    python3 -m venv .venv && .venv/bin/pip install ./examples/python
+    .venv/bin/python -m arbiter_client localhost:50051
 
-(a virtual environment: Debian's Python refuses a plain `pip install`). Pass another
-address as the first argument: `.venv/bin/python examples/python/client.py host:port`,
-or several replicas' addresses separated by commas (`host:port,host:port,...`) to
-balance the calls over them from the client (`replicas_channel`).
-The stubs are generated from the repository's proto/ at start-up with grpcio-tools, so
-the example always matches the contract; copy the `load_stubs` function or generate
-the stubs once with `python -m grpc_tools.protoc` in your own project.
+(a virtual environment: Debian's Python refuses a plain `pip install`; `arbiter-client
+HOST:PORT` is the same). Pass several replicas' addresses separated by commas
+(`host:port,host:port,...`) to balance the calls over them from the client
+(`replicas_channel`). The stubs (`arbiter_client.arbiter_pb2`, `arbiter_pb2_grpc`) were
+generated from the contract when the package was built; nothing is generated at run time.
 
-test_client.py (pytest, no server needed) holds the deadlines, the retries, the resume
-loop and the end of a Gomoku game against a scripted server: `.venv/bin/pip install pytest && .venv/bin/python -m
-pytest examples/python`.
+tests/test_client.py (pytest, no server needed) holds the deadlines, the retries, the
+resume loop and the ends of a Gomoku and a chess game against a scripted server:
+`.venv/bin/pip install ./examples/python -r examples/python/requirements.txt &&
+.venv/bin/python -m pytest examples/python`.
 """
 
-import atexit
 import collections
+import importlib.resources
 import json
-import pathlib
 import queue
 import sys
-import tempfile
 
 import grpc
 from google.protobuf import duration_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-PROTO_ROOT = pathlib.Path(__file__).resolve().parents[2] / "proto"
-
-
-def load_stubs():
-    """Generates arbiter_pb2 and arbiter_pb2_grpc from proto/ into a temporary directory,
-    removed when the program exits, and imports them."""
-    from grpc_tools import protoc
-
-    out = tempfile.TemporaryDirectory(prefix="arbiter-stubs-")
-    atexit.register(out.cleanup)
-    proto = PROTO_ROOT / "arbiter" / "v1" / "arbiter.proto"
-    code = protoc.main(
-        [
-            "grpc_tools.protoc",
-            f"-I{PROTO_ROOT}",
-            # google/protobuf/duration.proto and the other well-known types, which
-            # grpcio-tools ships.
-            f"-I{pathlib.Path(protoc.__file__).parent / '_proto'}",
-            f"--python_out={out.name}",
-            f"--grpc_python_out={out.name}",
-            str(proto),
-        ]
-    )
-    if code != 0:
-        raise RuntimeError(f"protoc failed with exit code {code}")
-    sys.path.insert(0, out.name)
-    from arbiter.v1 import arbiter_pb2, arbiter_pb2_grpc
-
-    return arbiter_pb2, arbiter_pb2_grpc
-
+from . import arbiter_pb2 as pb
+from . import arbiter_pb2_grpc as pb_grpc
 
 SERVICE = "arbiter.v1.ArbiterService"
 
@@ -83,22 +53,11 @@ STREAM_DEADLINE = 30
 # that failed UNAVAILABLE (a replica that died or was shutting down under it, a
 # connection refused, a proxy's 502) is safe to send again, here up to 4 attempts in all
 # within the call's deadline. The live-game streams are left out on purpose: a lost game
-# is resumed from its history instead (play_connect_four_resumably).
-RETRY_UNARY_CALLS = {
-    "name": [
-        {"service": SERVICE, "method": method}
-        for method in ["CheckOthelloMove", "ListOthelloMoves", "CheckConnectFour",
-                       "JudgeTicTacToe", "CheckGomokuMove", "CheckChessMove",
-                       "ListChessMoves", "JudgeChessGame", "CheckBatch"]
-    ],
-    "retryPolicy": {
-        "maxAttempts": 4,
-        "initialBackoff": "0.1s",
-        "maxBackoff": "1s",
-        "backoffMultiplier": 2,
-        "retryableStatusCodes": ["UNAVAILABLE"],
-    },
-}
+# is resumed from its history instead (play_connect_four_resumably). The policy is the
+# package's retry_policy.json, the `methodConfig` entry every Arbiter client reads, written
+# from the contract (tests/clients.rs in the repository).
+RETRY_UNARY_CALLS = json.loads(
+    importlib.resources.files(__package__).joinpath("retry_policy.json").read_text(encoding="utf-8"))
 
 
 def server_channel(address):
@@ -179,7 +138,8 @@ def expect(holds, what):
 
 
 def main(address):
-    pb, pb_grpc = load_stubs()
+    """Calls every RPC of the contract on the server (or replicas) at `address`; raises
+    SystemExit on an answer the rules do not give."""
     if "," in address:
         channel = replicas_channel(address.split(","))
     else:
@@ -273,7 +233,8 @@ def main(address):
         # one: send a move, read its reply, then choose the next (LiveStream). The second
         # move is refused (the square is taken) and the game goes on.
         live_moves = [(1, 1), (1, 1), (0, 0), (2, 2), (0, 2), (2, 0), (0, 1)]
-        game = LiveStream(stub.PlayTicTacToe)
+        game = LiveStream()
+        game.open(stub.PlayTicTacToe(game.requests, timeout=STREAM_DEADLINE))
         try:
             rejected = 0
             for r, c in live_moves:
@@ -334,7 +295,7 @@ def main(address):
         # and the game goes on; Black wins on row 2.
         setup = pb.GomokuSetup(rows=6, cols=6, run_length=4, history=[
             pb.Cell(row=r, col=c) for r, c in [(2, 2), (3, 3), (2, 3), (3, 4)]])
-        replies = play_gomoku(pb, stub, setup, [(2, 2), (2, 4), (2, 5), (2, 1)])
+        replies = play_gomoku(stub, setup, [(2, 2), (2, 4), (2, 5), (2, 1)])
         for reply in replies[1:]:
             note = f" rejected: {reply.rejected}" if reply.rejected else ""
             print(f"PlayGomoku: {pb.Verdict.Name(reply.verdict)} board={list(reply.board.rows)} "
@@ -344,6 +305,57 @@ def main(address):
         expect(len(replies) == 5 and replies[1].rejected and last.verdict == pb.VERDICT_A_WINS
                and last.moves_played == 7 and run == [(2, 1), (2, 2), (2, 3), (2, 4)],
                "a taken cell refused, then Black makes four on row 2")
+
+        # Chess: is Black's Qh4, in SAN, legal after 1. f3 e5 2. g4? It mates (the fool's
+        # mate). The reply gives the move in UCI and SAN, the position after it and what
+        # it ends the game by.
+        reply = stub.CheckChessMove(pb.CheckChessMoveRequest(
+            fen="rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq g3 0 2", move="Qh4"),
+            timeout=DEADLINE)
+        print(f"CheckChessMove: legal={reply.legal} uci={reply.move.uci} san={reply.move.san} "
+              f"{pb.ChessTermination.Name(reply.termination)}")
+        expect(reply.legal and (reply.move.uci, reply.move.san) == ("d8h4", "Qh4#") and reply.check
+               and reply.fen == "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
+               and reply.termination == pb.CHESS_TERMINATION_CHECKMATE,
+               "Qh4 is d8h4 and mates")
+
+        # Chess: every legal move of a king and pawn ending, sorted by UCI.
+        reply = stub.ListChessMoves(pb.ListChessMovesRequest(fen="4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"),
+                                    timeout=DEADLINE)
+        sans = [m.san for m in reply.moves]
+        print(f"ListChessMoves: {sans}")
+        expect([m.uci for m in reply.moves] == ["e1d1", "e1d2", "e1f1", "e1f2", "e2e3", "e2e4"]
+               and sans == ["Kd1", "Kd2", "Kf1", "Kf2", "e3", "e4"] and not reply.check
+               and reply.termination == pb.CHESS_TERMINATION_UNSPECIFIED,
+               "four king moves and two pawn moves")
+
+        # Chess: a whole game judged, the scholar's mate.
+        reply = stub.JudgeChessGame(pb.JudgeChessGameRequest(
+            moves=["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7"]), timeout=DEADLINE)
+        print(f"JudgeChessGame: {pb.Verdict.Name(reply.verdict)} by "
+              f"{pb.ChessTermination.Name(reply.termination)}, {' '.join(reply.san)}")
+        expect(reply.verdict == pb.VERDICT_A_WINS
+               and reply.termination == pb.CHESS_TERMINATION_CHECKMATE
+               and reply.moves_played == 7 and list(reply.san)[-1] == "Qxf7#"
+               and reply.fen == "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4",
+               "White mates on f7")
+
+        # A live chess game on PlayChess: the knights go out and back twice, so the start
+        # position stands for the third time; Black may claim a draw then, and not before,
+        # and the claim ends the game (threefold repetition).
+        knights = ["Nf3", "Nf6", "Ng1", "Ng8"] * 2
+        replies = play_chess(stub, knights, claim_draw=True)
+        claimable = [r.draw_claimable for r in replies[:-1]]
+        last = replies[-1]
+        print(f"PlayChess: {' '.join(r.move.san for r in replies[:-1])}, then a claim: "
+              f"{pb.Verdict.Name(last.verdict)} by {pb.ChessTermination.Name(last.termination)} "
+              f"({pb.Ending.Name(last.ending)})")
+        expect(len(replies) == 9 and not any(r.rejected for r in replies)
+               and claimable == [False] * 7 + [True]
+               and last.verdict == pb.VERDICT_DRAW
+               and last.termination == pb.CHESS_TERMINATION_THREEFOLD_REPETITION
+               and last.ending == pb.ENDING_CLAIM and last.moves_played == 8 and last.to_move == "",
+               "a draw claimed once the start position has stood three times")
 
         # Many checks in one call: each answered as its own RPC would answer it, a
         # malformed one (here a colour that is not "B" or "W") in place.
@@ -386,7 +398,7 @@ def main(address):
         # the stream is lost (UNAVAILABLE: a server draining for a deploy, a dropped
         # connection; or reset by a proxy whose replica died), open a new stream, on any
         # replica, whose setup replays them.
-        last = play_connect_four_resumably(pb, stub, drops)
+        last = play_connect_four_resumably(stub, drops)
         print(f"Resumable PlayConnectFour: {pb.Verdict.Name(last.verdict)} after "
               f"{last.moves_played} drops")
         expect(last.verdict == pb.VERDICT_A_WINS and last.moves_played == 11,
@@ -416,27 +428,35 @@ _CLOSE = object()
 
 class LiveStream:
     """A bidirectional stream driven one message at a time, as a game server or a bot
-    plays: `send` a move, read its reply with `next`, choose the next move. The requests
-    go through a queue that grpcio reads on its own thread; `close` half-closes the
-    stream (always call it, in a `finally`, so that grpcio's thread is released).
+    plays: `send` a move, read its reply with `next`, choose the next move. The call reads
+    its requests from `requests`, a queue that grpcio reads on its own thread; `close`
+    half-closes the stream (always call it, in a `finally`, so that grpcio's thread is
+    released).
 
-        game = LiveStream(stub.PlayConnectFour)
+        game = LiveStream()
+        game.open(stub.PlayConnectFour(game.requests, timeout=STREAM_DEADLINE))
         try:
             game.send(request)
             reply = game.next()   # None once the server has ended the stream
         finally:
             game.close()
 
-    The call has a deadline (`timeout`, STREAM_DEADLINE by default): a stream whose
-    server never answers fails DEADLINE_EXCEEDED instead of waiting for ever."""
+    Give the call a deadline (`timeout`): a stream whose server never answers then fails
+    DEADLINE_EXCEEDED instead of waiting for ever."""
 
-    def __init__(self, method, timeout=STREAM_DEADLINE):
-        self._requests = queue.Queue()
-        # iter(get, _CLOSE): the requests, until close() puts the sentinel.
-        self._call = method(iter(self._requests.get, _CLOSE), timeout=timeout)
+    def __init__(self):
+        self._queue = queue.Queue()
+        # iter(get, _CLOSE): what send() puts, until close() puts the sentinel.
+        self.requests = iter(self._queue.get, _CLOSE)
+        self._call = iter(())
+
+    def open(self, call):
+        """Takes the stream's call, made with `self.requests` as its request iterator."""
+        self._call = call
+        return self
 
     def send(self, request):
-        self._requests.put(request)
+        self._queue.put(request)
 
     def next(self):
         """The next reply, None once the stream has ended; raises the grpc.RpcError the
@@ -444,7 +464,7 @@ class LiveStream:
         return next(self._call, None)
 
     def close(self):
-        self._requests.put(_CLOSE)
+        self._queue.put(_CLOSE)
 
 
 def stream_lost(error):
@@ -467,7 +487,7 @@ def stream_lost(error):
     )
 
 
-def play_connect_four_resumably(pb, stub, drops, size=(6, 7), attempts=5, timeout=STREAM_DEADLINE):
+def play_connect_four_resumably(stub, drops, size=(6, 7), attempts=5, timeout=STREAM_DEADLINE):
     """Plays `drops` on a PlayConnectFour stream, resuming from the history whenever the
     stream is lost (stream_lost): the pattern a game server copies. Each drop is sent
     once the reply to the one before has come (LiveStream), as a game server sends the
@@ -480,7 +500,8 @@ def play_connect_four_resumably(pb, stub, drops, size=(6, 7), attempts=5, timeou
     answered = 0  # how many of `drops` have been answered (applied or rejected)
     last = None
     for _ in range(attempts):
-        stream = LiveStream(stub.PlayConnectFour, timeout=timeout)
+        stream = LiveStream()
+        stream.open(stub.PlayConnectFour(stream.requests, timeout=timeout))
         try:
             setup = pb.ConnectFourSetup(rows=size[0], cols=size[1], history=applied)
             stream.send(pb.PlayConnectFourRequest(setup=setup))
@@ -507,11 +528,12 @@ def play_connect_four_resumably(pb, stub, drops, size=(6, 7), attempts=5, timeou
     raise RuntimeError("the game could not be resumed")
 
 
-def play_gomoku(pb, stub, setup, moves, timeout=STREAM_DEADLINE):
+def play_gomoku(stub, setup, moves, timeout=STREAM_DEADLINE):
     """Plays a live Gomoku game from `setup`: each move (row, col) is sent once the reply
     to the one before has come (LiveStream), and none once the game is over. Returns
     every reply, the setup's first."""
-    game = LiveStream(stub.PlayGomoku, timeout=timeout)
+    game = LiveStream()
+    game.open(stub.PlayGomoku(game.requests, timeout=timeout))
     try:
         game.send(pb.PlayGomokuRequest(setup=setup))
         replies = [game.next()]
@@ -527,10 +549,50 @@ def play_gomoku(pb, stub, setup, moves, timeout=STREAM_DEADLINE):
     return replies
 
 
+def play_chess(stub, moves, claim_draw=False, setup=None, timeout=STREAM_DEADLINE):
+    """Plays a live chess game: the `setup` first if there is one, then each move (UCI or
+    SAN) once the reply to the one before has come (LiveStream), none once the game is
+    over, and with `claim_draw` a claim of a draw after the last (when the game is still
+    on). Returns every reply, the setup's first."""
+    game = LiveStream()
+    game.open(stub.PlayChess(game.requests, timeout=timeout))
+    replies = []
+
+    def over():
+        return replies and (replies[-1] is None or replies[-1].verdict != pb.VERDICT_PENDING)
+
+    try:
+        if setup is not None:
+            game.send(pb.PlayChessRequest(setup=setup))
+            replies.append(game.next())
+        for move in moves:
+            if over():
+                break
+            game.send(pb.PlayChessRequest(move=move))
+            replies.append(game.next())
+        if claim_draw and not over():
+            game.send(pb.PlayChessRequest(claim_draw=True))
+            replies.append(game.next())
+    finally:
+        game.close()
+    if replies and replies[-1] is None:
+        raise StreamEnded()
+    return replies
+
+
 class StreamEnded(Exception):
     """A live game's stream that the server ended before answering every message: lost
     like an UNAVAILABLE one, and resumed."""
 
 
+def run(argv=None):
+    """`python -m arbiter_client [ADDRESS]` and `arbiter-client [ADDRESS]`: main() against
+    ADDRESS, localhost:50051 by default."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        raise SystemExit("usage: python -m arbiter_client [HOST:PORT[,HOST:PORT...]]")
+    main(args[0] if args else "localhost:50051")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "localhost:50051")
+    run()
