@@ -13,16 +13,19 @@
 mod common;
 
 use common::setups::*;
-mod reference;
 
 use std::fmt::Debug;
 
+use arbiter::games::connect_four::reference::NaiveConnectFour;
+use arbiter::games::othello::reference::{naive_othello_flips, NaiveOthello};
 use arbiter::games::othello::Color;
+use arbiter::games::tic_tac_toe::reference::NaiveReferee;
 use arbiter::games::tic_tac_toe::{self, Player};
 use arbiter::kit::grid::Cell;
+use arbiter::kit::naive::Expected;
 use arbiter::proto::{
-    Board, Cell as WireCell, PlayConnectFourResponse, PlayOthelloResponse, PlayTicTacToeRequest,
-    PlayTicTacToeResponse, Verdict,
+    Board, Cell as WireCell, Ending, PlayConnectFourResponse, PlayOthelloResponse,
+    PlayTicTacToeRequest, PlayTicTacToeResponse, Verdict,
 };
 use arbiter::Arbiter;
 use arbiter::{LiveGame, StreamLimits};
@@ -34,8 +37,6 @@ use common::TestServer;
 use futures_util::StreamExt;
 use proptest::prelude::*;
 use proptest::sample::Index;
-use reference::games::{Expected, NaiveConnectFour, NaiveOthello};
-use reference::NaiveReferee;
 use tokio_util::sync::CancellationToken;
 use tonic::{Code, Status};
 use tonic_types::StatusExt;
@@ -45,6 +46,16 @@ fn wire(cell: Cell) -> WireCell {
         row: cell.row as i32,
         col: cell.col as i32,
     }
+}
+
+/// The `ending` of a reply whose verdict is `verdict`, in a game without a clock: the
+/// board decided it once it is not pending.
+fn ending(verdict: Verdict) -> i32 {
+    match verdict {
+        Verdict::Pending | Verdict::Unspecified => Ending::Unspecified,
+        _ => Ending::Board,
+    }
+    .into()
 }
 
 /// A service as the Play RPCs' handlers run it, in process.
@@ -150,7 +161,7 @@ impl Kind for Othello {
                 taken.push((r, c));
             } else if let Some(color) = self.0.to_move {
                 let target = Cell::new(r as usize, c as usize);
-                if reference::naive_othello_flips(rows, target, color).is_empty() {
+                if naive_othello_flips(rows, target, color).is_empty() {
                     dead.push((r, c));
                 }
             }
@@ -319,7 +330,7 @@ impl Kind for TicTacToe {
             .collect();
         PlayTicTacToeResponse {
             verdict: verdict.into(),
-            ending: reference::games::ending(verdict),
+            ending: ending(verdict),
             line,
             board: Some(Board::from_rows(rows)),
             moves_played: self.referee.moves as i32,
@@ -1057,7 +1068,7 @@ async fn othello_histories_pass_automatically() {
     // Every field a state below does not name is zero or empty.
     let state = |verdict: Verdict, row: &str| PlayOthelloResponse {
         verdict: verdict.into(),
-        ending: reference::games::ending(verdict),
+        ending: ending(verdict),
         board: Some(Board::from_rows([row])),
         ..PlayOthelloResponse::default()
     };

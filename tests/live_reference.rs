@@ -2,20 +2,23 @@
 //! reply by reply, every field, with naive referees on random games with random illegal
 //! messages mixed in.
 
-mod reference;
+#[path = "reference/boards.rs"]
+mod boards;
 
+use arbiter::games::connect_four::reference::NaiveConnectFour;
+use arbiter::games::othello::reference::NaiveOthello;
 use arbiter::games::othello::{Color, STANDARD_START};
 use arbiter::games::{connect_four, othello};
+use arbiter::kit::naive::Expected;
 use arbiter::proto::{
     play_connect_four_request, play_othello_request, Board, Cell, ConnectFourSetup, OthelloSetup,
     PlayConnectFourRequest, PlayOthelloRequest,
 };
 use arbiter::Arbiter;
 use arbiter::{LiveGame, StreamLimits};
+use boards::board;
 use futures_util::StreamExt;
 use proptest::prelude::*;
-use reference::boards::board;
-use reference::games::{Expected, NaiveConnectFour, NaiveOthello};
 use tokio_util::sync::CancellationToken;
 
 /// One message of a random game, before the game has run: where a legal move is asked

@@ -3,18 +3,16 @@
 //! Each reference walks the board cell by cell and builds the lines explicitly; any
 //! disagreement with the engine fails the test.
 
-mod reference;
+#[path = "reference/boards.rs"]
+mod boards;
 
-use arbiter::games::connect_four;
-use arbiter::games::othello::{self, Color};
-use arbiter::games::tic_tac_toe::{self, Game, MoveError, Outcome};
+use arbiter::games::connect_four::{self, reference::naive_connect_four};
+use arbiter::games::othello::{self, reference::naive_othello_flips, Color};
+use arbiter::games::tic_tac_toe::{self, reference::NaiveReferee, Game, MoveError, Outcome};
 use arbiter::kit::grid::{Cell, GridError};
+use arbiter::kit::naive::{at, naive_grid_problem, naive_grid_problems};
+use boards::board;
 use proptest::prelude::*;
-use reference::boards::board;
-use reference::{
-    at, naive_connect_four, naive_grid_problem, naive_grid_problems, naive_othello_flips,
-    NaiveReferee,
-};
 
 /// The engine's error for a move the naive referee refused with `kind`, at (`row`, `col`),
 /// after a game whose verdict was `verdict`.

@@ -2,9 +2,12 @@
 //!
 //! A game's folder holds all of it: its rules (pure Rust with no transport in sight,
 //! re-exported at the game's module), its wire glue (`wire`: its requests parsed,
-//! decided by the rules and answered, unary, in a CheckBatch and live), and the boards
-//! its tests and benchmarks share (`fixtures`, hidden). What the games share is in
-//! [`crate::kit`], below them; the RPC handlers and the registration are above them.
+//! decided by the rules and answered, unary, in a CheckBatch and live), the boards its
+//! tests and benchmarks share (`fixtures`, hidden), and the deliberately naive
+//! reference its rules are held to (`reference`: hidden, for the tests and fuzz
+//! targets; chess's is compiled for its unit tests only). What the games share is in
+//! [`crate::kit`], below them (their references' shared naive helpers in `kit::naive`);
+//! the RPC handlers and the registration are above them.
 
 /// Lists the games: for each, its module and its [`GameKind`], whose `label` names it
 /// in the metrics. A game is added by its line here.

@@ -4,9 +4,12 @@
 //! [`grid`] (the rectangular board, its cells, and the one check of untrusted
 //! coordinates), [`rows`] (a board's rows as they arrive, before they are checked),
 //! [`color`] (black and white) and [`clock`] (a game clock, told the instants things
-//! happen at). What the games' wire glue shares is in `crate::glue`.
+//! happen at); and, hidden, `naive` (what the games' naive references share, for the
+//! tests and fuzz targets). What the games' wire glue shares is in `crate::glue`.
 
 pub mod clock;
 pub mod color;
 pub mod grid;
+#[doc(hidden)]
+pub mod naive;
 pub mod rows;

@@ -1,5 +1,7 @@
-//! Random boards for the property tests (proptest strategies, so only where proptest is:
-//! the fuzz targets, which take the references too, draw boards from their own bytes).
+//! Random boards for the property tests against the naive references (each game's
+//! `reference` module, in `src/games/`): proptest strategies, so kept with the tests,
+//! where proptest is (the fuzz targets draw boards from their own bytes). Included by
+//! `rules_reference.rs` and `live_reference.rs` with `#[path]`.
 
 use proptest::prelude::*;
 

@@ -334,47 +334,9 @@ impl Game {
 mod tests {
     use super::*;
     use crate::kit::clock::{Seat, Side};
+    use crate::games::gomoku::reference::naive_check_move;
     use crate::games::tic_tac_toe::fixtures::{TIC_TAC_TOE_DRAW, TIC_TAC_TOE_DRAW_BOARD};
     use proptest::prelude::*;
-
-    /// The naive reference: the board as rows of bytes with the stone put down, and for
-    /// each line in turn, the stones of its colour counted from the cell back to one end,
-    /// then listed from that end forward. Whether the cell was empty, and the winning
-    /// line, if any.
-    fn reference(
-        rows: &[Vec<u8>],
-        Cell { row, col }: Cell,
-        color: u8,
-        run_length: usize,
-        exact: bool,
-    ) -> (bool, Option<Vec<Cell>>) {
-        if rows[row][col] != b'.' {
-            return (false, None);
-        }
-        let mut board = rows.to_vec();
-        board[row][col] = color;
-        let (h, w) = (board.len() as i64, board[0].len() as i64);
-        let holds = |r: i64, c: i64| {
-            r >= 0 && r < h && c >= 0 && c < w && board[r as usize][c as usize] == color
-        };
-        for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
-            let (mut r, mut c) = (row as i64, col as i64);
-            while holds(r - dr, c - dc) {
-                r -= dr;
-                c -= dc;
-            }
-            let mut line = Vec::new();
-            while holds(r, c) {
-                line.push(Cell::new(r as usize, c as usize));
-                r += dr;
-                c += dc;
-            }
-            if line.len() == run_length || (!exact && line.len() > run_length) {
-                return (true, Some(line));
-            }
-        }
-        (true, None)
-    }
 
     fn strings(rows: &[Vec<u8>]) -> Vec<String> {
         let text = |row: &Vec<u8>| String::from_utf8(row.clone()).unwrap();
@@ -594,7 +556,7 @@ mod tests {
             let cell = Cell::new(row, col);
             for (run_length, exact) in [(run_length, exact)].into_iter().chain(rules) {
                 let found = board.check_move(cell, color, run_length, exact);
-                let (legal, line) = reference(&rows, cell, color.byte(), run_length, exact);
+                let (legal, line) = naive_check_move(&rows, cell, color.byte(), run_length, exact);
                 prop_assert_eq!(found.is_legal(), legal);
                 prop_assert_eq!(found.line().map(Line::to_vec), line);
             }
@@ -630,7 +592,7 @@ mod tests {
                     continue;
                 }
                 let cell = Cell::new(row as usize, col as usize);
-                let (legal, line) = reference(&rows, cell, color.byte(), run_length, exact);
+                let (legal, line) = naive_check_move(&rows, cell, color.byte(), run_length, exact);
                 if over || !legal {
                     let occupied = MoveError::Occupied { cell };
                     prop_assert_eq!(result, Err(if over { MoveError::GameOver } else { occupied }));
