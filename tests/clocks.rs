@@ -1397,64 +1397,6 @@ async fn a_running_clock_holds_off_the_idle_timeout() {
     ask_each_game(&HeldOff(server.channel().await), true).await;
 }
 
-/// Games that end are counted by game and by ending: for every registered game, one
-/// game lost on time and one played at random to its end on the board (or by a draw
-/// claimed, which the rules decide too) give one of each, under the game's own label.
-/// Fails on a server that counts an ending under another game or another ending, twice,
-/// or not at all.
-#[tokio::test]
-async fn games_ended_are_counted_by_ending() {
-    struct Counted {
-        channel: Channel,
-        metrics: String,
-    }
-    impl GameTest for Counted {
-        async fn run<G: LiveGame>(&self) {
-            let what = G::RPC;
-            // One on time.
-            let setup = G::setup(Some(control_of(Duration::from_millis(100))), None, &[]);
-            let (_sender, mut replies) = open_on_the_wire::<G>(&self.channel, setup).await;
-            replies.message().await.unwrap().unwrap();
-            let announcement = replies.message().await.unwrap().unwrap();
-            assert!(
-                G::seen(&announcement).unprompted,
-                "{what}: {:?}",
-                Shown::<G>(&announcement)
-            );
-            // One on the board, at random, with no clock.
-            let (sender, mut replies) =
-                open_on_the_wire::<G>(&self.channel, G::setup(None, None, &[])).await;
-            let mut last = replies.message().await.unwrap().unwrap();
-            let mut rng = Rng(0xe2d);
-            for _ in 0..500 {
-                if G::seen(&last).to_move.is_none() {
-                    break;
-                }
-                sender.send(G::next(rng.next(), &last)).await.unwrap();
-                last = replies.message().await.unwrap().unwrap();
-            }
-            let seen = G::seen(&last);
-            assert!(
-                matches!(seen.ending, Ending::Board | Ending::Claim),
-                "{what}: ended by the rules: {:?}",
-                Shown::<G>(&last)
-            );
-            drop(sender);
-            while replies.message().await.unwrap().is_some() {}
-            let text = common::metrics::scrape(&self.metrics).await;
-            let game = format!("game=\"{}\"", G::KIND.label());
-            let count = |ending| {
-                common::metrics::sample(&text, "arbiter_games_ended_total", &[&game, ending])
-            };
-            assert_eq!(count("ending=\"time\""), Some(1.0), "{what}: {text}");
-            assert_eq!(count("ending=\"board\""), Some(1.0), "{what}: {text}");
-        }
-    }
-    let (server, metrics) = common::metrics::start_with_metrics(&[]).await;
-    let channel = server.channel().await;
-    for_each_game(&Counted { channel, metrics }).await;
-}
-
 /// A client that half-closes a game on the clock (as grpcurl does once its messages are
 /// sent) still hears the side to move lose on time; then the stream ends. Without a
 /// clock, the stream ends at once. On every registered game's stream. Fails on a server
