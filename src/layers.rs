@@ -77,7 +77,10 @@ pub(crate) fn reply_encoding_follows_request<B>(mut request: http::Request<B>) -
 
 /// Refuses calls beyond `limit` in flight across the server at once with
 /// RESOURCE_EXHAUSTED, rather than queueing them (`--max-in-flight`; what it counts is
-/// explained once, in RELIABILITY.md, "Calls in flight").
+/// explained once, in RELIABILITY.md, "Calls in flight"). Health checks are neither
+/// counted nor refused: a limit meant for work must not fail the probes that keep the
+/// server in rotation (or alive, to Kubernetes).
+
 #[derive(Debug, Clone)]
 pub(crate) struct InFlightLimitLayer {
     limit: usize,
@@ -114,9 +117,12 @@ pub(crate) struct InFlightLimit<S> {
     in_flight: Arc<AtomicUsize>,
 }
 
-impl<S, R> Service<R> for InFlightLimit<S>
+/// The path prefix of the health service's calls, which the in-flight limit lets by.
+const HEALTH: &str = "/grpc.health.v1.Health/";
+
+impl<S, B> Service<http::Request<B>> for InFlightLimit<S>
 where
-    S: Service<R>,
+    S: Service<http::Request<B>>,
     S::Error: Into<BoxError>,
 {
     type Response = S::Response;
@@ -127,7 +133,12 @@ where
         self.inner.poll_ready(cx).map_err(Into::into)
     }
 
-    fn call(&mut self, request: R) -> Self::Future {
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        if request.uri().path().starts_with(HEALTH) {
+            return InFlightFuture::Exempt {
+                inner: self.inner.call(request),
+            };
+        }
         if self.in_flight.fetch_add(1, Ordering::AcqRel) >= self.limit {
             self.in_flight.fetch_sub(1, Ordering::AcqRel);
             return InFlightFuture::Refused { limit: self.limit };
@@ -163,6 +174,11 @@ pin_project_lite::pin_project! {
         Refused {
             limit: usize,
         },
+        /// A health check: neither counted nor refused.
+        Exempt {
+            #[pin]
+            inner: F,
+        },
     }
 }
 
@@ -175,7 +191,9 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project() {
-            InFlightProjection::Admitted { inner, .. } => inner.poll(cx).map_err(Into::into),
+            InFlightProjection::Admitted { inner, .. } | InFlightProjection::Exempt { inner } => {
+                inner.poll(cx).map_err(Into::into)
+            }
             InFlightProjection::Refused { limit } => {
                 Poll::Ready(Err(Box::new(Status::resource_exhausted(format!(
                     "the server is at its limit of {limit} calls in flight; retry with backoff"
@@ -297,7 +315,7 @@ mod tests {
 
         let (release, released) = tokio::sync::oneshot::channel::<()>();
         let released = std::sync::Mutex::new(Some(released));
-        let inner = tower::service_fn(move |()| {
+        let inner = tower::service_fn(move |_: http::Request<()>| {
             let wait = released.lock().unwrap().take();
             async move {
                 if let Some(wait) = wait {
@@ -306,23 +324,34 @@ mod tests {
                 Ok::<_, BoxError>("answered")
             }
         });
+        let call = |path: &str| http::Request::post(path).body(()).unwrap();
+        let work = || call("/arbiter.v1.ArbiterService/CheckConnectFour");
         let mut limited = InFlightLimitLayer::new(1).layer(inner);
-        let first = limited.ready().await.unwrap().call(());
-        let refused = limited.ready().await.unwrap().call(()).await.unwrap_err();
+        let first = limited.ready().await.unwrap().call(work());
+        let refused = limited
+            .ready()
+            .await
+            .unwrap()
+            .call(work())
+            .await
+            .unwrap_err();
         let status = refused.downcast_ref::<Status>().expect("a Status");
         assert_eq!(status.code(), Code::ResourceExhausted);
         assert!(
             status.message().contains("limit of 1 calls in flight"),
             "{status:?}"
         );
+        // A health check is let by, though the only place is held.
+        let health = call("/grpc.health.v1.Health/Check");
+        assert!(limited.ready().await.unwrap().call(health).await.is_ok());
 
         release.send(()).unwrap();
         assert_eq!(first.await.unwrap(), "answered");
-        let again = limited.ready().await.unwrap().call(()).await;
+        let again = limited.ready().await.unwrap().call(work()).await;
         assert_eq!(again.unwrap(), "answered");
         // A call dropped before its reply gives its place back too.
-        drop(limited.ready().await.unwrap().call(()));
-        assert!(limited.ready().await.unwrap().call(()).await.is_ok());
+        drop(limited.ready().await.unwrap().call(work()));
+        assert!(limited.ready().await.unwrap().call(work()).await.is_ok());
     }
 
     /// A call that answers at once arms no timer and is not cut; one that waits past

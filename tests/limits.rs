@@ -448,6 +448,78 @@ async fn concurrent_opens_never_pass_the_live_game_limit() {
     }
 }
 
+/// Health checks are never refused by the in-flight limit, which is meant for work: with
+/// the only place held by a unary call whose body never comes, a CheckConnectFour is
+/// refused RESOURCE_EXHAUSTED and a health check still answers SERVING, its Watch too.
+/// Fails against a server whose limit counts health checks, as Kubernetes' probes would
+/// then fail a server that is merely busy.
+#[tokio::test]
+async fn health_checks_are_answered_when_every_place_is_held() {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::health_client::HealthClient;
+    use tonic_health::pb::HealthCheckRequest;
+    let server = TestServer::start_with_flags("--max-in-flight 1 --request-timeout 60s").await;
+    let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let (sender, connection) = h2::client::handshake(tcp).await.unwrap();
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let mut sender = sender.ready().await.unwrap();
+    let request = http::Request::post(format!(
+        "http://{}/arbiter.v1.ArbiterService/CheckConnectFour",
+        server.addr
+    ))
+    .header("content-type", "application/grpc")
+    .header("te", "trailers")
+    .body(())
+    .unwrap();
+    // Headers only: the call holds the only place until its body comes.
+    let (_stalled, _body) = sender.send_request(request, false).unwrap();
+    let mut client = server.client().await;
+    let refused = loop {
+        match client.check_connect_four(big_board(10)).await {
+            Err(status) => break status,
+            // The stalled call may not have reached the limit yet.
+            Ok(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    };
+    assert_status(
+        &refused,
+        Code::ResourceExhausted,
+        "limit of 1 calls in flight",
+    );
+    let mut health = HealthClient::new(server.channel().await);
+    for service in ["", "arbiter.v1.ArbiterService"] {
+        let reply = health
+            .check(HealthCheckRequest {
+                service: service.into(),
+            })
+            .await
+            .unwrap_or_else(|status| panic!("health of {service:?}: {status:?}"));
+        assert_eq!(
+            reply.into_inner().status(),
+            ServingStatus::Serving,
+            "{service:?}"
+        );
+    }
+    let mut watch = health
+        .watch(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let first = watch.message().await.unwrap().unwrap();
+    assert_eq!(first.status(), ServingStatus::Serving);
+    // The work is still refused: the health checks took no place and gave none back.
+    let status = client.check_connect_four(big_board(10)).await.unwrap_err();
+    assert_status(
+        &status,
+        Code::ResourceExhausted,
+        "limit of 1 calls in flight",
+    );
+}
+
 /// A client that sends a unary call's headers and never its body holds the server's only
 /// in-flight place until `--request-timeout`, not forever: the stalled call then ends with
 /// CANCELLED "Timeout expired" and other calls are answered again. (A server without the
