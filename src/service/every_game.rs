@@ -10,9 +10,10 @@
 use futures_util::StreamExt;
 use proptest::prelude::*;
 
+use crate::games::{LiveGame, LiveGameVisitor};
 use crate::proto::{GameAction, GameState, PlayManyRequest};
+use crate::service::registration::visit_live_games;
 use crate::service::Arbiter;
-use crate::{visit_live_games, LiveGame, LiveGameVisitor};
 
 /// A game of `G`'s corpus: its first message, then `picks` of its messages (the first
 /// among them now and then: a setup out of turn).

@@ -15,12 +15,10 @@
 
 use crate::games::{self, GameKind};
 use crate::kit::clock::Moment;
-use crate::proto::game_action::Action;
 use crate::proto::replies::{CheckBatchReply, PlayManyReply};
 use crate::proto::requests::CheckRef;
 use crate::proto::wire::{fields as wire, Len};
 
-use super::play::many::ManyGames;
 use super::play::Referee;
 use crate::games::{LiveGame, LiveGameVisitor};
 use crate::glue::answer::Answer;
@@ -44,7 +42,7 @@ pub(crate) trait Registered: LiveGame {
 /// its field in PlayMany's `GameAction.action` and `GameState.state` oneofs (one name in
 /// both; `$field` is that name's constant in `wire::fields::game_state`).
 macro_rules! live_games {
-    ($($variant:ident: $game:ty, $action:literal, $field:ident;)*) => {
+    ($d:tt; $($variant:ident: $game:ty, $action:literal, $field:ident;)*) => {
         /// A live game of any kind, as a PlayMany stream holds it.
         pub(crate) enum AnyGame {
             $(
@@ -82,28 +80,24 @@ macro_rules! live_games {
             }
         }
 
-        impl ManyGames {
-            /// Plays the request `action` carries in game number `game` at `now`, as
-            /// a message of its game's kind, its state written into `out`: the state's
-            /// length; or, for an action that carries none, its `close` (`None` when
-            /// the action sets nothing).
-            #[inline(always)]
-            pub(crate) fn act_on(
-                &mut self,
-                action: Option<Action>,
-                game: u64,
-                now: Moment,
-                out: &mut PlayManyReply,
-            ) -> Result<usize, Option<bool>> {
-                match action {
-                    $(Some(Action::$variant(request)) => {
-                        Ok(self.play::<$game>(game, request, now, out))
+        /// Plays the request a PlayMany action carries, `$action` (an
+        /// `Option<Action>`), in game number `$game` of the stream `$games` at `$now`, as
+        /// a message of its game's kind (`$games.play::<G>(...)`), its state written into
+        /// `$out`: the state's length; or, for an action that carries none, its `close`
+        /// (`None` when the action sets nothing). A macro, so that the stream machinery
+        /// (`play/many.rs`) calls the list without the list naming the machinery.
+        macro_rules! play_action {
+            ($d games:expr, $d action:expr, $d game:expr, $d now:expr, $d out:expr) => {
+                match $d action {
+                    $(Some($crate::proto::game_action::Action::$variant(request)) => {
+                        Ok($d games.play::<$game>($d game, request, $d now, $d out))
                     })*
-                    Some(Action::Close(close)) => Err(Some(close)),
+                    Some($crate::proto::game_action::Action::Close(close)) => Err(Some(close)),
                     None => Err(None),
                 }
-            }
+            };
         }
+        pub(crate) use play_action;
 
         $(
             impl Registered for $game {
@@ -135,12 +129,13 @@ macro_rules! live_games {
     };
 }
 
-live_games! {
-    Othello: games::othello::Game, "othello", OTHELLO;
-    ConnectFour: games::connect_four::Game, "connect_four", CONNECT_FOUR;
-    TicTacToe: games::tic_tac_toe::Game, "tic_tac_toe", TIC_TAC_TOE;
-    Gomoku: games::gomoku::Game, "gomoku", GOMOKU;
-    Chess: games::chess::Game, "chess", CHESS;
+// `$` first: the token the macro `play_action!` it writes names its own arguments with.
+live_games! { $;
+    Othello: crate::games::othello::Game, "othello", OTHELLO;
+    ConnectFour: crate::games::connect_four::Game, "connect_four", CONNECT_FOUR;
+    TicTacToe: crate::games::tic_tac_toe::Game, "tic_tac_toe", TIC_TAC_TOE;
+    Gomoku: crate::games::gomoku::Game, "gomoku", GOMOKU;
+    Chess: crate::games::chess::Game, "chess", CHESS;
 }
 
 /// Ends `referee`'s game, number `game`, on time at `now` if its side to move has run
@@ -286,8 +281,8 @@ mod tests {
     /// Collects the RPC of each game it visits.
     struct Rpcs<'a>(&'a mut Vec<&'static str>);
 
-    impl crate::LiveGameVisitor for Rpcs<'_> {
-        fn visit<G: crate::LiveGame>(&mut self) {
+    impl crate::games::LiveGameVisitor for Rpcs<'_> {
+        fn visit<G: crate::games::LiveGame>(&mut self) {
             // Its reply is the one the contract's method answers with.
             let set = FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET).unwrap();
             let method = set

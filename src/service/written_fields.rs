@@ -138,8 +138,8 @@ fn many_requests() -> (Vec<PlayManyRequest>, Vec<u64>) {
     /// Adds each registered game's messages.
     struct Corpus<'a>(&'a mut (Vec<PlayManyRequest>, Vec<u64>));
 
-    impl crate::LiveGameVisitor for Corpus<'_> {
-        fn visit<G: crate::LiveGame>(&mut self) {
+    impl crate::games::LiveGameVisitor for Corpus<'_> {
+        fn visit<G: crate::games::LiveGame>(&mut self) {
             let (messages, clocked) = &mut *self.0;
             let game = 2 * messages.len() as u64 + 1;
             for request in G::corpus() {
@@ -152,7 +152,7 @@ fn many_requests() -> (Vec<PlayManyRequest>, Vec<u64>) {
     }
 
     let mut corpus = (Vec::new(), Vec::new());
-    crate::visit_live_games(&mut Corpus(&mut corpus));
+    super::registration::visit_live_games(&mut Corpus(&mut corpus));
     let (mut messages, clocked) = corpus;
     let first = messages[0].actions[0].game;
     messages.push(many(first, game_action::Action::Close(true)));

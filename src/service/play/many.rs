@@ -19,7 +19,7 @@ use crate::proto::{GameAction, PlayManyRequest};
 
 use super::{Games, LiveGames, OpenGame, Referee, StreamLimits, WrittenReplyOf};
 use crate::glue::answer::Answer;
-use crate::service::registration::{AnyGame, Registered, NO_ACTION};
+use crate::service::registration::{play_action, AnyGame, Registered, NO_ACTION};
 
 /// The most actions one PlayMany message may carry.
 pub const MAX_ACTIONS: usize = 10_000;
@@ -254,7 +254,7 @@ impl ManyGames {
     /// the state's length, as [`PlayManyReply::push`] does.
     fn act(&mut self, action: GameAction, now: Moment, out: &mut PlayManyReply) -> usize {
         let game = action.game;
-        match self.act_on(action.action, game, now, out) {
+        match play_action!(self, action.action, game, now, out) {
             Ok(len) => len,
             Err(Some(true)) => match self.games.remove(&game) {
                 Some(entry) => {
@@ -281,7 +281,7 @@ impl ManyGames {
     /// Plays `request` in game number `game`, of kind `G`, starting that game if the
     /// number holds none, and writes the game's state into `out`; returns its length.
     #[inline(always)]
-    pub(crate) fn play<G: Registered>(
+    fn play<G: Registered>(
         &mut self,
         game: u64,
         request: G::Request,
