@@ -145,6 +145,11 @@ pub struct Options {
           value_parser = parse_otlp_endpoint)]
     pub otlp_endpoint: Option<String>,
 
+    /// The gRPC reflection service (v1 and v1alpha), with which grpcurl and Postman list
+    /// the API: `on`, or `off` for a server that should not describe itself.
+    #[arg(long, value_name = "ON|OFF", value_enum, default_value_t = Switch::On)]
+    pub reflection: Switch,
+
     /// The log format: `text` for people, `json` for log pipelines (one object a line).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -161,6 +166,15 @@ pub struct Options {
     /// certificate this CA signed (needs --tls-cert).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_client_ca: Option<PathBuf>,
+}
+
+/// A feature turned on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Switch {
+    /// On.
+    On,
+    /// Off.
+    Off,
 }
 
 /// How log lines are written.
@@ -261,6 +275,7 @@ impl Options {
                 .filter(|age| !age.is_zero()),
             max_connection_age_grace: self.max_connection_age_grace.0,
             metrics_listen: self.metrics_listen.clone(),
+            reflection: self.reflection == Switch::On,
             tls: match (&self.tls_cert, &self.tls_key) {
                 (Some(cert), Some(key)) => Some(TlsFiles {
                     cert: cert.clone(),

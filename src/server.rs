@@ -28,6 +28,11 @@ use crate::telemetry::{serve_metrics, CallMetricsLayer};
 /// or zstd, able to compress its replies with the same (which replies are compressed is
 /// [`reply_encoding_follows_request`]'s choice), and refusing requests larger than
 /// `$max_bytes` once inflated.
+/// The streams a connection may make the server reset for their errors (a malformed
+/// frame, a body longer than its content-length) before it is sent GOAWAY: h2's default,
+/// which tonic switches off.
+const MAX_LOCAL_ERROR_RESETS: usize = 1024;
+
 macro_rules! configured {
     ($server:expr, $max_bytes:expr) => {{
         use tonic::codec::CompressionEncoding::{Deflate, Gzip, Zstd};
@@ -91,6 +96,8 @@ pub struct Settings {
     pub max_connection_age_grace: Duration,
     /// Where to serve Prometheus metrics over HTTP, `HOST:PORT`; nowhere when `None`.
     pub metrics_listen: Option<String>,
+    /// Serve the gRPC reflection service (v1 and v1alpha).
+    pub reflection: bool,
     /// Serve TLS with these files; plaintext when `None`.
     pub tls: Option<TlsFiles>,
 }
@@ -123,6 +130,7 @@ impl Default for Settings {
             max_connection_age: None,
             max_connection_age_grace: Duration::from_secs(10),
             metrics_listen: None,
+            reflection: true,
             tls: None,
         }
     }
@@ -315,8 +323,20 @@ impl Server {
                 }
             }
         }
-        let reflection_v1 = reflection().build_v1()?;
-        let reflection_v1alpha = reflection().build_v1alpha()?;
+        let (reflection_v1, reflection_v1alpha) = if settings.reflection {
+            (
+                Some(configured!(
+                    reflection().build_v1()?,
+                    settings.max_request_bytes
+                )),
+                Some(configured!(
+                    reflection().build_v1alpha()?,
+                    settings.max_request_bytes
+                )),
+            )
+        } else {
+            (None, None)
+        };
         // `serve_with_incoming` ignores the builder's TCP settings: set them here.
         let incoming: SelectAll<TcpIncoming> = listeners
             .into_iter()
@@ -331,6 +351,9 @@ impl Server {
 
         let mut builder = tonic::transport::Server::builder()
             .max_concurrent_streams(settings.max_concurrent_streams)
+            // h2's own guard, which tonic leaves off: a connection whose streams the
+            // server has had to reset for their errors 1,024 times is sent GOAWAY.
+            .http2_max_local_error_reset_streams(Some(MAX_LOCAL_ERROR_RESETS))
             .http2_keepalive_interval(
                 (!settings.http2_keepalive_interval.is_zero())
                     .then_some(settings.http2_keepalive_interval),
@@ -361,8 +384,8 @@ impl Server {
                 HealthServer::new(HealthService::from_health_reporter(health.clone())),
                 max_bytes
             ))
-            .add_service(configured!(reflection_v1, max_bytes))
-            .add_service(configured!(reflection_v1alpha, max_bytes))
+            .add_optional_service(reflection_v1)
+            .add_optional_service(reflection_v1alpha)
             .serve_with_incoming_shutdown(incoming, stop_accepting.clone().cancelled_owned());
         tokio::pin!(serve);
 

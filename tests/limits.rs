@@ -613,3 +613,68 @@ async fn four_hundred_live_games_on_one_connection_and_calls_beside_them() {
     drop(games);
     server.wait_for_live_games(0).await;
 }
+
+/// A connection whose streams the server has to reset for their errors, again and again
+/// (here each a body longer than its content-length), is sent GOAWAY after 1,024 of them
+/// (h2's guard, which tonic leaves off), and a new connection is served. Fails against a
+/// server that resets such streams without end, as one with tonic's defaults does
+/// (hundreds of thousands of them on one connection, each costing the server work).
+#[tokio::test]
+async fn a_connection_that_makes_the_server_reset_its_streams_is_closed() {
+    let server = TestServer::start().await;
+    let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let (sender, connection) = h2::client::handshake(tcp).await.unwrap();
+    let closed = tokio::spawn(connection);
+    let mut sender = sender;
+    let mut sent = 0;
+    let mut refused = None;
+    for _ in 0..4000 {
+        sender = match sender.ready().await {
+            Ok(sender) => sender,
+            Err(error) => {
+                refused = Some(error);
+                break;
+            }
+        };
+        let request = http::Request::post(format!(
+            "http://{}/arbiter.v1.ArbiterService/CheckConnectFour",
+            server.addr
+        ))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .header("content-length", "1")
+        .body(())
+        .unwrap();
+        let (response, mut body) = match sender.send_request(request, false) {
+            Ok(sent) => sent,
+            Err(error) => {
+                refused = Some(error);
+                break;
+            }
+        };
+        // Ten bytes where one was declared: the server resets the stream.
+        let _ = body.send_data(prost::bytes::Bytes::from_static(b"0123456789"), true);
+        drop(response);
+        sent += 1;
+        tokio::task::yield_now().await;
+    }
+    let outcome = tokio::time::timeout(Duration::from_secs(30), closed)
+        .await
+        .expect("the connection ends")
+        .unwrap();
+    assert!(
+        sent <= 2000,
+        "{sent} streams reset on one connection and it is still open: {refused:?}"
+    );
+    let error = outcome
+        .err()
+        .or(refused)
+        .expect("the connection ended with an error");
+    assert!(
+        format!("{error:?}").contains("ENHANCE_YOUR_CALM") || error.is_go_away(),
+        "{error:?}"
+    );
+    // Another client is served.
+    let mut client = server.client().await;
+    assert!(client.check_connect_four(big_board(10)).await.is_ok());
+}

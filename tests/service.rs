@@ -545,3 +545,76 @@ async fn an_off_board_cell_is_explained_in_the_boards_own_size() {
         );
     }
 }
+
+/// `--reflection off` takes the reflection service away, both versions (UNIMPLEMENTED,
+/// as for any service the server does not have), and nothing else: health and the
+/// Arbiter service still answer. By default reflection lists the service. Fails against
+/// a server that ignores the flag, or one that drops more than reflection with it.
+#[tokio::test]
+async fn reflection_can_be_switched_off() {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::{health_client::HealthClient, HealthCheckRequest};
+    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1::ServerReflectionRequest;
+    use tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient as AlphaClient;
+
+    async fn listed(channel: tonic::transport::Channel) -> Result<(), tonic::Status> {
+        let request = ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(MessageRequest::ListServices(String::new())),
+        };
+        let mut replies = ServerReflectionClient::new(channel)
+            .server_reflection_info(tokio_stream::iter([request]))
+            .await?
+            .into_inner();
+        replies
+            .message()
+            .await?
+            .map(drop)
+            .ok_or_else(|| tonic::Status::unknown("none"))
+    }
+    async fn listed_alpha(channel: tonic::transport::Channel) -> Result<(), tonic::Status> {
+        use tonic_reflection::pb::v1alpha::server_reflection_request::MessageRequest;
+        use tonic_reflection::pb::v1alpha::ServerReflectionRequest;
+        let request = ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(MessageRequest::ListServices(String::new())),
+        };
+        let mut replies = AlphaClient::new(channel)
+            .server_reflection_info(tokio_stream::iter([request]))
+            .await?
+            .into_inner();
+        replies
+            .message()
+            .await?
+            .map(drop)
+            .ok_or_else(|| tonic::Status::unknown("none"))
+    }
+
+    let on = TestServer::start().await;
+    listed(on.channel().await).await.unwrap();
+    listed_alpha(on.channel().await).await.unwrap();
+
+    let off = TestServer::start_with_flags("--reflection off").await;
+    let channel = off.channel().await;
+    for status in [
+        listed(channel.clone()).await.unwrap_err(),
+        listed_alpha(channel.clone()).await.unwrap_err(),
+    ] {
+        assert_eq!(status.code(), Code::Unimplemented, "{status:?}");
+    }
+    let health = HealthClient::new(channel.clone())
+        .check(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(health.into_inner().status(), ServingStatus::Serving);
+    let mut client = off.client().await;
+    let reply = client
+        .list_chess_moves(arbiter::proto::ListChessMovesRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(reply.into_inner().moves.len(), 20);
+}
