@@ -448,17 +448,14 @@ async fn concurrent_opens_never_pass_the_live_game_limit() {
     }
 }
 
-/// Health checks are never refused by the in-flight limit, which is meant for work: with
-/// the only place held by a unary call whose body never comes, a CheckConnectFour is
-/// refused RESOURCE_EXHAUSTED and a health check still answers SERVING, its Watch too.
-/// Fails against a server whose limit counts health checks, as Kubernetes' probes would
-/// then fail a server that is merely busy.
-#[tokio::test]
-async fn health_checks_are_answered_when_every_place_is_held() {
-    use tonic_health::pb::health_check_response::ServingStatus;
-    use tonic_health::pb::health_client::HealthClient;
-    use tonic_health::pb::HealthCheckRequest;
-    let server = TestServer::start_with_flags("--max-in-flight 1 --request-timeout 60s").await;
+/// Sends a CheckConnectFour call's headers on a connection of its own and never its
+/// body: the call's reply to come, and its body's sender (dropping it would end the body).
+async fn stall_a_unary_call(
+    server: &TestServer,
+) -> (
+    h2::client::ResponseFuture,
+    h2::SendStream<prost::bytes::Bytes>,
+) {
     let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
     let (sender, connection) = h2::client::handshake(tcp).await.unwrap();
     tokio::spawn(async move {
@@ -473,16 +470,38 @@ async fn health_checks_are_answered_when_every_place_is_held() {
     .header("te", "trailers")
     .body(())
     .unwrap();
-    // Headers only: the call holds the only place until its body comes.
-    let (_stalled, _body) = sender.send_request(request, false).unwrap();
-    let mut client = server.client().await;
-    let refused = loop {
+    // Headers only; the body stream stays open and empty.
+    sender.send_request(request, false).unwrap()
+}
+
+/// The refusal a CheckConnectFour call from `client` gets while a stalled call holds the
+/// only in-flight place (calls are answered until the stalled one reaches the server).
+async fn refused_while_stalled(
+    client: &mut arbiter::proto::arbiter_service_client::ArbiterServiceClient<Channel>,
+) -> Status {
+    loop {
         match client.check_connect_four(big_board(10)).await {
             Err(status) => break status,
-            // The stalled call may not have reached the limit yet.
             Ok(_) => tokio::time::sleep(Duration::from_millis(10)).await,
         }
-    };
+    }
+}
+
+/// Health checks are never refused by the in-flight limit, which is meant for work: with
+/// the only place held by a unary call whose body never comes, a CheckConnectFour is
+/// refused RESOURCE_EXHAUSTED and a health check still answers SERVING, its Watch too.
+/// Fails against a server whose limit counts health checks, as Kubernetes' probes would
+/// then fail a server that is merely busy.
+#[tokio::test]
+async fn health_checks_are_answered_when_every_place_is_held() {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::health_client::HealthClient;
+    use tonic_health::pb::HealthCheckRequest;
+    let server = TestServer::start_with_flags("--max-in-flight 1 --request-timeout 60s").await;
+    // The call holds the only place until its body comes.
+    let (_stalled, _body) = stall_a_unary_call(&server).await;
+    let mut client = server.client().await;
+    let refused = refused_while_stalled(&mut client).await;
     assert_status(
         &refused,
         Code::ResourceExhausted,
@@ -527,33 +546,12 @@ async fn health_checks_are_answered_when_every_place_is_held() {
 #[tokio::test]
 async fn a_unary_call_whose_body_never_comes_ends_at_the_request_timeout() {
     let server = TestServer::start_with_flags("--max-in-flight 1 --request-timeout 500ms").await;
-    let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-    let (sender, connection) = h2::client::handshake(tcp).await.unwrap();
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    let mut sender = sender.ready().await.unwrap();
-    let request = http::Request::post(format!(
-        "http://{}/arbiter.v1.ArbiterService/CheckConnectFour",
-        server.addr
-    ))
-    .header("content-type", "application/grpc")
-    .header("te", "trailers")
-    .body(())
-    .unwrap();
     let started = std::time::Instant::now();
-    // Headers only; the body stream stays open and empty.
-    let (stalled, _body) = sender.send_request(request, false).unwrap();
+    let (stalled, _body) = stall_a_unary_call(&server).await;
 
     // While it waits, it holds the only place.
     let mut client = server.client().await;
-    let refused = loop {
-        match client.check_connect_four(big_board(10)).await {
-            Err(status) => break status,
-            // The stalled call may not have reached the server yet.
-            Ok(_) => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
-        }
-    };
+    let refused = refused_while_stalled(&mut client).await;
     assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
 
     let reply = tokio::time::timeout(std::time::Duration::from_secs(5), stalled)
