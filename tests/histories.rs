@@ -17,6 +17,7 @@ use common::setups::*;
 use std::fmt::Debug;
 
 use arbiter::games::connect_four::reference::NaiveConnectFour;
+use arbiter::games::fixture::naive_ending;
 use arbiter::games::othello::reference::{naive_othello_flips, NaiveOthello};
 use arbiter::games::othello::Color;
 use arbiter::games::tic_tac_toe::reference::NaiveReferee;
@@ -24,8 +25,8 @@ use arbiter::games::tic_tac_toe::{self, Player};
 use arbiter::kit::grid::Cell;
 use arbiter::kit::naive::Expected;
 use arbiter::proto::{
-    Board, Cell as WireCell, Ending, PlayConnectFourResponse, PlayOthelloResponse,
-    PlayTicTacToeRequest, PlayTicTacToeResponse, Verdict,
+    Board, Cell as WireCell, PlayConnectFourResponse, PlayOthelloResponse, PlayTicTacToeRequest,
+    PlayTicTacToeResponse, Verdict,
 };
 use arbiter::Arbiter;
 use arbiter::{LiveGame, StreamLimits};
@@ -46,16 +47,6 @@ fn wire(cell: Cell) -> WireCell {
         row: cell.row as i32,
         col: cell.col as i32,
     }
-}
-
-/// The `ending` of a reply whose verdict is `verdict`, in a game without a clock: the
-/// board decided it once it is not pending.
-fn ending(verdict: Verdict) -> i32 {
-    match verdict {
-        Verdict::Pending | Verdict::Unspecified => Ending::Unspecified,
-        _ => Ending::Board,
-    }
-    .into()
 }
 
 /// A service as the Play RPCs' handlers run it, in process.
@@ -330,7 +321,7 @@ impl Kind for TicTacToe {
             .collect();
         PlayTicTacToeResponse {
             verdict: verdict.into(),
-            ending: ending(verdict),
+            ending: naive_ending(verdict),
             line,
             board: Some(Board::from_rows(rows)),
             moves_played: self.referee.moves as i32,
@@ -1068,7 +1059,7 @@ async fn othello_histories_pass_automatically() {
     // Every field a state below does not name is zero or empty.
     let state = |verdict: Verdict, row: &str| PlayOthelloResponse {
         verdict: verdict.into(),
-        ending: ending(verdict),
+        ending: naive_ending(verdict),
         board: Some(Board::from_rows([row])),
         ..PlayOthelloResponse::default()
     };

@@ -57,6 +57,26 @@ pub trait Fixture: Play {
     fn seen(response: &Self::Response) -> Seen<'_>;
 }
 
+/// The side a reply's `to_move` names, its two names `[a, b]` (`["B", "W"]`); `None` for
+/// any other, as once the game is over.
+pub(crate) fn side_named(to_move: &str, [a, b]: [&str; 2]) -> Option<Side> {
+    match to_move {
+        name if name == a => Some(Side::A),
+        name if name == b => Some(Side::B),
+        _ => None,
+    }
+}
+
+/// The `ending` a naive reference expects of a reply whose verdict is `verdict`, in a
+/// game without a clock: the board decided it once it is not pending.
+pub fn naive_ending(verdict: Verdict) -> i32 {
+    match verdict {
+        Verdict::Pending | Verdict::Unspecified => Ending::Unspecified,
+        _ => Ending::Board,
+    }
+    .into()
+}
+
 /// [`Seen`] of a live reply, whose fields are named as every live reply names them, with
 /// its side to move `to_move`.
 macro_rules! seen {

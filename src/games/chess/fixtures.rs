@@ -64,8 +64,7 @@ pub const KNIGHTS_SHUFFLE: [&str; 8] = [
 ];
 
 mod live {
-    use crate::games::fixture::{seen, Fixture, Seen};
-    use crate::kit::clock::Side;
+    use crate::games::fixture::{seen, side_named, Fixture, Seen};
     use crate::proto::play_chess_request::Action;
     use crate::proto::{
         game_action, game_state, ChessSetup, Clock, PlayChessRequest, PlayChessResponse,
@@ -138,12 +137,7 @@ mod live {
         }
 
         fn seen(response: &PlayChessResponse) -> Seen<'_> {
-            let to_move = match response.to_move.as_str() {
-                "w" => Some(Side::A),
-                "b" => Some(Side::B),
-                _ => None,
-            };
-            seen!(response, to_move)
+            seen!(response, side_named(&response.to_move, ["w", "b"]))
         }
     }
 }

@@ -6,7 +6,8 @@
 
 use crate::kit::grid::Cell;
 use crate::kit::naive::{naive_run, Expected};
-use crate::proto::{Board, Cell as WireCell, Ending, PlayConnectFourResponse, Verdict};
+use crate::games::fixture::naive_ending;
+use crate::proto::{Board, Cell as WireCell, PlayConnectFourResponse, Verdict};
 
 /// The winning run a piece `player` at `target` makes (the cell counted as `player`'s
 /// whatever it holds): the whole run of `player` through it on the first of the four
@@ -30,15 +31,6 @@ fn wire(cell: Cell) -> WireCell {
     }
 }
 
-/// The `ending` of a reply whose verdict is `verdict`, in a game without a clock: the
-/// board decided it once it is not pending.
-fn ending(verdict: Verdict) -> i32 {
-    match verdict {
-        Verdict::Pending | Verdict::Unspecified => Ending::Unspecified,
-        _ => Ending::Board,
-    }
-    .into()
-}
 
 /// A naive live Connect Four referee: every line through a dropped piece rebuilt on the
 /// whole board.
@@ -78,7 +70,7 @@ impl NaiveConnectFour {
     /// The reply after a message; `placed` and `run` only for an applied drop.
     pub fn reply(&self, placed: Option<Cell>, run: Vec<Cell>) -> PlayConnectFourResponse {
         PlayConnectFourResponse {
-            ending: ending(self.over.unwrap_or(Verdict::Pending)),
+            ending: naive_ending(self.over.unwrap_or(Verdict::Pending)),
             verdict: self.over.unwrap_or(Verdict::Pending).into(),
             board: Some(Board::from_rows(self.text())),
             placed: placed.map(wire),

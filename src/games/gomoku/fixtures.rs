@@ -2,8 +2,7 @@
 //! tests and measurements only (hidden from the docs, not part of the API).
 
 mod live {
-    use crate::games::fixture::{seen, Fixture, Seen};
-    use crate::kit::clock::Side;
+    use crate::games::fixture::{seen, side_named, Fixture, Seen};
     use crate::proto::play_gomoku_request::Action;
     use crate::proto::{
         game_action, game_state, Cell, Clock, GomokuSetup, PlayGomokuRequest, PlayGomokuResponse,
@@ -65,12 +64,7 @@ mod live {
         }
 
         fn seen(response: &PlayGomokuResponse) -> Seen<'_> {
-            let to_move = match response.to_move.as_str() {
-                "B" => Some(Side::A),
-                "W" => Some(Side::B),
-                _ => None,
-            };
-            seen!(response, to_move)
+            seen!(response, side_named(&response.to_move, ["B", "W"]))
         }
     }
 }

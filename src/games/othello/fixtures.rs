@@ -17,8 +17,7 @@ pub const LC1958_EXAMPLE_2: [&str; 8] = [
 ];
 
 mod live {
-    use crate::games::fixture::{seen, Fixture, Seen};
-    use crate::kit::clock::Side;
+    use crate::games::fixture::{seen, side_named, Fixture, Seen};
     use crate::proto::play_othello_request::Action;
     use crate::proto::{
         game_action, game_state, Board, Cell, Clock, OthelloSetup, PlayOthelloRequest,
@@ -81,12 +80,7 @@ mod live {
         }
 
         fn seen(response: &PlayOthelloResponse) -> Seen<'_> {
-            let to_move = match response.to_move.as_str() {
-                "B" => Some(Side::A),
-                "W" => Some(Side::B),
-                _ => None,
-            };
-            seen!(response, to_move)
+            seen!(response, side_named(&response.to_move, ["B", "W"]))
         }
     }
 }

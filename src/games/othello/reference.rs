@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 use crate::kit::color::Color;
 use crate::kit::grid::Cell;
 use crate::kit::naive::{at, width, Expected};
-use crate::proto::{Board, Cell as WireCell, Ending, PlayOthelloResponse, Verdict};
+use crate::games::fixture::naive_ending;
+use crate::proto::{Board, Cell as WireCell, PlayOthelloResponse, Verdict};
 
 /// The discs `color` would flip by playing the empty cell `target`, found without
 /// walking: every `color` disc on the board aligned with `target` (same row, column,
@@ -62,15 +63,6 @@ fn wire(cell: Cell) -> WireCell {
     }
 }
 
-/// The `ending` of a reply whose verdict is `verdict`, in a game without a clock: the
-/// board decided it once it is not pending.
-fn ending(verdict: Verdict) -> i32 {
-    match verdict {
-        Verdict::Pending | Verdict::Unspecified => Ending::Unspecified,
-        _ => Ending::Board,
-    }
-    .into()
-}
 
 /// A naive live Othello referee: the whole board rescanned after every message.
 #[derive(Debug, Clone)]
@@ -156,7 +148,7 @@ impl NaiveOthello {
             white_discs: white,
             moves_played: self.moves as i32,
             rejected: String::new(),
-            ending: ending(verdict),
+            ending: naive_ending(verdict),
             ..Default::default()
         }
     }
