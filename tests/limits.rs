@@ -5,12 +5,11 @@
 
 mod common;
 
-use std::any::Any;
 use std::time::{Duration, Instant};
 
 use arbiter::proto::{Board, CheckConnectFourRequest};
 use arbiter::{Arbiter, LiveGame, LiveGameVisitor};
-use common::games::{for_each_game, open as open_stream, path, GameTest};
+use common::games::{for_each_game, hold_open, open as open_stream, path, GameTest, Held};
 use common::status::assert_status;
 use common::TestServer;
 use futures_util::future::BoxFuture;
@@ -22,9 +21,6 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::codegen::http;
 use tonic::transport::Channel;
 use tonic::{Code, Request, Status};
-
-/// What keeps a live game's stream open: its sender and its replies.
-type Held = Box<dyn Any + Send>;
 
 /// A registered live game's kind, whatever its game: its RPC, and how to open a stream of
 /// it over the wire.
@@ -46,7 +42,7 @@ fn kinds() -> Vec<Kind> {
         fn visit<G: LiveGame>(&mut self) {
             self.0.push(Kind {
                 rpc: G::RPC,
-                hold: hold::<G>,
+                hold: hold_open::<G>,
                 set_up: set_up::<G>,
             });
         }
@@ -55,15 +51,6 @@ fn kinds() -> Vec<Kind> {
     arbiter::visit_live_games(&mut kinds);
     assert!(!kinds.0.is_empty(), "no live game is registered");
     kinds.0
-}
-
-/// [`Kind::hold`] for `G`.
-fn hold<G: LiveGame>(channel: Channel) -> BoxFuture<'static, Result<Held, Status>> {
-    Box::pin(async move {
-        let (sender, requests) = tokio::sync::mpsc::channel::<G::Request>(1);
-        let replies = open_stream::<G>(&channel, ReceiverStream::new(requests)).await?;
-        Ok(Box::new((sender, replies)) as Held)
-    })
 }
 
 /// [`Kind::set_up`] for `G`.

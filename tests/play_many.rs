@@ -8,7 +8,6 @@
 
 mod common;
 
-use std::any::Any;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -24,20 +23,17 @@ use common::bulk::{
     answered_within_budget, close, drop, exchange, game_action, message, only_violation, open_many,
     ManyStream,
 };
-use common::games::{live_rpcs, open as open_alone};
+use common::games::{hold_open, live_rpcs, Held};
 use common::setups::connect_four_setup;
 use common::TestServer;
-use futures_util::future::LocalBoxFuture;
+use futures_util::future::{BoxFuture, LocalBoxFuture};
 use futures_util::StreamExt;
 use proptest::prelude::*;
-use tokio_stream::wrappers::{ReceiverStream, UnboundedReceiverStream};
+use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 use tonic_types::StatusExt;
-
-/// What keeps a single-game stream open over the wire: its sender and its replies.
-type Held = Box<dyn Any>;
 
 /// A registered live game's kind, whatever its game: what the tests that mix kinds in
 /// one stream need of it.
@@ -51,7 +47,7 @@ struct Kind {
     alone: fn() -> Box<dyn Alone>,
     /// A stream of this kind opened over the wire on a channel and sent nothing: what
     /// keeps it open, or the status refusing it.
-    open_alone: fn(Channel) -> LocalBoxFuture<'static, Result<Held, Status>>,
+    open_alone: fn(Channel) -> BoxFuture<'static, Result<Held, Status>>,
 }
 
 /// Every registered live game's kind, in the registration's order.
@@ -63,7 +59,7 @@ fn kinds() -> Vec<Kind> {
                 label: G::KIND.label(),
                 rpc: G::RPC,
                 alone: alone::<G>,
-                open_alone: held_open::<G>,
+                open_alone: hold_open::<G>,
             });
         }
     }
@@ -71,16 +67,6 @@ fn kinds() -> Vec<Kind> {
     arbiter::visit_live_games(&mut kinds);
     assert!(!kinds.0.is_empty(), "no live game is registered");
     kinds.0
-}
-
-/// A stream of `G` opened over the wire on `channel`, sent nothing: its sender and its
-/// replies, which keep it open while held.
-fn held_open<G: LiveGame>(channel: Channel) -> LocalBoxFuture<'static, Result<Held, Status>> {
-    Box::pin(async move {
-        let (sender, requests) = tokio::sync::mpsc::channel::<G::Request>(1);
-        let replies = open_alone::<G>(&channel, ReceiverStream::new(requests)).await?;
-        Ok(Box::new((sender, replies)) as Held)
-    })
 }
 
 /// One message to a game, whatever its kind: made into the game's own message by its

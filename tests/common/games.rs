@@ -3,10 +3,13 @@
 //! game through its [`arbiter::games::Fixture`] (its setups, its next messages, what its
 //! replies say), so that a game registered is a game covered, with no line here.
 
+use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
 
 use arbiter::{visit_live_games, LiveGame, LiveGameVisitor};
+use futures_util::future::BoxFuture;
+use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::codec::Streaming;
 use tonic::transport::Channel;
@@ -82,4 +85,17 @@ pub async fn open<G: LiveGame>(
     )
     .await
     .map(tonic::Response::into_inner)
+}
+
+/// What keeps a live stream open while it is held: its sender and its replies.
+pub type Held = Box<dyn Any + Send>;
+
+/// A stream of `G` opened over the wire on `channel` and sent nothing: what keeps it open,
+/// or the status refusing it.
+pub fn hold_open<G: LiveGame>(channel: Channel) -> BoxFuture<'static, Result<Held, Status>> {
+    Box::pin(async move {
+        let (sender, requests) = tokio::sync::mpsc::channel::<G::Request>(1);
+        let replies = open::<G>(&channel, ReceiverStream::new(requests)).await?;
+        Ok(Box::new((sender, replies)) as Held)
+    })
 }
