@@ -14,7 +14,8 @@ use crate::server::{Settings, TlsFiles};
 const AFTER_HELP: &str = "\
 Durations are written like 500ms, 10s, 5m or 1h (and combined: 1m30s). 0s turns off
 each limit that can be off (--stream-idle-timeout, --max-game-duration, --request-timeout,
---http2-keepalive-interval, --tcp-keepalive, --max-connection-age) and means no wait for
+--handshake-timeout, --http2-keepalive-interval, --tcp-keepalive, --max-connection-age) and
+means no wait for
 the delays (--shutdown-drain, --shutdown-grace, --max-connection-age-grace);
 --http2-keepalive-timeout refuses it.
 ADDR is HOST:PORT, with HOST an IP address or a host name; every address a host name
@@ -86,6 +87,29 @@ pub struct Options {
     #[arg(long, value_name = "N", default_value_t = Settings::default().max_in_flight,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_in_flight: u32,
+
+    /// One connection's share of --max-in-flight: its calls past it are refused with
+    /// RESOURCE_EXHAUSTED, so that one connection cannot hold every place.
+    #[arg(long, value_name = "N", default_value_t = Settings::default().max_in_flight_per_connection,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_in_flight_per_connection: u32,
+
+    /// One caller's share of --max-in-flight, over all its connections (a caller is an
+    /// IP address; behind a proxy every call is the proxy's: set it to --max-in-flight).
+    #[arg(long, value_name = "N", default_value_t = Settings::default().max_in_flight_per_caller,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_in_flight_per_caller: u32,
+
+    /// Connections open at once past which a new one is closed as it is accepted (its
+    /// client sees UNAVAILABLE). Keep it below the descriptor limit (`ulimit -n`).
+    #[arg(long, value_name = "N", default_value_t = Settings::default().max_connections,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+
+    /// How long a new connection may take to make its first call (TLS handshake, HTTP/2
+    /// preface and the first request's headers) before it is closed. 0s: no limit.
+    #[arg(long, value_name = "DURATION", default_value_t = Settings::default().handshake_timeout.into())]
+    pub handshake_timeout: HumanDuration,
 
     /// Live games of every kind across the whole server beyond which new Play* streams
     /// are refused with RESOURCE_EXHAUSTED (and new PlayMany games answered with
@@ -264,6 +288,10 @@ impl Options {
             shutdown_grace: self.shutdown_grace.0,
             max_request_bytes: self.max_request_bytes,
             max_in_flight: self.max_in_flight,
+            max_in_flight_per_connection: self.max_in_flight_per_connection,
+            max_in_flight_per_caller: self.max_in_flight_per_caller,
+            max_connections: self.max_connections,
+            handshake_timeout: self.handshake_timeout.0,
             max_concurrent_streams: self.max_concurrent_streams,
             request_timeout: self.request_timeout.0,
             http2_keepalive_interval: self.http2_keepalive_interval.0,

@@ -2,6 +2,7 @@
 //! [`crate::telemetry`]).
 
 use std::future::Future;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use tonic::codegen::http;
 use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
 
+use crate::connections::Peer;
 use crate::glue::error::ServiceError;
 use crate::telemetry::grpc_code;
 
@@ -77,21 +79,37 @@ pub(crate) fn reply_encoding_follows_request<B>(mut request: http::Request<B>) -
 
 /// Refuses calls beyond `limit` in flight across the server at once with
 /// RESOURCE_EXHAUSTED, rather than queueing them (`--max-in-flight`; what it counts is
-/// explained once, in RELIABILITY.md, "Calls in flight"). Health checks are neither
-/// counted nor refused: a limit meant for work must not fail the probes that keep the
-/// server in rotation (or alive, to Kubernetes).
-
+/// explained once, in RELIABILITY.md, "Calls in flight"), and beyond each connection's
+/// and each caller's share of them (`--max-in-flight-per-connection`, `-per-caller`), so
+/// that one client cannot hold every place. Health checks are neither counted nor
+/// refused: a limit meant for work must not fail the probes that keep the server in
+/// rotation (or alive, to Kubernetes).
 #[derive(Debug, Clone)]
 pub(crate) struct InFlightLimitLayer {
-    limit: usize,
+    limits: InFlightLimits,
     in_flight: Arc<AtomicUsize>,
 }
 
+/// The limit on calls in flight and its shares.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InFlightLimits {
+    /// Across the server.
+    pub(crate) server: usize,
+    /// On one connection.
+    pub(crate) connection: usize,
+    /// For one caller, over all its connections.
+    pub(crate) caller: usize,
+}
+
 impl InFlightLimitLayer {
-    /// At most `limit` calls in flight (at least 1).
-    pub(crate) fn new(limit: usize) -> Self {
+    /// Within `limits` (each at least 1).
+    pub(crate) fn new(limits: InFlightLimits) -> Self {
         Self {
-            limit: limit.max(1),
+            limits: InFlightLimits {
+                server: limits.server.max(1),
+                connection: limits.connection.max(1),
+                caller: limits.caller.max(1),
+            },
             in_flight: Arc::default(),
         }
     }
@@ -103,7 +121,7 @@ impl<S> Layer<S> for InFlightLimitLayer {
     fn layer(&self, inner: S) -> Self::Service {
         InFlightLimit {
             inner,
-            limit: self.limit,
+            limits: self.limits,
             in_flight: Arc::clone(&self.in_flight),
         }
     }
@@ -113,12 +131,21 @@ impl<S> Layer<S> for InFlightLimitLayer {
 #[derive(Debug, Clone)]
 pub(crate) struct InFlightLimit<S> {
     inner: S,
-    limit: usize,
+    limits: InFlightLimits,
     in_flight: Arc<AtomicUsize>,
 }
 
 /// The path prefix of the health service's calls, which the in-flight limit lets by.
 const HEALTH: &str = "/grpc.health.v1.Health/";
+
+/// Takes a place in `count` if it holds fewer than `limit`.
+fn take(count: &AtomicUsize, limit: usize) -> bool {
+    if count.fetch_add(1, Ordering::AcqRel) >= limit {
+        count.fetch_sub(1, Ordering::AcqRel);
+        return false;
+    }
+    true
+}
 
 impl<S, B> Service<http::Request<B>> for InFlightLimit<S>
 where
@@ -134,29 +161,106 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let peer = Peer::of(&request);
+        if let Some(peer) = peer {
+            peer.called();
+        }
         if request.uri().path().starts_with(HEALTH) {
             return InFlightFuture::Exempt {
                 inner: self.inner.call(request),
             };
         }
-        if self.in_flight.fetch_add(1, Ordering::AcqRel) >= self.limit {
-            self.in_flight.fetch_sub(1, Ordering::AcqRel);
-            return InFlightFuture::Refused { limit: self.limit };
+        let limits = self.limits;
+        let peer = match peer {
+            Some(peer) => {
+                if !take(peer.caller_in_flight(), limits.caller) {
+                    return InFlightFuture::Refused {
+                        refusal: Refusal::Caller(limits.caller, peer.caller()),
+                    };
+                }
+                if !take(peer.in_flight(), limits.connection) {
+                    peer.caller_in_flight().fetch_sub(1, Ordering::AcqRel);
+                    return InFlightFuture::Refused {
+                        refusal: Refusal::Connection(limits.connection),
+                    };
+                }
+                Some(peer.clone())
+            }
+            None => None,
+        };
+        if !take(&self.in_flight, limits.server) {
+            drop(PeerPlace(peer));
+            return InFlightFuture::Refused {
+                refusal: Refusal::Server(limits.server),
+            };
         }
         InFlightFuture::Admitted {
             inner: self.inner.call(request),
-            place: Place(Arc::clone(&self.in_flight)),
+            place: Place {
+                server: Arc::clone(&self.in_flight),
+                _peer: PeerPlace(peer),
+            },
         }
     }
 }
 
 /// A place among the calls in flight, given back when dropped.
 #[derive(Debug)]
-pub(crate) struct Place(Arc<AtomicUsize>);
+pub(crate) struct Place {
+    server: Arc<AtomicUsize>,
+    _peer: PeerPlace,
+}
 
 impl Drop for Place {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+        self.server.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A place in a connection's and its caller's shares, given back when dropped.
+#[derive(Debug)]
+struct PeerPlace(Option<Peer>);
+
+impl Drop for PeerPlace {
+    fn drop(&mut self) {
+        if let Some(peer) = &self.0 {
+            peer.in_flight().fetch_sub(1, Ordering::AcqRel);
+            peer.caller_in_flight().fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+/// Which limit refused a call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Refusal {
+    /// The server's, of this many calls.
+    Server(usize),
+    /// The connection's share.
+    Connection(usize),
+    /// The caller's share, and the caller's address.
+    Caller(usize, Option<IpAddr>),
+}
+
+impl Refusal {
+    /// The status the call is refused with.
+    fn status(self) -> Status {
+        Status::resource_exhausted(match self {
+            Self::Server(limit) => {
+                format!("the server is at its limit of {limit} calls in flight; retry with backoff")
+            }
+            Self::Connection(limit) => format!(
+                "this connection is at its share of {limit} calls in flight \
+                 (--max-in-flight-per-connection); retry with backoff"
+            ),
+            Self::Caller(limit, Some(address)) => format!(
+                "this caller ({address}) is at its share of {limit} calls in flight \
+                 (--max-in-flight-per-caller); retry with backoff"
+            ),
+            Self::Caller(limit, None) => format!(
+                "this caller is at its share of {limit} calls in flight \
+                 (--max-in-flight-per-caller); retry with backoff"
+            ),
+        })
     }
 }
 
@@ -170,9 +274,9 @@ pin_project_lite::pin_project! {
             inner: F,
             place: Place,
         },
-        /// Refused: the limit was reached.
+        /// Refused: a limit was reached.
         Refused {
-            limit: usize,
+            refusal: Refusal,
         },
         /// A health check: neither counted nor refused.
         Exempt {
@@ -194,11 +298,7 @@ where
             InFlightProjection::Admitted { inner, .. } | InFlightProjection::Exempt { inner } => {
                 inner.poll(cx).map_err(Into::into)
             }
-            InFlightProjection::Refused { limit } => {
-                Poll::Ready(Err(Box::new(Status::resource_exhausted(format!(
-                    "the server is at its limit of {limit} calls in flight; retry with backoff"
-                )))))
-            }
+            InFlightProjection::Refused { refusal } => Poll::Ready(Err(Box::new(refusal.status()))),
         }
     }
 }
@@ -326,7 +426,12 @@ mod tests {
         });
         let call = |path: &str| http::Request::post(path).body(()).unwrap();
         let work = || call("/arbiter.v1.ArbiterService/CheckConnectFour");
-        let mut limited = InFlightLimitLayer::new(1).layer(inner);
+        let mut limited = InFlightLimitLayer::new(InFlightLimits {
+            server: 1,
+            connection: 1,
+            caller: 1,
+        })
+        .layer(inner);
         let first = limited.ready().await.unwrap().call(work());
         let refused = limited
             .ready()

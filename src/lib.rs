@@ -42,6 +42,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod config;
+mod connections;
 pub mod games;
 mod glue;
 pub mod kit;

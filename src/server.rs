@@ -5,7 +5,6 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use futures_util::stream::SelectAll;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::server::TcpIncoming;
@@ -15,8 +14,10 @@ use tonic_health::server::{HealthReporter, HealthService};
 use tonic_health::ServingStatus;
 use tower::ServiceBuilder;
 
+use crate::connections::{ConnectionLimits, Incoming};
 use crate::layers::{
     reply_encoding_follows_request, rewrite_transport_error, DeadlineLayer, InFlightLimitLayer,
+    InFlightLimits,
 };
 use crate::proto::arbiter_service_server::ArbiterServiceServer;
 use crate::proto::FILE_DESCRIPTOR_SET;
@@ -76,6 +77,16 @@ pub struct Settings {
     pub max_request_bytes: usize,
     /// Calls in flight across the server beyond which new calls are refused (at least 1).
     pub max_in_flight: u32,
+    /// One connection's share of `max_in_flight` (at least 1).
+    pub max_in_flight_per_connection: u32,
+    /// One caller's share of `max_in_flight`, over all its connections (at least 1): a
+    /// caller is an IP address.
+    pub max_in_flight_per_caller: u32,
+    /// Connections open at once beyond which a new one is closed as it is accepted.
+    pub max_connections: u32,
+    /// How long a new connection may take to make its first call (its TLS handshake,
+    /// HTTP/2 preface and first request headers) before it is closed; zero: no limit.
+    pub handshake_timeout: Duration,
     /// The most concurrent HTTP/2 streams one connection may open: each live game is
     /// one for as long as it lasts. A game costs the server the same on one connection
     /// as on many (RELIABILITY.md, "Many live games on one connection"), so the default,
@@ -122,6 +133,10 @@ impl Default for Settings {
             stream_limits: StreamLimits::DEFAULT,
             max_request_bytes: 1024 * 1024,
             max_in_flight: 1024,
+            max_in_flight_per_connection: 256,
+            max_in_flight_per_caller: 512,
+            max_connections: 10_000,
+            handshake_timeout: Duration::from_secs(10),
             max_concurrent_streams: 1024,
             request_timeout: Duration::from_secs(10),
             http2_keepalive_interval: Duration::from_secs(30),
@@ -338,16 +353,22 @@ impl Server {
             (None, None)
         };
         // `serve_with_incoming` ignores the builder's TCP settings: set them here.
-        let incoming: SelectAll<TcpIncoming> = listeners
-            .into_iter()
-            .map(|listener| {
-                TcpIncoming::from(listener)
-                    .with_nodelay(Some(true))
-                    .with_keepalive(
-                        (!settings.tcp_keepalive.is_zero()).then_some(settings.tcp_keepalive),
-                    )
-            })
-            .collect();
+        let incoming = Incoming::new(
+            listeners
+                .into_iter()
+                .map(|listener| {
+                    TcpIncoming::from(listener)
+                        .with_nodelay(Some(true))
+                        .with_keepalive(
+                            (!settings.tcp_keepalive.is_zero()).then_some(settings.tcp_keepalive),
+                        )
+                })
+                .collect(),
+            ConnectionLimits {
+                max_connections: settings.max_connections as usize,
+                handshake_timeout: settings.handshake_timeout,
+            },
+        );
 
         let mut builder = tonic::transport::Server::builder()
             .max_concurrent_streams(settings.max_concurrent_streams)
@@ -370,7 +391,11 @@ impl Server {
         let layers = ServiceBuilder::new()
             .layer(CallMetricsLayer)
             .map_response(rewrite_transport_error)
-            .layer(InFlightLimitLayer::new(settings.max_in_flight as usize))
+            .layer(InFlightLimitLayer::new(InFlightLimits {
+                server: settings.max_in_flight as usize,
+                connection: settings.max_in_flight_per_connection as usize,
+                caller: settings.max_in_flight_per_caller as usize,
+            }))
             // Ours rather than tonic's `timeout`, which arms a timer for every call.
             .layer(DeadlineLayer::new(settings.request_timeout))
             .map_request(reply_encoding_follows_request);
@@ -459,6 +484,11 @@ fn tls_config(settings: &Settings) -> Result<Option<ServerTlsConfig>, ServerErro
     let mut tls = ServerTlsConfig::new().identity(Identity::from_pem(read(cert)?, read(key)?));
     if let Some(ca) = client_ca {
         tls = tls.client_ca_root(Certificate::from_pem(read(ca)?));
+    }
+    // The connection's own deadline (`crate::connections`) covers the handshake too;
+    // this one also names it in tonic's log.
+    if !settings.handshake_timeout.is_zero() {
+        tls = tls.timeout(settings.handshake_timeout);
     }
     Ok(Some(tls))
 }

@@ -171,3 +171,54 @@ fn tls_options_go_together() {
         arbiter::config::Options::try_parse_from(["arbiter", "--tls-client-ca", "a.pem"]).is_err()
     );
 }
+
+/// With `--handshake-timeout 1s`, a connection that never finishes its TLS handshake
+/// (silent, or stopped inside its ClientHello) is closed when the second runs out, while
+/// a client that calls at once is served. Fails against a server with no deadline on the
+/// TLS handshake (tonic sets none by default): both stay open.
+#[tokio::test]
+async fn a_tls_handshake_that_never_comes_is_closed() {
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let dir = test_dir("handshake");
+    let server_ca = authority("server CA");
+    let (cert, key) = leaf(&server_ca, "localhost");
+    let cert = write(&dir, "server.pem", &cert);
+    let key = write(&dir, "server.key", &key);
+    let server = TestServer::start_with(options(&[
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+        "--handshake-timeout",
+        "1s",
+    ]))
+    .await;
+    call(tls_endpoint(&server, &server_ca.pem(), None))
+        .await
+        .unwrap();
+
+    let started = std::time::Instant::now();
+    // A TLS record header announcing a 512-byte handshake message, of which 4 bytes come.
+    let partial_hello: &[u8] = &[0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc];
+    let mut closing = Vec::new();
+    for sent in [&[][..], partial_hello] {
+        let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        closing.push(async move {
+            tcp.write_all(sent).await.unwrap();
+            let mut buffer = [0; 1024];
+            let reading = async { while let Ok(1..) = tcp.read(&mut buffer).await {} };
+            tokio::time::timeout(Duration::from_secs(5), reading)
+                .await
+                .is_ok()
+        });
+    }
+    let closed = futures_util::future::join_all(closing).await;
+    assert_eq!(closed, [true, true], "silent, inside the ClientHello");
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -56,6 +56,7 @@ pub(crate) fn serve_metrics(listeners: Vec<TcpListener>) -> Result<MetricsListen
         .install_recorder()?;
     register_metrics();
     super::games::install();
+    super::connections::install();
     CallMetricHandles::install();
     let mut tasks = JoinSet::new();
     let upkeep = handle.clone();

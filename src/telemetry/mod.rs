@@ -5,13 +5,16 @@
 //! Metrics (their names in `names`): `arbiter_calls_total{rpc, code}`,
 //! `arbiter_call_duration_seconds{rpc}` (histogram), `arbiter_calls_in_flight`, and from
 //! the live games `arbiter_live_games`, `arbiter_rejected_moves_total` and
-//! `arbiter_games_ended_total` (`games`, through handles). The
+//! `arbiter_games_ended_total` (`games`, through handles), and from the accept loop
+//! `arbiter_connections_open`, `arbiter_connections_refused_total` and
+//! `arbiter_handshake_timeouts_total` (`connections`). The
 //! `rpc` label is one of the RPCs the server serves, read from their descriptor sets
 //! (`rpcs`), or `other`.
 //!
 //! `layer` counts the calls; `listener` serves the metrics over HTTP until the server
 //! stops; `otel` gives each call a span exported over OTLP, when tracing is on.
 
+pub(crate) mod connections;
 pub(crate) mod games;
 mod layer;
 mod listener;

@@ -12,6 +12,12 @@ pub(crate) const LIVE_GAMES: &str = "arbiter_live_games";
 pub(crate) const REJECTED_MOVES_TOTAL: &str = "arbiter_rejected_moves_total";
 /// Live games that ended, by `game` and `ending` (`board` or `time`).
 pub(crate) const GAMES_ENDED_TOTAL: &str = "arbiter_games_ended_total";
+/// Connections open now.
+pub(crate) const CONNECTIONS_OPEN: &str = "arbiter_connections_open";
+/// Connections closed as they were accepted: the server had `--max-connections` open.
+pub(crate) const CONNECTIONS_REFUSED_TOTAL: &str = "arbiter_connections_refused_total";
+/// Connections closed for making no call within `--handshake-timeout`.
+pub(crate) const HANDSHAKE_TIMEOUTS_TOTAL: &str = "arbiter_handshake_timeouts_total";
 
 /// Describes every metric and registers the calls in flight at zero, so that dashboards
 /// and alerts see it from the first scrape (the games' series: `games::install`).
@@ -37,6 +43,15 @@ pub(super) fn register_metrics() {
     metrics::describe_counter!(
         GAMES_ENDED_TOTAL,
         "Live games that ended, by game and by ending (board: the rules decided; time: a side ran out)."
+    );
+    metrics::describe_gauge!(CONNECTIONS_OPEN, "Connections open now.");
+    metrics::describe_counter!(
+        CONNECTIONS_REFUSED_TOTAL,
+        "Connections closed as they were accepted, the server having --max-connections open."
+    );
+    metrics::describe_counter!(
+        HANDSHAKE_TIMEOUTS_TOTAL,
+        "Connections closed for making no call within --handshake-timeout (TLS, HTTP/2 preface, first headers)."
     );
     metrics::gauge!(CALLS_IN_FLIGHT).increment(0.0);
 }

@@ -1,0 +1,402 @@
+//! The connections the server accepts, and who is calling on them.
+//!
+//! - At most `max_connections` are open at once: one more is accepted and closed at once
+//!   (its client sees UNAVAILABLE and retries, elsewhere if it can), not left waiting in
+//!   the kernel's backlog.
+//! - When accepting fails for want of resources (the process's descriptor limit, memory),
+//!   the accept loop pauses for [`ACCEPT_PAUSE`] rather than spinning on the error.
+//! - A connection must make its first call within `handshake_timeout` of being accepted:
+//!   its TLS handshake, the HTTP/2 preface and its first request's headers all fall in
+//!   that time, so a connection that sends nothing, or stops inside a handshake or a
+//!   HEADERS frame, is closed when it runs out.
+//! - Each call carries its connection's [`Peer`] (tonic's connect info), through which
+//!   [`crate::layers::InFlightLimit`] counts the calls in flight of that connection and of
+//!   its caller (the peer's IP address), for their shares of the limit.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::time::Sleep;
+use tokio_stream::Stream;
+use tonic::transport::server::{Connected, TcpIncoming};
+
+use crate::telemetry::connections as metrics;
+
+/// How long the accept loop pauses after an error that retrying at once would repeat
+/// (out of file descriptors, out of memory).
+pub(crate) const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
+
+/// At most this many connections are accepted (or refused) in one turn of the accept
+/// loop before it yields, so that a flood of connects cannot starve the runtime.
+const ACCEPTS_PER_TURN: usize = 64;
+
+/// What a connection refused for the limit is sent before it is closed: the server's
+/// HTTP/2 preface (an empty SETTINGS frame), then GOAWAY with the last stream 0 (none
+/// was served), REFUSED_STREAM and a reason.
+const REFUSAL: &[u8] = b"\0\0\0\x04\0\0\0\0\0\
+    \0\0\x1c\x07\0\0\0\0\0\0\0\0\0\0\0\0\x07too many connections";
+
+/// What the server's connections may do.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConnectionLimits {
+    /// Connections open at once, at least 1.
+    pub(crate) max_connections: usize,
+    /// From accept to the first call's headers; zero: no limit.
+    pub(crate) handshake_timeout: Duration,
+}
+
+/// The accepted connections of a set of listeners, as tonic's `serve_with_incoming`
+/// takes them. Dropping it closes the listeners.
+#[derive(Debug)]
+pub(crate) struct Incoming {
+    /// Tonic's, which set each accepted socket's options (TCP_NODELAY, keepalive).
+    listeners: Vec<TcpIncoming>,
+    /// The listener polled first next time, so that a busy one starves none.
+    next: usize,
+    limits: ConnectionLimits,
+    open: Arc<AtomicUsize>,
+    callers: Arc<Callers>,
+    pause: Option<Pin<Box<Sleep>>>,
+    /// Whether the accept loop has paused since it last accepted: it says so once.
+    paused: bool,
+}
+
+impl Incoming {
+    /// The connections `listeners` accept, within `limits`.
+    pub(crate) fn new(listeners: Vec<TcpIncoming>, limits: ConnectionLimits) -> Self {
+        Self {
+            listeners,
+            next: 0,
+            limits: ConnectionLimits {
+                max_connections: limits.max_connections.max(1),
+                ..limits
+            },
+            open: Arc::default(),
+            callers: Arc::default(),
+            pause: None,
+            paused: false,
+        }
+    }
+
+    /// `stream` as a connection of the server, or `None` when the server already has
+    /// its limit of connections open (and `stream` is closed as it is dropped).
+    fn admit(&self, stream: TcpStream) -> Option<Accepted> {
+        if self.open.fetch_add(1, Ordering::AcqRel) >= self.limits.max_connections {
+            self.open.fetch_sub(1, Ordering::AcqRel);
+            metrics::refused();
+            tracing::debug!(
+                limit = self.limits.max_connections,
+                "connection refused: the server has its limit of connections open"
+            );
+            // Said in HTTP/2 where it can be (in plaintext, and if the socket takes it at
+            // once): no stream will be served here, so clients may retry elsewhere.
+            let _ = stream.try_write(REFUSAL);
+            return None;
+        }
+        let open = OpenConnection(Arc::clone(&self.open));
+        metrics::opened();
+        let address = stream
+            .peer_addr()
+            .map(|address| address.ip().to_canonical())
+            .ok();
+        let connection = Arc::new(Connection {
+            called: AtomicBool::new(false),
+            in_flight: AtomicUsize::new(0),
+            caller: self.callers.caller(address),
+            _open: open,
+        });
+        let deadline = (!self.limits.handshake_timeout.is_zero())
+            .then(|| Box::pin(tokio::time::sleep(self.limits.handshake_timeout)));
+        Some(Accepted {
+            stream,
+            peer: Peer(connection),
+            deadline,
+        })
+    }
+}
+
+impl Stream for Incoming {
+    type Item = io::Result<Accepted>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if let Some(pause) = &mut this.pause {
+            if pause.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            this.pause = None;
+        }
+        let count = this.listeners.len();
+        if count == 0 {
+            return Poll::Ready(None);
+        }
+        let mut turns = 0;
+        let mut index = 0;
+        while index < count {
+            let listener = (this.next + index) % count;
+            match Pin::new(&mut this.listeners[listener]).poll_next(cx) {
+                Poll::Pending | Poll::Ready(None) => index += 1,
+                Poll::Ready(Some(Ok(stream))) => {
+                    this.next = (listener + 1) % count;
+                    if this.paused {
+                        this.paused = false;
+                        tracing::info!("accepting connections again");
+                    }
+                    if let Some(accepted) = this.admit(stream) {
+                        return Poll::Ready(Some(Ok(accepted)));
+                    }
+                    turns += 1;
+                    if turns == ACCEPTS_PER_TURN {
+                        cx.waker().wake_by_ref();
+                        return Poll::Pending;
+                    }
+                }
+                // The connection ended before it was taken: take the next.
+                Poll::Ready(Some(Err(error))) if is_connection_error(&error) => {}
+                Poll::Ready(Some(Err(error))) => {
+                    if !this.paused {
+                        this.paused = true;
+                        tracing::warn!(
+                            %error,
+                            "cannot accept connections; retrying every 100ms (at the descriptor limit: raise `ulimit -n` or lower --max-connections)"
+                        );
+                    }
+                    let mut pause = Box::pin(tokio::time::sleep(ACCEPT_PAUSE));
+                    // Polled once, so that its timer wakes this stream.
+                    if pause.as_mut().poll(cx).is_pending() {
+                        this.pause = Some(pause);
+                        return Poll::Pending;
+                    }
+                }
+            }
+        }
+        Poll::Pending
+    }
+}
+
+/// Whether an accept error concerns only the connection being accepted (which the next
+/// accept does not repeat), as tonic's own accept loop judges it.
+fn is_connection_error(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::BrokenPipe
+            | io::ErrorKind::Interrupted
+            | io::ErrorKind::WouldBlock
+            | io::ErrorKind::TimedOut
+    )
+}
+
+/// An accepted connection, as tonic serves it: the TCP stream, its [`Peer`], and the
+/// deadline for its first call.
+#[derive(Debug)]
+pub(crate) struct Accepted {
+    stream: TcpStream,
+    peer: Peer,
+    /// Until the first call: when the connection is closed if none has come.
+    deadline: Option<Pin<Box<Sleep>>>,
+}
+
+impl Accepted {
+    /// Whether the connection is past its deadline without having made a call; once it
+    /// has made one, the deadline is gone.
+    fn out_of_time(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(deadline) = &mut self.deadline else {
+            return false;
+        };
+        if self.peer.0.called.load(Ordering::Relaxed) {
+            self.deadline = None;
+            return false;
+        }
+        deadline.as_mut().poll(cx).is_ready()
+    }
+}
+
+impl Connected for Accepted {
+    type ConnectInfo = Peer;
+
+    fn connect_info(&self) -> Peer {
+        self.peer.clone()
+    }
+}
+
+impl AsyncRead for Accepted {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if this.out_of_time(cx) {
+            this.deadline = None;
+            metrics::handshake_timed_out();
+            tracing::debug!("connection closed: no call within the handshake timeout");
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "no call within --handshake-timeout of connecting",
+            )));
+        }
+        Pin::new(&mut this.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Accepted {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
+
+/// The connection a call came on (tonic's connect info, in each request's extensions):
+/// its calls in flight, and its caller's.
+#[derive(Debug, Clone)]
+pub(crate) struct Peer(Arc<Connection>);
+
+impl Peer {
+    /// The peer of a request, plaintext or TLS (where tonic wraps it).
+    pub(crate) fn of<B>(request: &tonic::codegen::http::Request<B>) -> Option<&Peer> {
+        let extensions = request.extensions();
+        extensions.get::<Peer>().or_else(|| {
+            extensions
+                .get::<tonic::transport::server::TlsConnectInfo<Peer>>()
+                .map(tonic::transport::server::TlsConnectInfo::get_ref)
+        })
+    }
+
+    /// Notes that the connection has made a call: its handshake deadline is over.
+    pub(crate) fn called(&self) {
+        if !self.0.called.load(Ordering::Relaxed) {
+            self.0.called.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The connection's count of calls in flight.
+    pub(crate) fn in_flight(&self) -> &AtomicUsize {
+        &self.0.in_flight
+    }
+
+    /// The caller's count of calls in flight, over all its connections.
+    pub(crate) fn caller_in_flight(&self) -> &AtomicUsize {
+        &self.0.caller.in_flight
+    }
+
+    /// Who the caller is: its IP address, when known.
+    pub(crate) fn caller(&self) -> Option<IpAddr> {
+        self.0.caller.address
+    }
+}
+
+/// What a connection's calls share.
+#[derive(Debug)]
+struct Connection {
+    /// Whether a call has come on it.
+    called: AtomicBool,
+    /// Its calls in flight.
+    in_flight: AtomicUsize,
+    caller: Arc<Caller>,
+    _open: OpenConnection,
+}
+
+/// A place among the open connections, given back when the connection closes.
+#[derive(Debug)]
+struct OpenConnection(Arc<AtomicUsize>);
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+        metrics::closed();
+    }
+}
+
+/// A caller: every connection from one IP address, while one is open.
+#[derive(Debug)]
+struct Caller {
+    address: Option<IpAddr>,
+    /// Its calls in flight, over all its connections.
+    in_flight: AtomicUsize,
+    callers: Arc<Callers>,
+}
+
+impl Drop for Caller {
+    fn drop(&mut self) {
+        if let Some(address) = self.address {
+            self.callers.forget(address);
+        }
+    }
+}
+
+/// The callers with a connection open, by IP address.
+#[derive(Debug, Default)]
+struct Callers(Mutex<HashMap<IpAddr, Weak<Caller>>>);
+
+impl Callers {
+    /// The caller at `address` (a new one if none is open; one of its own when the
+    /// address is unknown).
+    fn caller(self: &Arc<Self>, address: Option<IpAddr>) -> Arc<Caller> {
+        let new = |address| {
+            Arc::new(Caller {
+                address,
+                in_flight: AtomicUsize::new(0),
+                callers: Arc::clone(self),
+            })
+        };
+        let Some(address) = address else {
+            return new(None);
+        };
+        let Ok(mut callers) = self.0.lock() else {
+            return new(None);
+        };
+        if let Some(caller) = callers.get(&address).and_then(Weak::upgrade) {
+            return caller;
+        }
+        let caller = new(Some(address));
+        callers.insert(address, Arc::downgrade(&caller));
+        caller
+    }
+
+    /// Forgets the caller at `address` once its last connection has closed (unless a
+    /// new one has taken its place meanwhile).
+    fn forget(&self, address: IpAddr) {
+        if let Ok(mut callers) = self.0.lock() {
+            if callers
+                .get(&address)
+                .is_some_and(|caller| caller.strong_count() == 0)
+            {
+                callers.remove(&address);
+            }
+        }
+    }
+}

@@ -1,0 +1,338 @@
+//! The connections a server takes and the shares of its calls in flight, over the wire:
+//! a connection past `--max-connections` is closed at once, one that makes no call within
+//! `--handshake-timeout` is closed when it runs out, the accept loop does not spin at the
+//! descriptor limit, and no connection or caller holds more than its share of
+//! `--max-in-flight`.
+
+mod common;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+use arbiter::proto::JudgeTicTacToeRequest;
+use bytes::Bytes;
+use common::process::Spawned;
+use common::TestServer;
+use hyper_util::rt::TokioIo;
+use prost::Message;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpSocket, TcpStream};
+use tonic::codegen::http;
+use tonic::transport::{Channel, Endpoint, Uri};
+use tonic::{Code, Status};
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+use tonic_health::pb::HealthCheckRequest;
+
+const HERE: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+/// Another caller on this machine: any 127.0.0.0/8 address reaches the loopback.
+const ELSEWHERE: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
+
+/// A TCP connection to `server` from `from`.
+async fn connect_from(server: SocketAddr, from: IpAddr) -> std::io::Result<TcpStream> {
+    let socket = TcpSocket::new_v4()?;
+    socket.bind(SocketAddr::new(from, 0))?;
+    socket.connect(server).await
+}
+
+/// A channel (one connection) to `server` from `from`.
+async fn channel_from(
+    server: SocketAddr,
+    from: IpAddr,
+) -> Result<Channel, tonic::transport::Error> {
+    Endpoint::from_shared(format!("http://{server}"))
+        .unwrap()
+        .connect_with_connector(tower::service_fn(move |_: Uri| async move {
+            connect_from(server, from).await.map(TokioIo::new)
+        }))
+        .await
+}
+
+/// A raw HTTP/2 connection to `server` from `from`.
+async fn h2_from(server: SocketAddr, from: IpAddr) -> h2::client::SendRequest<Bytes> {
+    let tcp = connect_from(server, from).await.unwrap();
+    let (sender, connection) = h2::client::handshake(tcp).await.unwrap();
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    sender.ready().await.unwrap()
+}
+
+/// A unary call's request headers.
+fn call_headers(server: SocketAddr, path: &str) -> http::Request<()> {
+    http::Request::post(format!("http://{server}{path}"))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .unwrap()
+}
+
+/// A unary call whose headers are sent and whose body never comes: it holds a place in
+/// flight for as long as it is kept.
+type Stalled = (h2::client::ResponseFuture, h2::SendStream<Bytes>);
+
+fn stall(sender: &mut h2::client::SendRequest<Bytes>, server: SocketAddr) -> Stalled {
+    let path = "/arbiter.v1.ArbiterService/JudgeTicTacToe";
+    sender
+        .send_request(call_headers(server, path), false)
+        .unwrap()
+}
+
+/// A JudgeTicTacToe call of no moves on a raw connection: its status code and message.
+async fn raw_call(
+    sender: &mut h2::client::SendRequest<Bytes>,
+    server: SocketAddr,
+) -> (Code, String) {
+    let path = "/arbiter.v1.ArbiterService/JudgeTicTacToe";
+    let body = JudgeTicTacToeRequest::default().encode_to_vec();
+    let mut framed = vec![0];
+    framed.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&body);
+    let mut sender = sender.clone().ready().await.unwrap();
+    let (reply, mut stream) = sender
+        .send_request(call_headers(server, path), false)
+        .unwrap();
+    stream.send_data(framed.into(), true).unwrap();
+    let reply = reply.await.unwrap();
+    let mut status = Status::from_header_map(reply.headers());
+    let mut body = reply.into_body();
+    while let Some(data) = body.data().await {
+        data.unwrap();
+    }
+    if status.is_none() {
+        let trailers = body.trailers().await.unwrap().unwrap_or_default();
+        status = Status::from_header_map(&trailers);
+    }
+    let status = status.expect("a grpc-status");
+    (status.code(), status.message().to_owned())
+}
+
+/// A JudgeTicTacToe call over `channel`.
+async fn call(channel: &Channel) -> Result<(), Status> {
+    ArbiterServiceClient::new(channel.clone())
+        .judge_tic_tac_toe(JudgeTicTacToeRequest::default())
+        .await
+        .map(drop)
+}
+
+/// Calls `attempt` until it gives `Some`, for at most five seconds (a stalled call
+/// reaches the server some time after its headers are sent).
+async fn within_five_seconds<T, F, Fut>(what: &str, mut attempt: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Some(found) = attempt().await {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "{what}: not within 5 s");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Whether the server closes `tcp` within `within` (reading gives its end or a reset)
+/// while the client sends `sent` and nothing more.
+async fn closed_within(mut tcp: TcpStream, sent: &[u8], within: Duration) -> bool {
+    tcp.write_all(sent).await.unwrap();
+    let mut buffer = [0; 4096];
+    let reading = async {
+        loop {
+            match tcp.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    };
+    tokio::time::timeout(within, reading).await.is_ok()
+}
+
+/// The client's HTTP/2 preface and an empty SETTINGS frame.
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0";
+
+/// With `--max-connections 2`, a third connection is closed as it is accepted (its
+/// client's call fails UNAVAILABLE) while the two open ones are served, and once one
+/// closes a new one is taken. Fails against a server with no connection limit (the third
+/// stays open), or one that never gives a closed connection's place back.
+#[tokio::test]
+async fn a_connection_past_the_limit_is_closed_at_once() {
+    let server = TestServer::start_with_flags("--max-connections 2").await;
+    let first = channel_from(server.addr, HERE).await.unwrap();
+    let second = channel_from(server.addr, HERE).await.unwrap();
+    call(&first).await.unwrap();
+    call(&second).await.unwrap();
+
+    // Told why in HTTP/2 (GOAWAY, REFUSED_STREAM), then closed.
+    let mut third = TcpStream::connect(server.addr).await.unwrap();
+    let mut told = Vec::new();
+    tokio::time::timeout(Duration::from_secs(3), third.read_to_end(&mut told))
+        .await
+        .expect("a third connection was kept open")
+        .unwrap();
+    let goaway = b"\0\0\x1c\x07\0\0\0\0\0\0\0\0\0\0\0\0\x07too many connections";
+    assert!(told.ends_with(goaway), "{told:?}");
+    // Tonic calls a connection closed under its call CANCELLED; other clients UNAVAILABLE.
+    if let Ok(channel) = channel_from(server.addr, HERE).await {
+        let status = call(&channel).await.unwrap_err();
+        assert!(
+            matches!(status.code(), Code::Unavailable | Code::Cancelled),
+            "{status:?}"
+        );
+    }
+    call(&first).await.unwrap();
+
+    drop(second);
+    within_five_seconds("a new connection once one closed", || async {
+        let channel = channel_from(server.addr, HERE).await.ok()?;
+        call(&channel).await.ok()
+    })
+    .await;
+}
+
+/// With `--handshake-timeout 1s`, connections that make no call are closed when it runs
+/// out: one silent, one that sent only the HTTP/2 preface, one that stopped inside a
+/// HEADERS frame. A connection that has made a call stays open past it. Fails against a
+/// server with no handshake timeout (the three stay open), or one whose deadline also
+/// ends connections that have called (the second call finds its connection closed).
+#[tokio::test]
+async fn a_connection_that_makes_no_call_is_closed_at_the_handshake_timeout() {
+    let server = TestServer::start_with_flags("--handshake-timeout 1s").await;
+    let mut working = h2_from(server.addr, HERE).await;
+    assert_eq!(raw_call(&mut working, server.addr).await.0, Code::Ok);
+
+    let started = Instant::now();
+    // A HEADERS frame announcing 100 bytes, of which 3 come.
+    let mut inside_headers = PREFACE.to_vec();
+    inside_headers.extend_from_slice(&[0, 0, 100, 1, 4, 0, 0, 0, 1, 0x83, 0x86, 0x84]);
+    let sent: [&[u8]; 3] = [b"", PREFACE, &inside_headers];
+    let mut closing = Vec::new();
+    for sent in sent {
+        let tcp = TcpStream::connect(server.addr).await.unwrap();
+        closing.push(async move { closed_within(tcp, sent, Duration::from_secs(5)).await });
+    }
+    let closed = futures_util::future::join_all(closing).await;
+    assert_eq!(closed, [true; 3], "silent, preface only, inside HEADERS");
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed >= Duration::from_millis(900),
+        "closed after {elapsed:?}, before the timeout"
+    );
+    // Past the timeout, the connection that called is still served.
+    assert_eq!(raw_call(&mut working, server.addr).await.0, Code::Ok);
+}
+
+/// A connection and a caller each have their share of the calls in flight: with
+/// `--max-in-flight 8 --max-in-flight-per-connection 2 --max-in-flight-per-caller 3`, a
+/// connection holding two calls has its third refused (naming its share), a caller
+/// holding three over two connections has a call on a third refused (naming itself),
+/// while another caller and a health check are answered; when the first connection's
+/// calls end, the caller is answered again. Fails against a server with only the
+/// server-wide limit (nothing is refused below 8), or one that counts every caller as
+/// one (the other caller is refused), or one that never gives a share's place back.
+#[tokio::test]
+async fn each_connection_and_each_caller_have_a_share_of_the_calls_in_flight() {
+    let server = TestServer::start_with_flags(
+        "--max-in-flight 8 --max-in-flight-per-connection 2 --max-in-flight-per-caller 3 --request-timeout 60s",
+    )
+    .await;
+    let addr = server.addr;
+    let mut first = h2_from(addr, HERE).await;
+    let held = vec![stall(&mut first, addr), stall(&mut first, addr)];
+    let (code, message) = within_five_seconds("a refusal on the first connection", || {
+        let mut first = first.clone();
+        async move { Some(raw_call(&mut first, addr).await).filter(|(code, _)| *code != Code::Ok) }
+    })
+    .await;
+    assert_eq!(code, Code::ResourceExhausted, "{message}");
+    assert!(
+        message.contains("this connection is at its share of 2 calls in flight"),
+        "{message}"
+    );
+
+    let mut second = h2_from(addr, HERE).await;
+    let _also_held = stall(&mut second, addr);
+    let third = channel_from(addr, HERE).await.unwrap();
+    let refused = within_five_seconds("a refusal of the caller", || async {
+        call(&third).await.err()
+    })
+    .await;
+    assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
+    assert!(
+        refused
+            .message()
+            .contains("this caller (127.0.0.1) is at its share of 3 calls in flight"),
+        "{refused:?}"
+    );
+    // Health checks are no caller's work.
+    let health = HealthClient::new(third.clone())
+        .check(HealthCheckRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(health.get_ref().status(), ServingStatus::Serving);
+    // Another caller has its own share.
+    let elsewhere = channel_from(addr, ELSEWHERE).await.unwrap();
+    call(&elsewhere).await.unwrap();
+
+    drop(held);
+    within_five_seconds("the caller answered once its calls ended", || async {
+        call(&third).await.ok()
+    })
+    .await;
+}
+
+/// At the descriptor limit the accept loop waits rather than spins: the server, its
+/// descriptors capped with prlimit a few above those it holds, is sent 40 connections it
+/// cannot take, and uses under a quarter of a core meanwhile; once they close, it is
+/// answered again. Fails against a server that retries accept at once on EMFILE (tonic's
+/// own loop: about 80% of a core).
+#[tokio::test]
+async fn the_accept_loop_waits_at_the_descriptor_limit() {
+    let server = Spawned::start(&[]);
+    let pid = server.child.id();
+    let channel = channel_from(server.addr, HERE).await.unwrap();
+    call(&channel).await.unwrap();
+    let held = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .count();
+    let cap = held + 4;
+    let status = std::process::Command::new("prlimit")
+        .args(["--pid", &pid.to_string(), &format!("--nofile={cap}:{cap}")])
+        .status()
+        .expect("prlimit (util-linux)");
+    assert!(status.success(), "prlimit failed");
+
+    let mut waiting = Vec::new();
+    for _ in 0..40 {
+        waiting.push(TcpStream::connect(server.addr).await.unwrap());
+    }
+    server.wait_for_line("cannot accept connections", Duration::from_secs(5));
+    let ticks = || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        // utime and stime, the 14th and 15th fields (the 12th and 13th after the name).
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    };
+    let before = ticks();
+    let measured = Instant::now();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let used = (ticks() - before) as f64 / 100.0 / measured.elapsed().as_secs_f64();
+    assert!(
+        used < 0.25,
+        "the server used {used:.2} of a core while it could not accept"
+    );
+
+    drop(waiting);
+    drop(channel);
+    within_five_seconds("an answer once descriptors are free", || async {
+        let channel = channel_from(server.addr, HERE).await.ok()?;
+        call(&channel).await.ok()
+    })
+    .await;
+}
