@@ -117,6 +117,18 @@ pub struct Options {
     #[arg(long, value_name = "N", default_value_t = Settings::default().stream_limits.max_live_games)]
     pub max_live_games: usize,
 
+    /// One connection's share of --max-live-games: a new game past it is refused as one
+    /// past --max-live-games is, so that one connection cannot hold every game.
+    #[arg(long, value_name = "N",
+          default_value_t = Settings::default().stream_limits.max_live_games_per_connection)]
+    pub max_live_games_per_connection: usize,
+
+    /// One caller's share of --max-live-games, over all its connections (a caller is an
+    /// IP address; behind a proxy, set it to --max-live-games).
+    #[arg(long, value_name = "N",
+          default_value_t = Settings::default().stream_limits.max_live_games_per_caller)]
+    pub max_live_games_per_caller: usize,
+
     /// The most concurrent HTTP/2 streams (calls) one connection may open.
     #[arg(long, value_name = "N", default_value_t = Settings::default().max_concurrent_streams)]
     pub max_concurrent_streams: u32,
@@ -320,6 +332,8 @@ impl Options {
         limits.idle_timeout = self.stream_idle_timeout.0;
         limits.max_game_duration = self.max_game_duration.0;
         limits.max_live_games = self.max_live_games;
+        limits.max_live_games_per_connection = self.max_live_games_per_connection;
+        limits.max_live_games_per_caller = self.max_live_games_per_caller;
         settings
     }
 }

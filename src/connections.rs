@@ -29,6 +29,7 @@ use tokio::time::Sleep;
 use tokio_stream::Stream;
 use tonic::transport::server::{Connected, TcpIncoming};
 
+use crate::service::play::GameHolder;
 use crate::telemetry::connections as metrics;
 
 /// How long the accept loop pauses after an error that retrying at once would repeat
@@ -111,6 +112,7 @@ impl Incoming {
         let connection = Arc::new(Connection {
             called: AtomicBool::new(false),
             in_flight: AtomicUsize::new(0),
+            games: Arc::default(),
             caller: self.callers.caller(address),
             _open: open,
         });
@@ -317,6 +319,15 @@ impl Peer {
     pub(crate) fn caller(&self) -> Option<IpAddr> {
         self.0.caller.address
     }
+
+    /// The counts the connection's and the caller's live games are held in.
+    pub(crate) fn game_holder(&self) -> GameHolder {
+        GameHolder {
+            connection: Arc::clone(&self.0.games),
+            caller: Arc::clone(&self.0.caller.games),
+            caller_address: self.0.caller.address,
+        }
+    }
 }
 
 /// What a connection's calls share.
@@ -326,6 +337,8 @@ struct Connection {
     called: AtomicBool,
     /// Its calls in flight.
     in_flight: AtomicUsize,
+    /// Its live games.
+    games: Arc<AtomicUsize>,
     caller: Arc<Caller>,
     _open: OpenConnection,
 }
@@ -347,6 +360,8 @@ struct Caller {
     address: Option<IpAddr>,
     /// Its calls in flight, over all its connections.
     in_flight: AtomicUsize,
+    /// Its live games, over all its connections.
+    games: Arc<AtomicUsize>,
     callers: Arc<Callers>,
 }
 
@@ -370,6 +385,7 @@ impl Callers {
             Arc::new(Caller {
                 address,
                 in_flight: AtomicUsize::new(0),
+                games: Arc::default(),
                 callers: Arc::clone(self),
             })
         };

@@ -138,6 +138,10 @@ pub(crate) struct InFlightLimit<S> {
 /// The path prefix of the health service's calls, which the in-flight limit lets by.
 const HEALTH: &str = "/grpc.health.v1.Health/";
 
+/// The path prefix of the live-game calls (Play*, PlayMany), whose games count in their
+/// connection's and caller's shares (`GameHolder`, put in their extensions here).
+const LIVE_GAMES: &str = "/arbiter.v1.ArbiterService/Play";
+
 /// Takes a place in `count` if it holds fewer than `limit`.
 fn take(count: &AtomicUsize, limit: usize) -> bool {
     if count.fetch_add(1, Ordering::AcqRel) >= limit {
@@ -160,10 +164,13 @@ where
         self.inner.poll_ready(cx).map_err(Into::into)
     }
 
-    fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let peer = Peer::of(&request);
-        if let Some(peer) = peer {
+    fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
+        let peer = Peer::of(&request).cloned();
+        if let Some(peer) = &peer {
             peer.called();
+            if request.uri().path().starts_with(LIVE_GAMES) {
+                request.extensions_mut().insert(peer.game_holder());
+            }
         }
         if request.uri().path().starts_with(HEALTH) {
             return InFlightFuture::Exempt {
@@ -171,7 +178,7 @@ where
             };
         }
         let limits = self.limits;
-        let peer = match peer {
+        let peer = match &peer {
             Some(peer) => {
                 if !take(peer.caller_in_flight(), limits.caller) {
                     return InFlightFuture::Refused {

@@ -336,3 +336,84 @@ async fn the_accept_loop_waits_at_the_descriptor_limit() {
     })
     .await;
 }
+
+/// A live Tic-Tac-Toe game opened over `channel`: where to send its moves, and its
+/// replies; or the status refusing it.
+async fn open_game(channel: &Channel) -> Result<LiveGame, Status> {
+    let (moves, receiver) = tokio::sync::mpsc::channel(4);
+    let replies = ArbiterServiceClient::new(channel.clone())
+        .play_tic_tac_toe(tokio_stream::wrappers::ReceiverStream::new(receiver))
+        .await?
+        .into_inner();
+    Ok((moves, replies))
+}
+
+type LiveGame = (
+    tokio::sync::mpsc::Sender<arbiter::proto::PlayTicTacToeRequest>,
+    tonic::Streaming<arbiter::proto::PlayTicTacToeResponse>,
+);
+
+/// A connection and a caller each have their share of the live games: with
+/// `--max-live-games 10 --max-live-games-per-connection 2 --max-live-games-per-caller 3`,
+/// a connection holding two games has its third refused, a caller holding three over
+/// two connections has its fourth refused, on a single stream and in PlayMany alike,
+/// each naming its share; another caller still opens one; when a game ends, the caller
+/// opens one again. Fails against a server with only the server-wide limit, or one that
+/// counts every caller as one, or one that never gives a game's place back.
+#[tokio::test]
+async fn each_connection_and_each_caller_have_a_share_of_the_live_games() {
+    use arbiter::proto::game_action::Action;
+    use arbiter::proto::{GameAction, PlayManyRequest};
+
+    let server = TestServer::start_with_flags(
+        "--max-live-games 10 --max-live-games-per-connection 2 --max-live-games-per-caller 3",
+    )
+    .await;
+    let first = channel_from(server.addr, HERE).await.unwrap();
+    let mut held = vec![
+        open_game(&first).await.unwrap(),
+        open_game(&first).await.unwrap(),
+    ];
+    let refused = open_game(&first).await.unwrap_err();
+    assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
+    assert!(
+        refused
+            .message()
+            .contains("this connection already holds its share of 2 live games"),
+        "{refused:?}"
+    );
+
+    let second = channel_from(server.addr, HERE).await.unwrap();
+    held.push(open_game(&second).await.unwrap());
+    let refused = open_game(&second).await.unwrap_err();
+    assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
+    let caller_full = "this caller (127.0.0.1) already holds its share of 3 live games";
+    assert!(refused.message().contains(caller_full), "{refused:?}");
+    // A PlayMany game is refused alike, alone: `invalid` on `game`.
+    let start = PlayManyRequest {
+        actions: vec![GameAction {
+            game: 1,
+            action: Some(Action::TicTacToe(common::messages::tic_tac_toe_move(1, 1))),
+        }],
+    };
+    let mut many = ArbiterServiceClient::new(second.clone())
+        .play_many(tokio_stream::iter([start]))
+        .await
+        .unwrap()
+        .into_inner();
+    let reply = many.message().await.unwrap().expect("a reply");
+    let invalid = &reply.states[0].invalid;
+    assert_eq!(invalid.len(), 1, "{reply:?}");
+    assert_eq!(invalid[0].field, "game", "{reply:?}");
+    assert!(invalid[0].description.contains(caller_full), "{reply:?}");
+
+    // Another caller has its own share.
+    let elsewhere = channel_from(server.addr, ELSEWHERE).await.unwrap();
+    let _theirs = open_game(&elsewhere).await.unwrap();
+
+    drop(held.pop());
+    within_five_seconds("a game once one of the caller's ended", || async {
+        open_game(&second).await.ok()
+    })
+    .await;
+}

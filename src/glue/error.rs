@@ -272,6 +272,14 @@ pub enum ServiceError {
         /// The limit.
         limit: usize,
     },
+    /// A connection or a caller already holds its share of the live games.
+    #[error("{holder} already holds its share of {limit} live games ({}); end one to start another", holder.flag())]
+    TooManyGamesHeld {
+        /// Whose share.
+        holder: Holder,
+        /// The share.
+        limit: usize,
+    },
     /// A request message is larger than the server accepts (`--max-request-bytes`),
     /// as sent or once decompressed.
     #[error("{}", too_large(*.bytes, *.limit))]
@@ -293,6 +301,35 @@ pub enum ServiceError {
     /// The server is shutting down and ended a call that was still open.
     #[error("server shutting down: resume the game with a setup and its history")]
     ShuttingDown,
+}
+
+/// Whose share of a limit a refusal names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holder {
+    /// The call's connection.
+    Connection,
+    /// The call's caller, and its address when known.
+    Caller(Option<std::net::IpAddr>),
+}
+
+impl Holder {
+    /// The flag that sets the share.
+    const fn flag(self) -> &'static str {
+        match self {
+            Self::Connection => "--max-live-games-per-connection",
+            Self::Caller(_) => "--max-live-games-per-caller",
+        }
+    }
+}
+
+impl fmt::Display for Holder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Connection => f.write_str("this connection"),
+            Self::Caller(Some(address)) => write!(f, "this caller ({address})"),
+            Self::Caller(None) => f.write_str("this caller"),
+        }
+    }
 }
 
 /// The message of [`ServiceError::RequestTooLarge`].
@@ -404,6 +441,7 @@ impl From<ServiceError> for Status {
             }
             ServiceError::TooManyMessages { .. }
             | ServiceError::TooManyGames { .. }
+            | ServiceError::TooManyGamesHeld { .. }
             | ServiceError::RequestTooLarge { .. } => Status::resource_exhausted(message),
             ServiceError::StreamIdle { .. } | ServiceError::GameTooLong { .. } => {
                 Status::deadline_exceeded(message)

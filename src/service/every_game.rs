@@ -37,9 +37,10 @@ async fn same<G: LiveGame>(messages: Vec<G::Request>) -> Result<(), TestCaseErro
     use prost::Message;
     let service = Arbiter::default();
     let written: Vec<_> = service
-        .open_written::<G, _>(futures_util::stream::iter(
-            messages.clone().into_iter().map(Ok),
-        ))
+        .open_written::<G, _>(
+            futures_util::stream::iter(messages.clone().into_iter().map(Ok)),
+            None,
+        )
         .map_err(|status| TestCaseError::fail(format!("{status:?}")))?
         .collect()
         .await;

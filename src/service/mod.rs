@@ -27,7 +27,7 @@ use crate::proto::requests::{CheckBatchChecks, PlayManyActions};
 use crate::proto::{self, PlayManyRequest};
 
 use self::play::many::ManyGames;
-use self::play::{LiveGames, ReplyStream, StreamLimits, WrittenReplyOf};
+use self::play::{GameHolder, LiveGames, ReplyStream, StreamLimits, WrittenReplyOf};
 use crate::games::LiveGame;
 use crate::glue::answer::Answer;
 use crate::glue::error::ServiceError;
@@ -68,7 +68,7 @@ impl Arbiter {
         G: LiveGame,
         S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
     {
-        let replies = self.open_written::<G, S>(messages)?;
+        let replies = self.open_written::<G, S>(messages, None)?;
         Ok(Box::pin(replies.map(|reply| {
             reply?
                 .to_response()
@@ -76,9 +76,13 @@ impl Arbiter {
         })))
     }
 
-    /// Opens a live game of kind `G` fed by `messages`: its replies as they go on the
-    /// wire.
-    fn open_written<G, S>(&self, messages: S) -> Result<ReplyStream<WrittenReplyOf<G>>, Status>
+    /// Opens a live game of kind `G` fed by `messages`, counted in `holder`'s shares:
+    /// its replies as they go on the wire.
+    fn open_written<G, S>(
+        &self,
+        messages: S,
+        holder: Option<&GameHolder>,
+    ) -> Result<ReplyStream<WrittenReplyOf<G>>, Status>
     where
         G: LiveGame,
         S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
@@ -87,6 +91,7 @@ impl Arbiter {
             messages,
             self.limits,
             &self.live_games,
+            holder,
             &self.end_streams,
         )?)
     }
@@ -98,7 +103,19 @@ impl Arbiter {
     where
         S: Stream<Item = Result<PlayManyRequest, Status>> + Unpin + Send + 'static,
     {
-        let games = ManyGames::new(self.limits, self.live_games.clone());
+        self.open_many_held(messages, None)
+    }
+
+    /// Opens a PlayMany stream whose games count in `holder`'s shares.
+    fn open_many_held<S>(
+        &self,
+        messages: S,
+        holder: Option<GameHolder>,
+    ) -> ReplyStream<PlayManyReply>
+    where
+        S: Stream<Item = Result<PlayManyRequest, Status>> + Unpin + Send + 'static,
+    {
+        let games = ManyGames::new(self.limits, self.live_games.clone(), holder);
         play::session(
             games,
             messages,
@@ -117,7 +134,8 @@ impl Arbiter {
         G: LiveGame,
         G::Request: prost::Message + Default,
     {
-        self.open_written::<G, _>(request.into_inner())
+        let holder = request.extensions().get::<GameHolder>().cloned();
+        self.open_written::<G, _>(request.into_inner(), holder.as_ref())
             .map(Response::new)
     }
 }
@@ -178,8 +196,9 @@ macro_rules! handlers {
                 &self,
                 request: Request<Streaming<PlayManyActions>>,
             ) -> Result<Response<Self::PlayManyStream>, Status> {
+                let holder = request.extensions().get::<GameHolder>().cloned();
                 let messages = request.into_inner().map(|message| message.map(Into::into));
-                Ok(Response::new(self.open_many(messages)))
+                Ok(Response::new(self.open_many_held(messages, holder)))
             }
         }
     };

@@ -336,9 +336,11 @@ def check_help(report, text, stand_in):
         env = re.search(r"env `(\w+)`", option_cell)
         primary = [n for n in names if f"also `{n}`" not in option_cell]
         aliases = [n for n in names if n not in primary]
-        default = code_spans(default_cell)
-        default = default[0] if default else default_cell.strip()
-        for name in primary:
+        # One default for every name, or one each, in the order of the names.
+        defaults = code_spans(default_cell) or [default_cell.strip()]
+        if len(defaults) != len(primary):
+            defaults = defaults[:1] * len(primary)
+        for name, default in zip(primary, defaults):
             listed.add(name)
             if name not in helped:
                 report.fail(f"Options: {name} is not in --help")

@@ -16,6 +16,10 @@ pub struct StreamLimits {
     pub max_live_games: usize,
     /// The most games one PlayMany stream holds at once.
     pub max_games_per_stream: usize,
+    /// One connection's share of `max_live_games`.
+    pub max_live_games_per_connection: usize,
+    /// One caller's share of `max_live_games`, over all its connections.
+    pub max_live_games_per_caller: usize,
 }
 
 impl StreamLimits {
@@ -26,6 +30,8 @@ impl StreamLimits {
         max_game_duration: Duration::from_secs(60 * 60),
         max_live_games: 10_000,
         max_games_per_stream: 1000,
+        max_live_games_per_connection: 2_500,
+        max_live_games_per_caller: 5_000,
     };
 }
 

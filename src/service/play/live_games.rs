@@ -1,10 +1,13 @@
 //! The count of live games across the server, and the watch on them.
 
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::reaper::Reaper;
+use super::StreamLimits;
 use crate::games::GameKind;
+use crate::glue::error::{Holder, ServiceError};
 use crate::telemetry::games;
 
 /// How many live games are open right now, shared by every clone, and the watch on
@@ -21,19 +24,79 @@ impl LiveGames {
         self.count.load(Ordering::Relaxed)
     }
 
-    /// Counts one more live game of `kind`, unless `limit` are already open; the check
-    /// and the count are one atomic step, so concurrent opens cannot pass the limit.
-    pub(crate) fn try_open(&self, limit: usize, kind: GameKind) -> Option<OpenGame> {
-        self.count
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |open| {
-                (open < limit).then_some(open + 1)
-            })
-            .ok()?;
+    /// Counts one more live game of `kind` for `holder` (when the call came over a
+    /// connection), unless the server already holds `limits.max_live_games`, or the
+    /// holder's connection or caller its share; each check and its count are one atomic
+    /// step, so concurrent opens cannot pass a limit.
+    pub(crate) fn try_open(
+        &self,
+        limits: &StreamLimits,
+        kind: GameKind,
+        holder: Option<&GameHolder>,
+    ) -> Result<OpenGame, ServiceError> {
+        let held = match holder {
+            Some(holder) => {
+                let caller = limits.max_live_games_per_caller;
+                if !take(&holder.caller, caller) {
+                    return Err(ServiceError::TooManyGamesHeld {
+                        holder: Holder::Caller(holder.caller_address),
+                        limit: caller,
+                    });
+                }
+                let connection = limits.max_live_games_per_connection;
+                if !take(&holder.connection, connection) {
+                    holder.caller.fetch_sub(1, Ordering::Relaxed);
+                    return Err(ServiceError::TooManyGamesHeld {
+                        holder: Holder::Connection,
+                        limit: connection,
+                    });
+                }
+                Some(HeldGame(holder.clone()))
+            }
+            None => None,
+        };
+        if !take(&self.count, limits.max_live_games) {
+            return Err(ServiceError::TooManyGames {
+                limit: limits.max_live_games,
+            });
+        }
         games::opened(kind);
-        Some(OpenGame {
+        Ok(OpenGame {
             count: Arc::clone(&self.count),
             kind,
+            _held: held,
         })
+    }
+}
+
+/// Counts one more in `count` unless it holds `limit` already.
+fn take(count: &AtomicUsize, limit: usize) -> bool {
+    count
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |open| {
+            (open < limit).then_some(open + 1)
+        })
+        .is_ok()
+}
+
+/// Who holds a call's live games: the counts of its connection and of its caller (every
+/// connection from one address), put in a Play* call's extensions by the transport.
+#[derive(Debug, Clone)]
+pub(crate) struct GameHolder {
+    /// The connection's live games.
+    pub(crate) connection: Arc<AtomicUsize>,
+    /// The caller's live games.
+    pub(crate) caller: Arc<AtomicUsize>,
+    /// The caller's address, when known.
+    pub(crate) caller_address: Option<IpAddr>,
+}
+
+/// A game counted in its holder's shares until dropped.
+struct HeldGame(GameHolder);
+
+impl Drop for HeldGame {
+    fn drop(&mut self) {
+        self.0.connection.fetch_sub(1, Ordering::Relaxed);
+        self.0.caller.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -41,6 +104,7 @@ impl LiveGames {
 pub(crate) struct OpenGame {
     count: Arc<AtomicUsize>,
     kind: GameKind,
+    _held: Option<HeldGame>,
 }
 
 impl Drop for OpenGame {

@@ -17,7 +17,7 @@ use crate::proto::replies::{PlayManyReply, WrittenReply};
 use crate::proto::wire::fields as wire;
 use crate::proto::{GameAction, PlayManyRequest};
 
-use super::{Games, LiveGames, OpenGame, Referee, StreamLimits, WrittenReplyOf};
+use super::{GameHolder, Games, LiveGames, OpenGame, Referee, StreamLimits, WrittenReplyOf};
 use crate::glue::answer::Answer;
 use crate::service::registration::{play_action, AnyGame, Registered, NO_ACTION};
 
@@ -35,6 +35,8 @@ pub(crate) struct ManyGames {
     games: HashMap<u64, Entry, RandomState>,
     limits: StreamLimits,
     live_games: LiveGames,
+    /// Whose shares its games count in (none for a stream played in process).
+    holder: Option<GameHolder>,
     /// The bytes of the last reply per action it answered, to size the next reply's
     /// buffer at once: a stream's messages tend to carry games of the same kinds.
     bytes_per_action: usize,
@@ -108,12 +110,18 @@ impl Deadlines {
 
 impl ManyGames {
     /// A stream holding no game yet, whose games obey `limits` and count in
-    /// `live_games`.
-    pub(crate) fn new(limits: StreamLimits, live_games: LiveGames) -> Self {
+    /// `live_games` and, for a call that came over a connection, in its `holder`'s
+    /// shares.
+    pub(crate) fn new(
+        limits: StreamLimits,
+        live_games: LiveGames,
+        holder: Option<GameHolder>,
+    ) -> Self {
         Self {
             games: HashMap::default(),
             limits,
             live_games,
+            holder,
             bytes_per_action: STATE_BYTES,
             deadlines: Deadlines::default(),
             late: PlayManyReply::default(),
@@ -372,12 +380,10 @@ impl ManyGames {
                  (--max-games-per-stream); close one to start another"
             )));
         }
-        let live_limit = self.limits.max_live_games;
-        let Some(open) = self.live_games.try_open(live_limit, G::KIND) else {
-            return Err(Refusal::Error(ServiceError::TooManyGames {
-                limit: live_limit,
-            }));
-        };
+        let open = self
+            .live_games
+            .try_open(&self.limits, G::KIND, self.holder.as_ref())
+            .map_err(Refusal::Error)?;
         match Referee::<G>::open(first, self.limits.max_unapplied, now) {
             Ok((referee, response)) => {
                 self.games.insert(

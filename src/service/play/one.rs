@@ -7,7 +7,7 @@ use tokio_util::sync::CancellationToken;
 use tonic::Status;
 
 use super::limits::StreamLimits;
-use super::live_games::{LiveGames, OpenGame};
+use super::live_games::{GameHolder, LiveGames, OpenGame};
 use super::referee::Referee;
 use super::session::{session, Games, ReplyStream};
 use crate::games::LiveGame;
@@ -83,18 +83,14 @@ pub(crate) fn open<G, S>(
     messages: S,
     limits: StreamLimits,
     live_games: &LiveGames,
+    holder: Option<&GameHolder>,
     end_streams: &CancellationToken,
 ) -> Result<ReplyStream<WrittenReplyOf<G>>, ServiceError>
 where
     G: LiveGame,
     S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
 {
-    let open =
-        live_games
-            .try_open(limits.max_live_games, G::KIND)
-            .ok_or(ServiceError::TooManyGames {
-                limit: limits.max_live_games,
-            })?;
+    let open = live_games.try_open(&limits, G::KIND, holder)?;
     let games = OneGame::<G> {
         referee: None,
         max_unapplied: limits.max_unapplied,
