@@ -100,6 +100,24 @@ pub struct Options {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_in_flight_per_caller: u32,
 
+    /// Calls a second one caller may make; past it its calls are refused with
+    /// RESOURCE_EXHAUSTED until the next second. 0: no quota.
+    #[arg(long, value_name = "N", default_value_t = Settings::default().max_calls_per_second_per_caller)]
+    pub max_calls_per_second_per_caller: u32,
+
+    /// Bearer tokens, `NAME TOKEN` a line (`#` comments): every call but health checks
+    /// must carry one (`authorization: Bearer TOKEN`) or gets UNAUTHENTICATED, and is
+    /// counted under the token's NAME for the shares and the quota. The file is read
+    /// again within a second of a change (a Kubernetes Secret's update, say).
+    #[arg(long, value_name = "FILE")]
+    pub tokens: Option<PathBuf>,
+
+    /// Under mutual TLS, admit only client certificates valid for this DNS name (a
+    /// subject alternative name; repeat the flag for several); others get
+    /// PERMISSION_DENIED. The caller is the name. Needs --tls-client-ca.
+    #[arg(long, value_name = "NAME", requires = "tls_client_ca")]
+    pub tls_client_name: Vec<String>,
+
     /// Connections open at once past which a new one is closed as it is accepted (its
     /// client sees UNAVAILABLE). Keep it below the descriptor limit (`ulimit -n`).
     #[arg(long, value_name = "N", default_value_t = Settings::default().max_connections,
@@ -303,6 +321,9 @@ impl Options {
             max_in_flight_per_connection: self.max_in_flight_per_connection,
             max_in_flight_per_caller: self.max_in_flight_per_caller,
             max_connections: self.max_connections,
+            max_calls_per_second_per_caller: self.max_calls_per_second_per_caller,
+            tokens: self.tokens.clone(),
+            tls_client_names: self.tls_client_name.clone(),
             handshake_timeout: self.handshake_timeout.0,
             max_concurrent_streams: self.max_concurrent_streams,
             request_timeout: self.request_timeout.0,

@@ -19,15 +19,16 @@ use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use rustls_pki_types::{CertificateDer, ServerName};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::Sleep;
 use tokio_stream::Stream;
-use tonic::transport::server::{Connected, TcpIncoming};
+use tonic::transport::server::{Connected, TcpIncoming, TlsConnectInfo};
 
 use crate::service::play::GameHolder;
 use crate::telemetry::connections as metrics;
@@ -107,13 +108,16 @@ impl Incoming {
         metrics::opened();
         let address = stream
             .peer_addr()
-            .map(|address| address.ip().to_canonical())
+            .map(|address| CallerKey::Address(address.ip().to_canonical()))
             .ok();
         let connection = Arc::new(Connection {
             called: AtomicBool::new(false),
             in_flight: AtomicUsize::new(0),
             games: Arc::default(),
             caller: self.callers.caller(address),
+            named: Mutex::new(None),
+            certified: OnceLock::new(),
+            callers: Arc::clone(&self.callers),
             _open: open,
         });
         let deadline = (!self.limits.handshake_timeout.is_zero())
@@ -283,7 +287,7 @@ impl AsyncWrite for Accepted {
 }
 
 /// The connection a call came on (tonic's connect info, in each request's extensions):
-/// its calls in flight, and its caller's.
+/// its calls in flight and live games, and its callers'.
 #[derive(Debug, Clone)]
 pub(crate) struct Peer(Arc<Connection>);
 
@@ -293,8 +297,8 @@ impl Peer {
         let extensions = request.extensions();
         extensions.get::<Peer>().or_else(|| {
             extensions
-                .get::<tonic::transport::server::TlsConnectInfo<Peer>>()
-                .map(tonic::transport::server::TlsConnectInfo::get_ref)
+                .get::<TlsConnectInfo<Peer>>()
+                .map(TlsConnectInfo::get_ref)
         })
     }
 
@@ -310,23 +314,58 @@ impl Peer {
         &self.0.in_flight
     }
 
-    /// The caller's count of calls in flight, over all its connections.
-    pub(crate) fn caller_in_flight(&self) -> &AtomicUsize {
-        &self.0.caller.in_flight
+    /// The caller of a call on this connection: the one `name` names (a token's or a
+    /// certificate's), or else the peer's address.
+    pub(crate) fn caller(&self, name: Option<&Arc<str>>) -> Arc<Caller> {
+        let Some(name) = name else {
+            return Arc::clone(&self.0.caller);
+        };
+        let Ok(mut named) = self.0.named.lock() else {
+            return self
+                .0
+                .callers
+                .caller(Some(CallerKey::Name(Arc::clone(name))));
+        };
+        if let Some(caller) = named.as_ref().filter(|caller| caller.is_named(name)) {
+            return Arc::clone(caller);
+        }
+        let caller = self
+            .0
+            .callers
+            .caller(Some(CallerKey::Name(Arc::clone(name))));
+        *named = Some(Arc::clone(&caller));
+        caller
     }
 
-    /// Who the caller is: its IP address, when known.
-    pub(crate) fn caller(&self) -> Option<IpAddr> {
-        self.0.caller.address
-    }
-
-    /// The counts the connection's and the caller's live games are held in.
-    pub(crate) fn game_holder(&self) -> GameHolder {
+    /// The counts a call's live games are held in: this connection's and `caller`'s.
+    pub(crate) fn game_holder(&self, caller: &Caller) -> GameHolder {
         GameHolder {
             connection: Arc::clone(&self.0.games),
-            caller: Arc::clone(&self.0.caller.games),
-            caller_address: self.0.caller.address,
+            caller: Arc::clone(&caller.games),
+            caller_name: caller.label.clone(),
         }
+    }
+
+    /// The name the connection's client certificate is valid for, of `allowed` (the
+    /// first that fits); worked out once per connection. `None` without one.
+    pub(crate) fn certified_name(
+        &self,
+        certificates: Option<&[CertificateDer<'static>]>,
+        allowed: &[ServerName<'static>],
+    ) -> Option<Arc<str>> {
+        self.0
+            .certified
+            .get_or_init(|| {
+                let certificate = certificates?.first()?;
+                let certificate = webpki::EndEntityCert::try_from(certificate).ok()?;
+                allowed.iter().find_map(|name| {
+                    certificate
+                        .verify_is_valid_for_subject_name(name)
+                        .ok()
+                        .map(|()| Arc::from(name.to_str().as_ref()))
+                })
+            })
+            .clone()
     }
 }
 
@@ -339,7 +378,13 @@ struct Connection {
     in_flight: AtomicUsize,
     /// Its live games.
     games: Arc<AtomicUsize>,
+    /// The caller its address makes it.
     caller: Arc<Caller>,
+    /// The named caller its last named call had (kept to spare looking it up again).
+    named: Mutex<Option<Arc<Caller>>>,
+    /// The allowed name its client certificate is valid for, once worked out.
+    certified: OnceLock<Option<Arc<str>>>,
+    callers: Arc<Callers>,
     _open: OpenConnection,
 }
 
@@ -354,64 +399,116 @@ impl Drop for OpenConnection {
     }
 }
 
-/// A caller: every connection from one IP address, while one is open.
+/// Who a caller is: an IP address, or a name (a token's, or a client certificate's).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum CallerKey {
+    Address(IpAddr),
+    Name(Arc<str>),
+}
+
+/// A caller: every call from one address, or under one name, while one of its
+/// connections is open or one of its calls holds it.
 #[derive(Debug)]
-struct Caller {
-    address: Option<IpAddr>,
+pub(crate) struct Caller {
+    key: Option<CallerKey>,
+    /// How refusals name it: its address or name.
+    label: Option<Arc<str>>,
     /// Its calls in flight, over all its connections.
     in_flight: AtomicUsize,
     /// Its live games, over all its connections.
     games: Arc<AtomicUsize>,
+    /// Its calls in the current second, and when that second began.
+    quota: Mutex<(u32, Option<Instant>)>,
     callers: Arc<Callers>,
+}
+
+impl Caller {
+    /// Its count of calls in flight.
+    pub(crate) fn in_flight(&self) -> &AtomicUsize {
+        &self.in_flight
+    }
+
+    /// How refusals name it.
+    pub(crate) fn label(&self) -> Option<&str> {
+        self.label.as_deref()
+    }
+
+    /// Counts a call against a quota of `rate` calls a second: whether it is within.
+    pub(crate) fn within_quota(&self, rate: u32) -> bool {
+        let Ok(mut quota) = self.quota.lock() else {
+            return true;
+        };
+        let now = Instant::now();
+        let (calls, since) = &mut *quota;
+        if since.is_none_or(|since| now.duration_since(since) >= Duration::from_secs(1)) {
+            *calls = 0;
+            *since = Some(now);
+        }
+        if *calls >= rate {
+            return false;
+        }
+        *calls += 1;
+        true
+    }
+
+    fn is_named(&self, name: &str) -> bool {
+        matches!(&self.key, Some(CallerKey::Name(own)) if **own == *name)
+    }
 }
 
 impl Drop for Caller {
     fn drop(&mut self) {
-        if let Some(address) = self.address {
-            self.callers.forget(address);
+        if let Some(key) = self.key.take() {
+            self.callers.forget(key);
         }
     }
 }
 
-/// The callers with a connection open, by IP address.
+/// The callers with a connection open or a call held, by address or name.
 #[derive(Debug, Default)]
-struct Callers(Mutex<HashMap<IpAddr, Weak<Caller>>>);
+struct Callers(Mutex<HashMap<CallerKey, Weak<Caller>>>);
 
 impl Callers {
-    /// The caller at `address` (a new one if none is open; one of its own when the
-    /// address is unknown).
-    fn caller(self: &Arc<Self>, address: Option<IpAddr>) -> Arc<Caller> {
-        let new = |address| {
+    /// The caller `key` names (a new one if none is held; one of its own when the key
+    /// is unknown).
+    fn caller(self: &Arc<Self>, key: Option<CallerKey>) -> Arc<Caller> {
+        let new = |key: Option<CallerKey>| {
+            let label = key.as_ref().map(|key| match key {
+                CallerKey::Address(address) => Arc::from(address.to_string()),
+                CallerKey::Name(name) => Arc::clone(name),
+            });
             Arc::new(Caller {
-                address,
+                key,
+                label,
                 in_flight: AtomicUsize::new(0),
                 games: Arc::default(),
+                quota: Mutex::new((0, None)),
                 callers: Arc::clone(self),
             })
         };
-        let Some(address) = address else {
+        let Some(key) = key else {
             return new(None);
         };
         let Ok(mut callers) = self.0.lock() else {
             return new(None);
         };
-        if let Some(caller) = callers.get(&address).and_then(Weak::upgrade) {
+        if let Some(caller) = callers.get(&key).and_then(Weak::upgrade) {
             return caller;
         }
-        let caller = new(Some(address));
-        callers.insert(address, Arc::downgrade(&caller));
+        let caller = new(Some(key.clone()));
+        callers.insert(key, Arc::downgrade(&caller));
         caller
     }
 
-    /// Forgets the caller at `address` once its last connection has closed (unless a
-    /// new one has taken its place meanwhile).
-    fn forget(&self, address: IpAddr) {
+    /// Forgets the caller `key` names once nothing holds it (unless a new one has taken
+    /// its place meanwhile).
+    fn forget(&self, key: CallerKey) {
         if let Ok(mut callers) = self.0.lock() {
             if callers
-                .get(&address)
+                .get(&key)
                 .is_some_and(|caller| caller.strong_count() == 0)
             {
-                callers.remove(&address);
+                callers.remove(&key);
             }
         }
     }

@@ -2,7 +2,6 @@
 //! [`crate::telemetry`]).
 
 use std::future::Future;
-use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -13,7 +12,8 @@ use tonic::codegen::http;
 use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
 
-use crate::connections::Peer;
+use crate::access::CallerName;
+use crate::connections::{Caller, Peer};
 use crate::glue::error::ServiceError;
 use crate::telemetry::grpc_code;
 
@@ -99,6 +99,8 @@ pub(crate) struct InFlightLimits {
     pub(crate) connection: usize,
     /// For one caller, over all its connections.
     pub(crate) caller: usize,
+    /// Calls a second one caller may make; zero: no quota.
+    pub(crate) calls_per_second: u32,
 }
 
 impl InFlightLimitLayer {
@@ -109,6 +111,7 @@ impl InFlightLimitLayer {
                 server: limits.server.max(1),
                 connection: limits.connection.max(1),
                 caller: limits.caller.max(1),
+                calls_per_second: limits.calls_per_second,
             },
             in_flight: Arc::default(),
         }
@@ -165,38 +168,51 @@ where
     }
 
     fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
-        let peer = Peer::of(&request).cloned();
-        if let Some(peer) = &peer {
-            peer.called();
-            if request.uri().path().starts_with(LIVE_GAMES) {
-                request.extensions_mut().insert(peer.game_holder());
-            }
-        }
-        if request.uri().path().starts_with(HEALTH) {
-            return InFlightFuture::Exempt {
-                inner: self.inner.call(request),
-            };
-        }
         let limits = self.limits;
-        let peer = match &peer {
+        let held = match Peer::of(&request) {
             Some(peer) => {
-                if !take(peer.caller_in_flight(), limits.caller) {
+                let peer = peer.clone();
+                peer.called();
+                if request.uri().path().starts_with(HEALTH) {
+                    return InFlightFuture::Exempt {
+                        inner: self.inner.call(request),
+                    };
+                }
+                let name = request.extensions().get::<CallerName>();
+                let caller = peer.caller(name.map(|name| &name.0));
+                if limits.calls_per_second > 0 && !caller.within_quota(limits.calls_per_second) {
                     return InFlightFuture::Refused {
-                        refusal: Refusal::Caller(limits.caller, peer.caller()),
+                        refusal: Refusal::Quota(
+                            limits.calls_per_second,
+                            caller.label().map(Into::into),
+                        ),
+                    };
+                }
+                if !take(caller.in_flight(), limits.caller) {
+                    return InFlightFuture::Refused {
+                        refusal: Refusal::Caller(limits.caller, caller.label().map(Into::into)),
                     };
                 }
                 if !take(peer.in_flight(), limits.connection) {
-                    peer.caller_in_flight().fetch_sub(1, Ordering::AcqRel);
+                    caller.in_flight().fetch_sub(1, Ordering::AcqRel);
                     return InFlightFuture::Refused {
                         refusal: Refusal::Connection(limits.connection),
                     };
                 }
-                Some(peer.clone())
+                if request.uri().path().starts_with(LIVE_GAMES) {
+                    request.extensions_mut().insert(peer.game_holder(&caller));
+                }
+                Some(PeerPlace { peer, caller })
+            }
+            None if request.uri().path().starts_with(HEALTH) => {
+                return InFlightFuture::Exempt {
+                    inner: self.inner.call(request),
+                };
             }
             None => None,
         };
         if !take(&self.in_flight, limits.server) {
-            drop(PeerPlace(peer));
+            drop(held);
             return InFlightFuture::Refused {
                 refusal: Refusal::Server(limits.server),
             };
@@ -205,7 +221,7 @@ where
             inner: self.inner.call(request),
             place: Place {
                 server: Arc::clone(&self.in_flight),
-                _peer: PeerPlace(peer),
+                _held: held,
             },
         }
     }
@@ -215,7 +231,7 @@ where
 #[derive(Debug)]
 pub(crate) struct Place {
     server: Arc<AtomicUsize>,
-    _peer: PeerPlace,
+    _held: Option<PeerPlace>,
 }
 
 impl Drop for Place {
@@ -226,31 +242,38 @@ impl Drop for Place {
 
 /// A place in a connection's and its caller's shares, given back when dropped.
 #[derive(Debug)]
-struct PeerPlace(Option<Peer>);
+pub(crate) struct PeerPlace {
+    peer: Peer,
+    caller: Arc<Caller>,
+}
 
 impl Drop for PeerPlace {
     fn drop(&mut self) {
-        if let Some(peer) = &self.0 {
-            peer.in_flight().fetch_sub(1, Ordering::AcqRel);
-            peer.caller_in_flight().fetch_sub(1, Ordering::AcqRel);
-        }
+        self.peer.in_flight().fetch_sub(1, Ordering::AcqRel);
+        self.caller.in_flight().fetch_sub(1, Ordering::AcqRel);
     }
 }
 
 /// Which limit refused a call.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) enum Refusal {
     /// The server's, of this many calls.
     Server(usize),
     /// The connection's share.
     Connection(usize),
-    /// The caller's share, and the caller's address.
-    Caller(usize, Option<IpAddr>),
+    /// The caller's share, and the caller's address or name.
+    Caller(usize, Option<Arc<str>>),
+    /// The caller's quota of calls a second, and the caller's address or name.
+    Quota(u32, Option<Arc<str>>),
 }
 
 impl Refusal {
     /// The status the call is refused with.
-    fn status(self) -> Status {
+    fn status(&self) -> Status {
+        let caller = |label: &Option<Arc<str>>| match label {
+            Some(label) => format!("this caller ({label})"),
+            None => "this caller".to_owned(),
+        };
         Status::resource_exhausted(match self {
             Self::Server(limit) => {
                 format!("the server is at its limit of {limit} calls in flight; retry with backoff")
@@ -259,13 +282,15 @@ impl Refusal {
                 "this connection is at its share of {limit} calls in flight \
                  (--max-in-flight-per-connection); retry with backoff"
             ),
-            Self::Caller(limit, Some(address)) => format!(
-                "this caller ({address}) is at its share of {limit} calls in flight \
-                 (--max-in-flight-per-caller); retry with backoff"
+            Self::Caller(limit, label) => format!(
+                "{} is at its share of {limit} calls in flight \
+                 (--max-in-flight-per-caller); retry with backoff",
+                caller(label)
             ),
-            Self::Caller(limit, None) => format!(
-                "this caller is at its share of {limit} calls in flight \
-                 (--max-in-flight-per-caller); retry with backoff"
+            Self::Quota(rate, label) => format!(
+                "{} is over its quota of {rate} calls a second \
+                 (--max-calls-per-second-per-caller); retry with backoff",
+                caller(label)
             ),
         })
     }
@@ -437,6 +462,7 @@ mod tests {
             server: 1,
             connection: 1,
             caller: 1,
+            calls_per_second: 0,
         })
         .layer(inner);
         let first = limited.ready().await.unwrap().call(work());

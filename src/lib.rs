@@ -41,6 +41,7 @@
 )]
 #![warn(missing_docs, unreachable_pub)]
 
+mod access;
 pub mod config;
 mod connections;
 pub mod games;

@@ -14,6 +14,8 @@ use tonic_health::server::{HealthReporter, HealthService};
 use tonic_health::ServingStatus;
 use tower::ServiceBuilder;
 
+pub use crate::access::AccessError;
+use crate::access::{Access, AccessLayer};
 use crate::connections::{ConnectionLimits, Incoming};
 use crate::layers::{
     reply_encoding_follows_request, rewrite_transport_error, DeadlineLayer, InFlightLimitLayer,
@@ -82,6 +84,16 @@ pub struct Settings {
     /// One caller's share of `max_in_flight`, over all its connections (at least 1): a
     /// caller is an IP address.
     pub max_in_flight_per_caller: u32,
+    /// Calls a second one caller may make (a quota); zero: none.
+    pub max_calls_per_second_per_caller: u32,
+    /// Bearer tokens, `NAME TOKEN` a line: when set, every call but health checks must
+    /// carry one (`authorization: Bearer TOKEN`), and its caller is the token's name.
+    /// Read again when the file changes.
+    pub tokens: Option<PathBuf>,
+    /// Under mutual TLS, the names (DNS names of a certificate's subject alternative
+    /// names) a client certificate must be valid for, one of them; any when empty. The
+    /// caller is the name it is valid for.
+    pub tls_client_names: Vec<String>,
     /// Connections open at once beyond which a new one is closed as it is accepted.
     pub max_connections: u32,
     /// How long a new connection may take to make its first call (its TLS handshake,
@@ -135,6 +147,9 @@ impl Default for Settings {
             max_in_flight: 1024,
             max_in_flight_per_connection: 256,
             max_in_flight_per_caller: 512,
+            max_calls_per_second_per_caller: 0,
+            tokens: None,
+            tls_client_names: Vec::new(),
             max_connections: 10_000,
             handshake_timeout: Duration::from_secs(10),
             max_concurrent_streams: 1024,
@@ -226,6 +241,9 @@ pub enum ServerError {
         /// Why it could not be bound, naming the address.
         source: std::io::Error,
     },
+    /// The token file or a client name is unusable.
+    #[error("{0}")]
+    Access(#[from] AccessError),
     /// A TLS file could not be read.
     #[error("reading {path}: {source}")]
     TlsFile {
@@ -388,13 +406,16 @@ impl Server {
         if let Some(tls) = tls_config(&settings)? {
             builder = builder.tls_config(tls)?;
         }
+        let access = Access::new(settings.tokens.as_deref(), &settings.tls_client_names)?;
         let layers = ServiceBuilder::new()
             .layer(CallMetricsLayer)
             .map_response(rewrite_transport_error)
+            .option_layer(access.map(AccessLayer))
             .layer(InFlightLimitLayer::new(InFlightLimits {
                 server: settings.max_in_flight as usize,
                 connection: settings.max_in_flight_per_connection as usize,
                 caller: settings.max_in_flight_per_caller as usize,
+                calls_per_second: settings.max_calls_per_second_per_caller,
             }))
             // Ours rather than tonic's `timeout`, which arms a timer for every call.
             .layer(DeadlineLayer::new(settings.request_timeout))

@@ -59,13 +59,15 @@ async fn h2_from(server: SocketAddr, from: IpAddr) -> h2::client::SendRequest<By
     sender.ready().await.unwrap()
 }
 
-/// A unary call's request headers.
-fn call_headers(server: SocketAddr, path: &str) -> http::Request<()> {
-    http::Request::post(format!("http://{server}{path}"))
+/// A unary call's request headers, with a bearer token if given.
+fn call_headers(server: SocketAddr, path: &str, token: Option<&str>) -> http::Request<()> {
+    let mut request = http::Request::post(format!("http://{server}{path}"))
         .header("content-type", "application/grpc")
-        .header("te", "trailers")
-        .body(())
-        .unwrap()
+        .header("te", "trailers");
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    request.body(()).unwrap()
 }
 
 /// A unary call whose headers are sent and whose body never comes: it holds a place in
@@ -73,9 +75,18 @@ fn call_headers(server: SocketAddr, path: &str) -> http::Request<()> {
 type Stalled = (h2::client::ResponseFuture, h2::SendStream<Bytes>);
 
 fn stall(sender: &mut h2::client::SendRequest<Bytes>, server: SocketAddr) -> Stalled {
+    stall_as(sender, server, None)
+}
+
+/// The same, with a bearer token if given.
+fn stall_as(
+    sender: &mut h2::client::SendRequest<Bytes>,
+    server: SocketAddr,
+    token: Option<&str>,
+) -> Stalled {
     let path = "/arbiter.v1.ArbiterService/JudgeTicTacToe";
     sender
-        .send_request(call_headers(server, path), false)
+        .send_request(call_headers(server, path, token), false)
         .unwrap()
 }
 
@@ -84,6 +95,15 @@ async fn raw_call(
     sender: &mut h2::client::SendRequest<Bytes>,
     server: SocketAddr,
 ) -> (Code, String) {
+    raw_call_as(sender, server, None).await
+}
+
+/// The same, with a bearer token if given.
+async fn raw_call_as(
+    sender: &mut h2::client::SendRequest<Bytes>,
+    server: SocketAddr,
+    token: Option<&str>,
+) -> (Code, String) {
     let path = "/arbiter.v1.ArbiterService/JudgeTicTacToe";
     let body = JudgeTicTacToeRequest::default().encode_to_vec();
     let mut framed = vec![0];
@@ -91,7 +111,7 @@ async fn raw_call(
     framed.extend_from_slice(&body);
     let mut sender = sender.clone().ready().await.unwrap();
     let (reply, mut stream) = sender
-        .send_request(call_headers(server, path), false)
+        .send_request(call_headers(server, path, token), false)
         .unwrap();
     stream.send_data(framed.into(), true).unwrap();
     let reply = reply.await.unwrap();
@@ -416,4 +436,123 @@ async fn each_connection_and_each_caller_have_a_share_of_the_live_games() {
         open_game(&second).await.ok()
     })
     .await;
+}
+
+/// A JudgeTicTacToe call over `channel` with `token` as its bearer token, if any.
+async fn call_as(channel: &Channel, token: Option<&str>) -> Result<(), Status> {
+    let mut request = tonic::Request::new(JudgeTicTacToeRequest::default());
+    if let Some(token) = token {
+        let value = format!("Bearer {token}").parse().unwrap();
+        request.metadata_mut().insert("authorization", value);
+    }
+    ArbiterServiceClient::new(channel.clone())
+        .judge_tic_tac_toe(request)
+        .await
+        .map(drop)
+}
+
+/// A token file of the test's own, holding `text`.
+fn token_file(test: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-tokens-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("tokens");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// With `--tokens FILE`, a call without a bearer token or with one the file does not
+/// hold gets UNAUTHENTICATED saying what to send, one with a token of the file is
+/// answered, and a health check needs none; when the file changes, its new tokens are
+/// let in and those it dropped refused within a few seconds, while a file that no
+/// longer parses changes nothing. Fails against a server that admits every call, or one
+/// that reads the file only at start.
+#[tokio::test]
+async fn bearer_tokens_admit_callers_and_are_read_again_when_the_file_changes() {
+    let path = token_file("admit", "# who may call\nalice tok-alice\n");
+    let server = TestServer::start_with_flags(&format!("--tokens {}", path.display())).await;
+    let channel = channel_from(server.addr, HERE).await.unwrap();
+    for token in [None, Some("tok-bob")] {
+        let refused = call_as(&channel, token).await.unwrap_err();
+        assert_eq!(
+            refused.code(),
+            Code::Unauthenticated,
+            "{token:?}: {refused:?}"
+        );
+        assert!(refused.message().contains("authorization"), "{refused:?}");
+    }
+    call_as(&channel, Some("tok-alice")).await.unwrap();
+    let health = HealthClient::new(channel.clone())
+        .check(HealthCheckRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(health.get_ref().status(), ServingStatus::Serving);
+
+    std::fs::write(&path, "bob tok-bob\n").unwrap();
+    within_five_seconds("the new token let in", || async {
+        call_as(&channel, Some("tok-bob")).await.ok()
+    })
+    .await;
+    let refused = call_as(&channel, Some("tok-alice")).await.unwrap_err();
+    assert_eq!(refused.code(), Code::Unauthenticated, "{refused:?}");
+
+    std::fs::write(&path, "a line of four fields\n").unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    call_as(&channel, Some("tok-bob")).await.unwrap();
+}
+
+/// A caller with a token is the token's name, not its address: with
+/// `--max-in-flight-per-caller 1`, alice holding a stalled call has her next refused,
+/// naming her, while bob, from the same address, is answered. Fails against a server
+/// that counts callers by address alone (bob is refused too).
+#[tokio::test]
+async fn a_caller_with_a_token_is_counted_under_its_name() {
+    let path = token_file("named", "alice tok-alice\nbob tok-bob\n");
+    let server = TestServer::start_with_flags(&format!(
+        "--tokens {} --max-in-flight-per-caller 1 --request-timeout 60s",
+        path.display()
+    ))
+    .await;
+    let addr = server.addr;
+    let mut alice = h2_from(addr, HERE).await;
+    let _held = stall_as(&mut alice, addr, Some("tok-alice"));
+    let (code, message) = within_five_seconds("alice refused", || {
+        let mut alice = alice.clone();
+        async move {
+            Some(raw_call_as(&mut alice, addr, Some("tok-alice")).await)
+                .filter(|(code, _)| *code != Code::Ok)
+        }
+    })
+    .await;
+    assert_eq!(code, Code::ResourceExhausted, "{message}");
+    assert!(
+        message.contains("this caller (alice) is at its share of 1 calls in flight"),
+        "{message}"
+    );
+    let bob = channel_from(addr, HERE).await.unwrap();
+    call_as(&bob, Some("tok-bob")).await.unwrap();
+}
+
+/// With `--max-calls-per-second-per-caller 5`, a caller's sixth call within a second is
+/// refused naming the quota, another caller is answered meanwhile, and the first is
+/// answered again in the next second. Fails against a server with no quota, or one
+/// whose quota is server-wide, or never refills.
+#[tokio::test]
+async fn a_caller_over_its_quota_is_refused_until_the_next_second() {
+    let server = TestServer::start_with_flags("--max-calls-per-second-per-caller 5").await;
+    let here = channel_from(server.addr, HERE).await.unwrap();
+    for _ in 0..5 {
+        call(&here).await.unwrap();
+    }
+    let refused = call(&here).await.unwrap_err();
+    assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
+    assert!(
+        refused
+            .message()
+            .contains("this caller (127.0.0.1) is over its quota of 5 calls a second"),
+        "{refused:?}"
+    );
+    let elsewhere = channel_from(server.addr, ELSEWHERE).await.unwrap();
+    call(&elsewhere).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    call(&here).await.unwrap();
 }

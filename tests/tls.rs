@@ -222,3 +222,41 @@ async fn a_tls_handshake_that_never_comes_is_closed() {
         started.elapsed()
     );
 }
+
+/// With `--tls-client-name game-server`, only client certificates valid for that name get
+/// in: one of the client CA's certificates for another name is refused
+/// PERMISSION_DENIED, saying why, and the same CA's `game-server` is answered. Fails
+/// against a server that admits any certificate its client CA signed.
+#[tokio::test]
+async fn mutual_tls_admits_clients_by_name() {
+    let dir = test_dir("named");
+    let server_ca = authority("server CA");
+    let client_ca = authority("client CA");
+    let (cert, key) = leaf(&server_ca, "localhost");
+    let cert = write(&dir, "server.pem", &cert);
+    let key = write(&dir, "server.key", &key);
+    let client_ca_path = write(&dir, "client-ca.pem", &client_ca.pem());
+    let server = TestServer::start_with(options(&[
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+        "--tls-client-ca",
+        &client_ca_path,
+        "--tls-client-name",
+        "game-server",
+    ]))
+    .await;
+    let admitted = leaf(&client_ca, "game-server");
+    let other = leaf(&client_ca, "bot-arena");
+    match call(tls_endpoint(&server, &server_ca.pem(), Some(&other))).await {
+        Err(Refused::Status(status)) => {
+            assert_eq!(status.code(), tonic::Code::PermissionDenied, "{status:?}");
+            assert!(status.message().contains("--tls-client-name"), "{status:?}");
+        }
+        refused => panic!("a certificate for another name got {refused:?}"),
+    }
+    call(tls_endpoint(&server, &server_ca.pem(), Some(&admitted)))
+        .await
+        .unwrap();
+}

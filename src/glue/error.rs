@@ -304,17 +304,17 @@ pub enum ServiceError {
 }
 
 /// Whose share of a limit a refusal names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Holder {
     /// The call's connection.
     Connection,
-    /// The call's caller, and its address when known.
-    Caller(Option<std::net::IpAddr>),
+    /// The call's caller, and its address or name when known.
+    Caller(Option<std::sync::Arc<str>>),
 }
 
 impl Holder {
     /// The flag that sets the share.
-    const fn flag(self) -> &'static str {
+    const fn flag(&self) -> &'static str {
         match self {
             Self::Connection => "--max-live-games-per-connection",
             Self::Caller(_) => "--max-live-games-per-caller",

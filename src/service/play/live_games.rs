@@ -1,6 +1,5 @@
 //! The count of live games across the server, and the watch on them.
 
-use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -39,7 +38,7 @@ impl LiveGames {
                 let caller = limits.max_live_games_per_caller;
                 if !take(&holder.caller, caller) {
                     return Err(ServiceError::TooManyGamesHeld {
-                        holder: Holder::Caller(holder.caller_address),
+                        holder: Holder::Caller(holder.caller_name.clone()),
                         limit: caller,
                     });
                 }
@@ -86,8 +85,8 @@ pub(crate) struct GameHolder {
     pub(crate) connection: Arc<AtomicUsize>,
     /// The caller's live games.
     pub(crate) caller: Arc<AtomicUsize>,
-    /// The caller's address, when known.
-    pub(crate) caller_address: Option<IpAddr>,
+    /// The caller's address or name, when known.
+    pub(crate) caller_name: Option<Arc<str>>,
 }
 
 /// A game counted in its holder's shares until dropped.
