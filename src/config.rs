@@ -188,6 +188,12 @@ pub struct Options {
           default_value_t = Settings::default().max_connection_age_grace.into())]
     pub max_connection_age_grace: HumanDuration,
 
+    /// Serve the health service alone, in plaintext, on this address (off when absent):
+    /// for probes that cannot speak TLS, such as Kubernetes' gRPC probes, when the main
+    /// listener serves TLS. It says what the main listener's health says, drain included.
+    #[arg(long, value_name = "ADDR", value_parser = parse_address)]
+    pub health_listen: Option<String>,
+
     /// Serve Prometheus metrics over HTTP on this address (off when absent).
     #[arg(long, value_name = "ADDR", value_parser = parse_address)]
     pub metrics_listen: Option<String>,
@@ -336,6 +342,7 @@ impl Options {
                 .filter(|age| !age.is_zero()),
             max_connection_age_grace: self.max_connection_age_grace.0,
             metrics_listen: self.metrics_listen.clone(),
+            health_listen: self.health_listen.clone(),
             reflection: self.reflection == Switch::On,
             tls: match (&self.tls_cert, &self.tls_key) {
                 (Some(cert), Some(key)) => Some(TlsFiles {

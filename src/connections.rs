@@ -286,6 +286,17 @@ impl AsyncWrite for Accepted {
     }
 }
 
+/// Notes that `request`'s connection has made a call (for a service with no
+/// [`crate::layers::InFlightLimit`], which does it for the others).
+pub(crate) fn mark_called<B>(
+    request: tonic::codegen::http::Request<B>,
+) -> tonic::codegen::http::Request<B> {
+    if let Some(peer) = Peer::of(&request) {
+        peer.called();
+    }
+    request
+}
+
 /// The connection a call came on (tonic's connect info, in each request's extensions):
 /// its calls in flight and live games, and its callers'.
 #[derive(Debug, Clone)]

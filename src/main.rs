@@ -136,6 +136,16 @@ async fn serve(options: Options) -> ExitCode {
         },
         None => Vec::new(),
     };
+    let health_listeners = match &settings.health_listen {
+        Some(address) => match server::bind(address).await {
+            Ok(listeners) => listeners,
+            Err(error) => {
+                tracing::error!("cannot listen for health checks: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => Vec::new(),
+    };
     for listener in &listeners {
         match listener.local_addr() {
             Ok(address) => tracing::info!("arbiter listening on {address}"),
@@ -148,6 +158,7 @@ async fn serve(options: Options) -> ExitCode {
     }
     let serve = Server::new(settings)
         .with_metrics_listeners(metrics_listeners)
+        .with_health_listeners(health_listeners)
         .run_on(listeners, stop.cancelled_owned());
     tokio::select! {
         result = serve => match result {

@@ -16,7 +16,7 @@ use tower::ServiceBuilder;
 
 pub use crate::access::AccessError;
 use crate::access::{Access, AccessLayer};
-use crate::connections::{ConnectionLimits, Incoming};
+use crate::connections::{mark_called, ConnectionLimits, Incoming};
 use crate::layers::{
     reply_encoding_follows_request, rewrite_transport_error, DeadlineLayer, InFlightLimitLayer,
     InFlightLimits,
@@ -119,6 +119,9 @@ pub struct Settings {
     pub max_connection_age_grace: Duration,
     /// Where to serve Prometheus metrics over HTTP, `HOST:PORT`; nowhere when `None`.
     pub metrics_listen: Option<String>,
+    /// Where to serve the health service alone, in plaintext, `HOST:PORT`, for probes
+    /// that cannot speak TLS (Kubernetes' gRPC probes); nowhere when `None`.
+    pub health_listen: Option<String>,
     /// Serve the gRPC reflection service (v1 and v1alpha).
     pub reflection: bool,
     /// Serve TLS with these files; plaintext when `None`.
@@ -160,6 +163,7 @@ impl Default for Settings {
             max_connection_age: None,
             max_connection_age_grace: Duration::from_secs(10),
             metrics_listen: None,
+            health_listen: None,
             reflection: true,
             tls: None,
         }
@@ -244,6 +248,14 @@ pub enum ServerError {
     /// The token file or a client name is unusable.
     #[error("{0}")]
     Access(#[from] AccessError),
+    /// The health listener could not be bound.
+    #[error("listening for health checks: {source}")]
+    HealthListen {
+        /// The address asked for.
+        address: String,
+        /// Why it could not be bound, naming the address.
+        source: std::io::Error,
+    },
     /// A TLS file could not be read.
     #[error("reading {path}: {source}")]
     TlsFile {
@@ -260,6 +272,7 @@ pub struct Server {
     health: HealthReporter,
     end_streams: CancellationToken,
     metrics_listeners: Vec<TcpListener>,
+    health_listeners: Vec<TcpListener>,
     settings: Settings,
 }
 
@@ -273,6 +286,7 @@ impl Server {
             health: HealthReporter::new(),
             end_streams,
             metrics_listeners: Vec::new(),
+            health_listeners: Vec::new(),
             settings,
         }
     }
@@ -288,6 +302,13 @@ impl Server {
     /// such as the binary, which binds every address before it says it is listening.
     pub fn with_metrics_listeners(mut self, listeners: Vec<TcpListener>) -> Self {
         self.metrics_listeners.extend(listeners);
+        self
+    }
+
+    /// Serve the plaintext health listener on `listeners` rather than on listeners bound
+    /// to the `health_listen` address: for callers that bind them themselves.
+    pub fn with_health_listeners(mut self, listeners: Vec<TcpListener>) -> Self {
+        self.health_listeners.extend(listeners);
         self
     }
 
@@ -325,6 +346,7 @@ impl Server {
             health,
             end_streams,
             metrics_listeners,
+            health_listeners,
             settings,
         } = self;
         health.set_serving::<ArbiterServiceServer<Arbiter>>().await;
@@ -356,6 +378,21 @@ impl Server {
                 }
             }
         }
+        let health_listeners = match (health_listeners.is_empty(), &settings.health_listen) {
+            (false, _) => health_listeners,
+            (true, Some(address)) => {
+                bind(address)
+                    .await
+                    .map_err(|source| ServerError::HealthListen {
+                        address: address.clone(),
+                        source,
+                    })?
+            }
+            (true, None) => Vec::new(),
+        };
+        // Served until this is dropped, when `run_on` returns, whichever way.
+        let _health = (!health_listeners.is_empty())
+            .then(|| serve_health(health_listeners, &health, &settings));
         let (reflection_v1, reflection_v1alpha) = if settings.reflection {
             (
                 Some(configured!(
@@ -477,6 +514,46 @@ impl Server {
         }
     }
 }
+
+/// Serves the health service alone, in plaintext, on `listeners` (`--health-listen`),
+/// from the server's own reporter, so that it says what the main listener's says, drain
+/// included; until the guard it returns is dropped. At most 64 connections at once, and
+/// no busy loop at the descriptor limit, as on the main listener.
+fn serve_health(
+    listeners: Vec<TcpListener>,
+    reporter: &HealthReporter,
+    settings: &Settings,
+) -> tokio_util::sync::DropGuard {
+    for listener in &listeners {
+        match listener.local_addr() {
+            Ok(address) => tracing::info!("health checks on {address} (plaintext)"),
+            Err(error) => tracing::warn!(%error, "health checks served, address unknown"),
+        }
+    }
+    let incoming = Incoming::new(
+        listeners.into_iter().map(TcpIncoming::from).collect(),
+        ConnectionLimits {
+            max_connections: HEALTH_CONNECTIONS,
+            handshake_timeout: settings.handshake_timeout,
+        },
+    );
+    let stop = CancellationToken::new();
+    let serve = tonic::transport::Server::builder()
+        .layer(ServiceBuilder::new().map_request(mark_called::<tonic::body::Body>))
+        .add_service(HealthServer::new(HealthService::from_health_reporter(
+            reporter.clone(),
+        )))
+        .serve_with_incoming_shutdown(incoming, stop.clone().cancelled_owned());
+    tokio::spawn(async move {
+        if let Err(error) = serve.await {
+            tracing::warn!(%error, "the health listener failed");
+        }
+    });
+    stop.drop_guard()
+}
+
+/// Connections the plaintext health listener holds at once: probes, one at a time each.
+const HEALTH_CONNECTIONS: usize = 64;
 
 /// A reflection builder that knows every message the server can send, error details
 /// and health replies included, so that grpcurl can decode them, and lists both

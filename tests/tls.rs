@@ -260,3 +260,70 @@ async fn mutual_tls_admits_clients_by_name() {
         .await
         .unwrap();
 }
+
+/// With `--health-listen`, a TLS server also answers health checks in plaintext on its
+/// own port, as Kubernetes' gRPC probes (which cannot speak TLS) need: SERVING for the
+/// server and for `arbiter.v1.ArbiterService`, NOT_SERVING once the drain begins, and
+/// nothing but health there (ArbiterService is UNIMPLEMENTED). Fails against a server
+/// with no such listener, or one whose listener keeps its own health (SERVING through
+/// the drain), or serves everything in plaintext.
+#[tokio::test]
+async fn a_plaintext_health_listener_beside_tls_says_what_the_server_says() {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::health_client::HealthClient;
+    use tonic_health::pb::HealthCheckRequest;
+
+    let dir = test_dir("health");
+    let server_ca = authority("server CA");
+    let (cert, key) = leaf(&server_ca, "localhost");
+    let cert = write(&dir, "server.pem", &cert);
+    let key = write(&dir, "server.key", &key);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let health_address = listener.local_addr().unwrap();
+    let settings = options(&[
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+        "--shutdown-drain",
+        "5s",
+    ]);
+    let server = arbiter::server::Server::new(settings).with_health_listeners(vec![listener]);
+    let mut server = TestServer::start_server(server).await;
+    call(tls_endpoint(&server, &server_ca.pem(), None))
+        .await
+        .unwrap();
+
+    let channel = Endpoint::from_shared(format!("http://{health_address}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let status = |service: &str| {
+        let mut health = HealthClient::new(channel.clone());
+        let request = HealthCheckRequest {
+            service: service.to_owned(),
+        };
+        async move { health.check(request).await.unwrap().into_inner().status() }
+    };
+    assert_eq!(status("").await, ServingStatus::Serving);
+    assert_eq!(
+        status("arbiter.v1.ArbiterService").await,
+        ServingStatus::Serving
+    );
+    let refused = ArbiterServiceClient::new(channel.clone())
+        .judge_tic_tac_toe(JudgeTicTacToeRequest { moves: vec![] })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::Unimplemented, "{refused:?}");
+
+    server.begin_shutdown();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while status("arbiter.v1.ArbiterService").await != ServingStatus::NotServing {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still SERVING in the drain"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
