@@ -6,58 +6,24 @@
 
 mod common;
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::JudgeTicTacToeRequest;
 use bytes::Bytes;
+use common::callers::{channel_from, h2_from, ELSEWHERE, HERE};
 use common::process::Spawned;
 use common::TestServer;
-use hyper_util::rt::TokioIo;
 use prost::Message;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpSocket, TcpStream};
+use tokio::net::TcpStream;
 use tonic::codegen::http;
-use tonic::transport::{Channel, Endpoint, Uri};
+use tonic::transport::Channel;
 use tonic::{Code, Status};
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::HealthCheckRequest;
-
-const HERE: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
-/// Another caller on this machine: any 127.0.0.0/8 address reaches the loopback.
-const ELSEWHERE: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
-
-/// A TCP connection to `server` from `from`.
-async fn connect_from(server: SocketAddr, from: IpAddr) -> std::io::Result<TcpStream> {
-    let socket = TcpSocket::new_v4()?;
-    socket.bind(SocketAddr::new(from, 0))?;
-    socket.connect(server).await
-}
-
-/// A channel (one connection) to `server` from `from`.
-async fn channel_from(
-    server: SocketAddr,
-    from: IpAddr,
-) -> Result<Channel, tonic::transport::Error> {
-    Endpoint::from_shared(format!("http://{server}"))
-        .unwrap()
-        .connect_with_connector(tower::service_fn(move |_: Uri| async move {
-            connect_from(server, from).await.map(TokioIo::new)
-        }))
-        .await
-}
-
-/// A raw HTTP/2 connection to `server` from `from`.
-async fn h2_from(server: SocketAddr, from: IpAddr) -> h2::client::SendRequest<Bytes> {
-    let tcp = connect_from(server, from).await.unwrap();
-    let (sender, connection) = h2::client::handshake(tcp).await.unwrap();
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    sender.ready().await.unwrap()
-}
 
 /// A unary call's request headers, with a bearer token if given.
 fn call_headers(server: SocketAddr, path: &str, token: Option<&str>) -> http::Request<()> {

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod bulk;
+pub mod callers;
 pub mod contract;
 pub mod games;
 pub mod live;

@@ -1,0 +1,44 @@
+//! Clients from a chosen loopback address: each address is a caller of its own to the
+//! server (its shares and quota), so a test can be two callers from one machine.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use bytes::Bytes;
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpSocket, TcpStream};
+use tonic::transport::{Channel, Endpoint, Uri};
+
+/// The address every other test calls from.
+pub const HERE: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+/// Another caller on this machine: any 127.0.0.0/8 address reaches the loopback.
+pub const ELSEWHERE: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
+
+/// A TCP connection to `server` from `from`.
+pub async fn connect_from(server: SocketAddr, from: IpAddr) -> std::io::Result<TcpStream> {
+    let socket = TcpSocket::new_v4()?;
+    socket.bind(SocketAddr::new(from, 0))?;
+    socket.connect(server).await
+}
+
+/// A channel (one connection) to `server` from `from`.
+pub async fn channel_from(
+    server: SocketAddr,
+    from: IpAddr,
+) -> Result<Channel, tonic::transport::Error> {
+    Endpoint::from_shared(format!("http://{server}"))
+        .unwrap()
+        .connect_with_connector(tower::service_fn(move |_: Uri| async move {
+            connect_from(server, from).await.map(TokioIo::new)
+        }))
+        .await
+}
+
+/// A raw HTTP/2 connection to `server` from `from`.
+pub async fn h2_from(server: SocketAddr, from: IpAddr) -> h2::client::SendRequest<Bytes> {
+    let tcp = connect_from(server, from).await.unwrap();
+    let (sender, connection) = h2::client::handshake(tcp).await.unwrap();
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    sender.ready().await.unwrap()
+}
