@@ -1,0 +1,450 @@
+//! One client cannot take the service from the others: each attack runs against a fresh
+//! server on its defaults (the binary, a process of its own) from 127.0.0.1, while a
+//! steady client from 127.0.0.2 makes a unary call every 50 ms and a health check every
+//! 200 ms (each with a 2 s deadline) and plays Tic-Tac-Toe games, a move every 100 ms.
+//! An attack passes when at least 99% of the steady client's calls and checks are
+//! answered in time, its games are never lost, the server's peak RSS stays under the
+//! Deployment's 256 MiB, and the server answers afterwards. Each prints its figures.
+//!
+//! Not here yet: replies left unread on zero windows (no memory budget holds them).
+
+mod common;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
+use arbiter::proto::game_action::Action;
+use arbiter::proto::{GameAction, JudgeTicTacToeRequest, PlayManyRequest, PlayTicTacToeRequest};
+use bytes::Bytes;
+use common::callers::{channel_from, connect_from, h2_from, ELSEWHERE, HERE};
+use common::process::Spawned;
+use prost::Message;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tonic::codegen::http;
+use tonic::transport::Channel;
+use tonic_health::pb::health_client::HealthClient;
+use tonic_health::pb::HealthCheckRequest;
+
+/// One attack at a time: they share the machine's two cores with the steady client.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// How long the steady client measures, once the attack is under way.
+const MEASURED: Duration = Duration::from_secs(4);
+/// What the steady client's every call must be answered within.
+const DEADLINE: Duration = Duration::from_secs(2);
+
+/// What the steady client saw.
+#[derive(Debug, Default)]
+struct Steady {
+    calls: usize,
+    late_calls: usize,
+    checks: usize,
+    late_checks: usize,
+    moves: usize,
+    lost: Option<String>,
+}
+
+/// Runs `call` with the deadline: whether it was answered in time.
+async fn in_time<T, E>(call: impl Future<Output = Result<T, E>>) -> bool {
+    matches!(tokio::time::timeout(DEADLINE, call).await, Ok(Ok(_)))
+}
+
+/// The steady client, for `measured`, on its own connection from 127.0.0.2.
+async fn steady(server: SocketAddr, measured: Duration) -> Steady {
+    let channel = tokio::time::timeout(DEADLINE, channel_from(server, ELSEWHERE))
+        .await
+        .expect("the steady client connects in time")
+        .expect("the steady client connects");
+    let until = Instant::now() + measured;
+    let unary = {
+        let channel = channel.clone();
+        async move {
+            let (mut calls, mut late) = (0, 0);
+            let mut ticks = tokio::time::interval(Duration::from_millis(50));
+            while Instant::now() < until {
+                ticks.tick().await;
+                let mut client = ArbiterServiceClient::new(channel.clone());
+                calls += 1;
+                if !in_time(client.judge_tic_tac_toe(JudgeTicTacToeRequest::default())).await {
+                    late += 1;
+                }
+            }
+            (calls, late)
+        }
+    };
+    let health = {
+        let channel = channel.clone();
+        async move {
+            let (mut checks, mut late) = (0, 0);
+            let mut ticks = tokio::time::interval(Duration::from_millis(200));
+            while Instant::now() < until {
+                ticks.tick().await;
+                let mut client = HealthClient::new(channel.clone());
+                checks += 1;
+                if !in_time(client.check(HealthCheckRequest::default())).await {
+                    late += 1;
+                }
+            }
+            (checks, late)
+        }
+    };
+    let games = async move {
+        let mut moves = 0;
+        while Instant::now() < until {
+            if let Err(lost) = play_a_game(&channel, &mut moves).await {
+                return (moves, Some(lost));
+            }
+        }
+        (moves, None)
+    };
+    let ((calls, late_calls), (checks, late_checks), (moves, lost)) =
+        tokio::join!(unary, health, games);
+    Steady {
+        calls,
+        late_calls,
+        checks,
+        late_checks,
+        moves,
+        lost,
+    }
+}
+
+/// A drawn game of Tic-Tac-Toe, a move every 100 ms, each answered within the deadline.
+async fn play_a_game(channel: &Channel, moves: &mut usize) -> Result<(), String> {
+    const DRAW: [(i32, i32); 9] = [
+        (0, 0),
+        (1, 1),
+        (0, 1),
+        (0, 2),
+        (2, 0),
+        (1, 0),
+        (1, 2),
+        (2, 1),
+        (2, 2),
+    ];
+    let (sender, receiver) = tokio::sync::mpsc::channel(1);
+    let mut client = ArbiterServiceClient::new(channel.clone());
+    let opened = client.play_tic_tac_toe(tokio_stream::wrappers::ReceiverStream::new(receiver));
+    let mut replies = match tokio::time::timeout(DEADLINE, opened).await {
+        Ok(Ok(replies)) => replies.into_inner(),
+        Ok(Err(status)) => return Err(format!("opening: {status:?}")),
+        Err(_) => return Err("opening: no answer in time".into()),
+    };
+    for (row, col) in DRAW {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let sent = sender.send(PlayTicTacToeRequest {
+            row,
+            col,
+            setup: None,
+        });
+        match tokio::time::timeout(DEADLINE, sent).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return Err("the stream closed".into()),
+            Err(_) => return Err("a move not taken in time".into()),
+        }
+        match tokio::time::timeout(DEADLINE, replies.message()).await {
+            Ok(Ok(Some(reply))) if reply.rejected.is_empty() => *moves += 1,
+            Ok(Ok(Some(reply))) => return Err(format!("rejected: {}", reply.rejected)),
+            Ok(Ok(None)) => return Err("the stream ended".into()),
+            Ok(Err(status)) => return Err(format!("{status:?}")),
+            Err(_) => return Err("a move not answered in time".into()),
+        }
+    }
+    Ok(())
+}
+
+/// Runs `attack` (given the server's address) against a fresh server, measures the steady
+/// client once it has been under way for a second, and checks what the module says.
+async fn under_attack<F, A>(name: &str, attack: F)
+where
+    F: FnOnce(SocketAddr) -> A,
+    A: Future<Output = ()> + Send + 'static,
+{
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let server = Spawned::start(&[]);
+    let addr = server.addr;
+    let attacking = tokio::spawn(attack(addr));
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let seen = steady(addr, MEASURED).await;
+    let peak = server.peak_resident_bytes();
+    attacking.abort();
+    let _ = attacking.await;
+    eprintln!(
+        "{name}: {} of {} calls and {} of {} health checks in time, {} moves, game lost: {:?}, peak RSS {} MiB",
+        seen.calls - seen.late_calls,
+        seen.calls,
+        seen.checks - seen.late_checks,
+        seen.checks,
+        seen.moves,
+        seen.lost,
+        peak >> 20,
+    );
+    assert!(seen.calls >= 40, "{name}: only {} calls made", seen.calls);
+    assert!(
+        seen.late_calls * 100 <= seen.calls,
+        "{name}: {} of {} calls late",
+        seen.late_calls,
+        seen.calls
+    );
+    assert!(
+        seen.late_checks * 100 <= seen.checks,
+        "{name}: {} of {} health checks late",
+        seen.late_checks,
+        seen.checks
+    );
+    assert!(seen.lost.is_none(), "{name}: a game lost: {:?}", seen.lost);
+    assert!(seen.moves >= 9, "{name}: only {} moves", seen.moves);
+    assert!(peak < 256 << 20, "{name}: peak RSS {} MiB", peak >> 20);
+    let after = steady(addr, Duration::from_millis(500)).await;
+    assert_eq!(after.late_calls, 0, "{name}: after the attack: {after:?}");
+}
+
+/// A gRPC message frame.
+fn framed(message: &impl Message) -> Bytes {
+    let body = message.encode_to_vec();
+    let mut framed = vec![0];
+    framed.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&body);
+    framed.into()
+}
+
+/// A call's request headers.
+fn headers(server: SocketAddr, rpc: &str) -> http::Request<()> {
+    http::Request::post(format!("http://{server}/arbiter.v1.ArbiterService/{rpc}"))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .unwrap()
+}
+
+/// An HTTP/2 frame.
+fn h2_frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let mut frame = (payload.len() as u32).to_be_bytes()[1..].to_vec();
+    frame.extend_from_slice(&[kind, flags]);
+    frame.extend_from_slice(&stream.to_be_bytes());
+    frame.extend_from_slice(payload);
+    frame
+}
+
+/// The client's preface and an empty SETTINGS frame.
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0";
+
+/// Writes `frames` over and over on a raw connection from 127.0.0.1 after the preface,
+/// reading (and dropping) whatever the server sends, until aborted or closed.
+async fn flood(server: SocketAddr, frames: Vec<u8>) {
+    let Ok(tcp) = connect_from(server, HERE).await else {
+        return;
+    };
+    let (mut read, mut write) = tcp.into_split();
+    tokio::spawn(async move {
+        let mut buffer = vec![0; 1 << 16];
+        while let Ok(1..) = read.read(&mut buffer).await {}
+    });
+    if write.write_all(PREFACE).await.is_err() {
+        return;
+    }
+    let batch = frames.repeat(1000);
+    while write.write_all(&batch).await.is_ok() {}
+}
+
+/// 1,024 unary calls whose bodies never come, over four connections: every place in
+/// flight the server has, were it not for each connection's and caller's share.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stalled_unary_calls() {
+    under_attack("stalled unary calls", |server| async move {
+        let mut held = Vec::new();
+        for _ in 0..4 {
+            let mut sender = h2_from(server, HERE).await;
+            for _ in 0..256 {
+                match sender.send_request(headers(server, "JudgeTicTacToe"), false) {
+                    Ok(stalled) => held.push(stalled),
+                    Err(_) => break,
+                }
+            }
+        }
+        std::future::pending::<()>().await;
+        drop(held);
+    })
+    .await;
+}
+
+/// Eleven PlayMany streams of 1,000 games each on one connection: more than the
+/// server's 10,000 live games, were it not for the shares.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_live_games() {
+    under_attack("a flood of live games", |server| async move {
+        let mut sender = h2_from(server, HERE).await;
+        let mut held = Vec::new();
+        for stream in 0..11u64 {
+            let Ok(mut ready) = sender.clone().ready().await else {
+                break;
+            };
+            let Ok((reply, mut body)) = ready.send_request(headers(server, "PlayMany"), false)
+            else {
+                break;
+            };
+            let games = PlayManyRequest {
+                actions: (0..1000)
+                    .map(|game| GameAction {
+                        game: stream * 1000 + game,
+                        action: Some(Action::TicTacToe(PlayTicTacToeRequest {
+                            row: 1,
+                            col: 1,
+                            setup: None,
+                        })),
+                    })
+                    .collect(),
+            };
+            let _ = body.send_data(framed(&games), false);
+            held.push((reply, body));
+            sender = ready;
+        }
+        std::future::pending::<()>().await;
+        drop(held);
+    })
+    .await;
+}
+
+/// 500 connections that send nothing and 500 that stop inside a HEADERS frame.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_and_half_sent_connections() {
+    under_attack("silent and half-sent connections", |server| async move {
+        let mut inside_headers = PREFACE.to_vec();
+        inside_headers.extend_from_slice(&[0, 0, 100, 1, 4, 0, 0, 0, 1, 0x83, 0x86]);
+        let mut held = Vec::new();
+        for index in 0..1000 {
+            let Ok(mut tcp) = connect_from(server, HERE).await else {
+                continue;
+            };
+            if index % 2 == 1 {
+                let _ = tcp.write_all(&inside_headers).await;
+            }
+            held.push(tcp);
+        }
+        std::future::pending::<()>().await;
+        drop(held);
+    })
+    .await;
+}
+
+/// Streams opened and reset at once by the client, as fast as it can (rapid reset).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rapid_reset() {
+    under_attack("rapid reset", |server| async move {
+        loop {
+            let mut sender = h2_from(server, HERE).await;
+            loop {
+                let Ok(ready) = sender.clone().ready().await else {
+                    break;
+                };
+                sender = ready;
+                match sender.send_request(headers(server, "JudgeTicTacToe"), false) {
+                    // Dropped at once: RST_STREAM (CANCEL).
+                    Ok(opened) => drop(opened),
+                    Err(_) => break,
+                }
+                // Lets the connection write what it queued (and the attack be stopped).
+                tokio::task::yield_now().await;
+            }
+        }
+    })
+    .await;
+}
+
+/// PING frames, a thousand a write, without end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ping_flood() {
+    under_attack("a PING flood", |server| async move {
+        flood(server, h2_frame(6, 0, 0, &[0; 8])).await;
+    })
+    .await;
+}
+
+/// SETTINGS frames, a thousand a write, without end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_settings_flood() {
+    under_attack("a SETTINGS flood", |server| async move {
+        flood(server, h2_frame(4, 0, 0, &[0, 3, 0, 0, 0, 100])).await;
+    })
+    .await;
+}
+
+/// A HEADERS frame without END_HEADERS followed by CONTINUATION frames without end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_continuation_flood() {
+    under_attack("a CONTINUATION flood", |server| async move {
+        let mut frames = h2_frame(1, 0, 1, &[0x83, 0x86]);
+        // A literal header field, name and value 8 bytes each, a CONTINUATION each.
+        let field = [0x00, 8, b'x', b'-', b'f', b'l', b'o', b'o', b'd', b's', 8, b'a', b'a', b'a', b'a', b'a', b'a', b'a', b'a'];
+        for _ in 0..1000 {
+            frames.extend(h2_frame(9, 0, 1, &field));
+        }
+        loop {
+            flood(server, frames.clone()).await;
+        }
+    })
+    .await;
+}
+
+/// gzip bombs (1 MiB inflated each, the request limit), four calls at a time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compression_bombs() {
+    under_attack("compression bombs", |server| async move {
+        let bomb = gzip_bomb();
+        let mut sender = h2_from(server, HERE).await;
+        loop {
+            let mut calls = Vec::new();
+            for _ in 0..4 {
+                let Ok(ready) = sender.clone().ready().await else {
+                    sender = h2_from(server, HERE).await;
+                    continue;
+                };
+                sender = ready;
+                let mut request = headers(server, "CheckConnectFour");
+                request
+                    .headers_mut()
+                    .insert("grpc-encoding", http::HeaderValue::from_static("gzip"));
+                if let Ok((reply, mut body)) = sender.send_request(request, false) {
+                    let _ = body.send_data(bomb.clone(), true);
+                    calls.push(reply);
+                }
+            }
+            for reply in calls {
+                let _ = reply.await;
+            }
+        }
+    })
+    .await;
+}
+
+/// A gRPC frame holding a gzip-compressed CheckConnectFourRequest that inflates to
+/// 4 MiB of one board row.
+fn gzip_bomb() -> Bytes {
+    use std::io::Write;
+    let row = 4 << 20;
+    let mut head = vec![0x0a];
+    let varint = |mut value: usize, out: &mut Vec<u8>| {
+        while value >= 0x80 {
+            out.push((value as u8 & 0x7f) | 0x80);
+            value >>= 7;
+        }
+        out.push(value as u8);
+    };
+    let mut board = vec![0x0a];
+    varint(row, &mut board);
+    varint(board.len() + row, &mut head);
+    head.extend_from_slice(&board);
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gzip.write_all(&head).unwrap();
+    let piece = vec![b'1'; 1 << 16];
+    for _ in 0..row / piece.len() {
+        gzip.write_all(&piece).unwrap();
+    }
+    let compressed = gzip.finish().unwrap();
+    let mut frame = vec![1];
+    frame.extend_from_slice(&(compressed.len() as u32).to_be_bytes());
+    frame.extend_from_slice(&compressed);
+    frame.into()
+}
