@@ -377,7 +377,7 @@ async fn a_continuation_flood() {
     under_attack("a CONTINUATION flood", |server| async move {
         let mut frames = h2_frame(1, 0, 1, &[0x83, 0x86]);
         // A literal header field, name and value 8 bytes each, a CONTINUATION each.
-        let field = [0x00, 8, b'x', b'-', b'f', b'l', b'o', b'o', b'd', b's', 8, b'a', b'a', b'a', b'a', b'a', b'a', b'a', b'a'];
+        let field = [&[0x00, 8][..], b"x-floods", &[8], b"aaaaaaaa"].concat();
         for _ in 0..1000 {
             frames.extend(h2_frame(9, 0, 1, &field));
         }
