@@ -126,25 +126,11 @@ async fn serve(options: Options) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let metrics_listeners = match &settings.metrics_listen {
-        Some(address) => match server::bind(address).await {
-            Ok(listeners) => listeners,
-            Err(error) => {
-                tracing::error!("cannot listen for metrics: {error}");
-                return ExitCode::FAILURE;
-            }
-        },
-        None => Vec::new(),
+    let Some(metrics_listeners) = bind_side(&settings.metrics_listen, "metrics").await else {
+        return ExitCode::FAILURE;
     };
-    let health_listeners = match &settings.health_listen {
-        Some(address) => match server::bind(address).await {
-            Ok(listeners) => listeners,
-            Err(error) => {
-                tracing::error!("cannot listen for health checks: {error}");
-                return ExitCode::FAILURE;
-            }
-        },
-        None => Vec::new(),
+    let Some(health_listeners) = bind_side(&settings.health_listen, "health checks").await else {
+        return ExitCode::FAILURE;
     };
     for listener in &listeners {
         match listener.local_addr() {
@@ -248,5 +234,20 @@ mod tests {
         assert!(super::CALL_SPANS_OFF
             .parse::<tracing_subscriber::filter::Directive>()
             .is_ok());
+    }
+}
+
+/// The listeners of an optional side address (metrics, health checks): none when it is
+/// not set, `None` (having logged why) when it cannot be bound.
+async fn bind_side(address: &Option<String>, what: &str) -> Option<Vec<tokio::net::TcpListener>> {
+    let Some(address) = address else {
+        return Some(Vec::new());
+    };
+    match server::bind(address).await {
+        Ok(listeners) => Some(listeners),
+        Err(error) => {
+            tracing::error!("cannot listen for {what}: {error}");
+            None
+        }
     }
 }

@@ -350,18 +350,9 @@ impl Server {
             settings,
         } = self;
         health.set_serving::<ArbiterServiceServer<Arbiter>>().await;
-        let metrics_listeners = match (metrics_listeners.is_empty(), &settings.metrics_listen) {
-            (false, _) => metrics_listeners,
-            (true, Some(address)) => {
-                bind(address)
-                    .await
-                    .map_err(|source| ServerError::MetricsListen {
-                        address: address.clone(),
-                        source,
-                    })?
-            }
-            (true, None) => Vec::new(),
-        };
+        let metrics_listeners = bound_or_bind(metrics_listeners, &settings.metrics_listen)
+            .await
+            .map_err(|(address, source)| ServerError::MetricsListen { address, source })?;
         // Served until this is dropped, when `run_on` returns, whichever way.
         let mut _metrics = None;
         if !metrics_listeners.is_empty() {
@@ -378,18 +369,9 @@ impl Server {
                 }
             }
         }
-        let health_listeners = match (health_listeners.is_empty(), &settings.health_listen) {
-            (false, _) => health_listeners,
-            (true, Some(address)) => {
-                bind(address)
-                    .await
-                    .map_err(|source| ServerError::HealthListen {
-                        address: address.clone(),
-                        source,
-                    })?
-            }
-            (true, None) => Vec::new(),
-        };
+        let health_listeners = bound_or_bind(health_listeners, &settings.health_listen)
+            .await
+            .map_err(|(address, source)| ServerError::HealthListen { address, source })?;
         // Served until this is dropped, when `run_on` returns, whichever way.
         let _health = (!health_listeners.is_empty())
             .then(|| serve_health(health_listeners, &health, &settings));
@@ -512,6 +494,20 @@ impl Server {
                 Ok(())
             }
         }
+    }
+}
+
+/// `listeners` if the caller bound them, else those bound to `address` if one is set
+/// (or why it could not be bound, with the address).
+async fn bound_or_bind(
+    listeners: Vec<TcpListener>,
+    address: &Option<String>,
+) -> Result<Vec<TcpListener>, (String, std::io::Error)> {
+    match (listeners.is_empty(), address) {
+        (true, Some(address)) => bind(address)
+            .await
+            .map_err(|source| (address.clone(), source)),
+        _ => Ok(listeners),
     }
 }
 

@@ -19,8 +19,8 @@ use arbiter::proto::game_action::Action;
 use arbiter::proto::{GameAction, JudgeTicTacToeRequest, PlayManyRequest, PlayTicTacToeRequest};
 use bytes::Bytes;
 use common::callers::{channel_from, connect_from, h2_from, ELSEWHERE, HERE};
+use common::messages::grpc_frame;
 use common::process::Spawned;
-use prost::Message;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tonic::codegen::http;
 use tonic::transport::Channel;
@@ -58,39 +58,15 @@ async fn steady(server: SocketAddr, measured: Duration) -> Steady {
         .expect("the steady client connects in time")
         .expect("the steady client connects");
     let until = Instant::now() + measured;
-    let unary = {
-        let channel = channel.clone();
-        async move {
-            let (mut calls, mut late) = (0, 0);
-            let mut ticks = tokio::time::interval(Duration::from_millis(50));
-            while Instant::now() < until {
-                ticks.tick().await;
-                let mut client = ArbiterServiceClient::new(channel.clone());
-                calls += 1;
-                if !in_time(client.judge_tic_tac_toe(JudgeTicTacToeRequest::default())).await {
-                    late += 1;
-                }
-            }
-            (calls, late)
-        }
-    };
-    let health = {
-        let channel = channel.clone();
-        async move {
-            let (mut checks, mut late) = (0, 0);
-            let mut ticks = tokio::time::interval(Duration::from_millis(200));
-            while Instant::now() < until {
-                ticks.tick().await;
-                let mut client = HealthClient::new(channel.clone());
-                checks += 1;
-                if !in_time(client.check(HealthCheckRequest::default())).await {
-                    late += 1;
-                }
-            }
-            (checks, late)
-        }
-    };
-    let games = async move {
+    let unary = every(Duration::from_millis(50), until, || {
+        let mut client = ArbiterServiceClient::new(channel.clone());
+        async move { in_time(client.judge_tic_tac_toe(JudgeTicTacToeRequest::default())).await }
+    });
+    let health = every(Duration::from_millis(200), until, || {
+        let mut client = HealthClient::new(channel.clone());
+        async move { in_time(client.check(HealthCheckRequest::default())).await }
+    });
+    let games = async {
         let mut moves = 0;
         while Instant::now() < until {
             if let Err(lost) = play_a_game(&channel, &mut moves).await {
@@ -109,6 +85,24 @@ async fn steady(server: SocketAddr, measured: Duration) -> Steady {
         moves,
         lost,
     }
+}
+
+/// Runs `call` every `period` until `until`: how many calls, and how many were late.
+async fn every<F, C>(period: Duration, until: Instant, mut call: F) -> (usize, usize)
+where
+    F: FnMut() -> C,
+    C: Future<Output = bool>,
+{
+    let (mut calls, mut late) = (0, 0);
+    let mut ticks = tokio::time::interval(period);
+    while Instant::now() < until {
+        ticks.tick().await;
+        calls += 1;
+        if !call().await {
+            late += 1;
+        }
+    }
+    (calls, late)
 }
 
 /// A drawn game of Tic-Tac-Toe, a move every 100 ms, each answered within the deadline.
@@ -201,15 +195,6 @@ where
     assert_eq!(after.late_calls, 0, "{name}: after the attack: {after:?}");
 }
 
-/// A gRPC message frame.
-fn framed(message: &impl Message) -> Bytes {
-    let body = message.encode_to_vec();
-    let mut framed = vec![0];
-    framed.extend_from_slice(&(body.len() as u32).to_be_bytes());
-    framed.extend_from_slice(&body);
-    framed.into()
-}
-
 /// A call's request headers.
 fn headers(server: SocketAddr, rpc: &str) -> http::Request<()> {
     http::Request::post(format!("http://{server}/arbiter.v1.ArbiterService/{rpc}"))
@@ -217,6 +202,12 @@ fn headers(server: SocketAddr, rpc: &str) -> http::Request<()> {
         .header("te", "trailers")
         .body(())
         .unwrap()
+}
+
+/// Keeps `held` (an attacker's connections or calls) until the attack is stopped.
+async fn hold<T>(held: T) {
+    std::future::pending::<()>().await;
+    drop(held);
 }
 
 /// An HTTP/2 frame.
@@ -264,8 +255,7 @@ async fn stalled_unary_calls() {
                 }
             }
         }
-        std::future::pending::<()>().await;
-        drop(held);
+        hold(held).await;
     })
     .await;
 }
@@ -297,12 +287,11 @@ async fn a_flood_of_live_games() {
                     })
                     .collect(),
             };
-            let _ = body.send_data(framed(&games), false);
+            let _ = body.send_data(grpc_frame(&games), false);
             held.push((reply, body));
             sender = ready;
         }
-        std::future::pending::<()>().await;
-        drop(held);
+        hold(held).await;
     })
     .await;
 }
@@ -323,8 +312,7 @@ async fn silent_and_half_sent_connections() {
             }
             held.push(tcp);
         }
-        std::future::pending::<()>().await;
-        drop(held);
+        hold(held).await;
     })
     .await;
 }

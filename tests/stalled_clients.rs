@@ -10,22 +10,12 @@ use std::time::Duration;
 use arbiter::proto::game_action::Action;
 use arbiter::proto::{GameAction, PlayManyRequest};
 use bytes::Bytes;
-use common::messages::tic_tac_toe_move;
+use common::messages::{grpc_frame, tic_tac_toe_move};
 use common::status::assert_status;
 use common::TestServer;
-use prost::Message;
 use tokio::net::TcpStream;
 use tonic::codegen::http;
 use tonic::Code;
-
-/// A gRPC message frame: uncompressed flag, big-endian length, the message.
-fn frame(message: &impl Message) -> Bytes {
-    let body = message.encode_to_vec();
-    let mut framed = vec![0];
-    framed.extend_from_slice(&(body.len() as u32).to_be_bytes());
-    framed.extend_from_slice(&body);
-    framed.into()
-}
 
 /// The streams a [`StalledClient`] opens.
 #[derive(Clone, Copy, Debug)]
@@ -60,8 +50,14 @@ impl StalledClient {
         let stalled = match streams {
             Streams::TicTacToe(count) => {
                 let (first, next) = (tic_tac_toe_move(1, 1), tic_tac_toe_move(9, 9));
-                Self::open_streams(server, count, "PlayTicTacToe", frame(&first), frame(&next))
-                    .await
+                Self::open_streams(
+                    server,
+                    count,
+                    "PlayTicTacToe",
+                    grpc_frame(&first),
+                    grpc_frame(&next),
+                )
+                .await
             }
             Streams::PlayMany(count) => {
                 let (first, next) = (many_moves(10, 1, 1), many_moves(10, 9, 9));
@@ -247,7 +243,7 @@ async fn a_game_that_outlives_its_lifetime_ends_with_deadline_exceeded() {
 /// A PlayMany message: a Tic-Tac-Toe move at (`row`, `col`) in each of games 0 to
 /// `games` - 1 (the first starts them, a later one off the board is refused).
 fn many_moves(games: u64, row: i32, col: i32) -> Bytes {
-    frame(&PlayManyRequest {
+    grpc_frame(&PlayManyRequest {
         actions: (0..games)
             .map(|game| GameAction {
                 game,

@@ -101,17 +101,63 @@ fn tls_endpoint(server: &TestServer, ca: &str, identity: Option<&(String, String
         .unwrap()
 }
 
+/// A test's directory, its server CA, and the server's certificate and key written there
+/// (for `localhost`), as paths.
+struct ServerFiles {
+    dir: PathBuf,
+    server_ca: CertifiedIssuer<'static, KeyPair>,
+    cert: String,
+    key: String,
+}
+
+fn server_files(test: &str) -> ServerFiles {
+    let dir = test_dir(test);
+    let server_ca = authority("server CA");
+    let (cert, key) = leaf(&server_ca, "localhost");
+    let cert = write(&dir, "server.pem", &cert);
+    let key = write(&dir, "server.key", &key);
+    ServerFiles {
+        dir,
+        server_ca,
+        cert,
+        key,
+    }
+}
+
+/// A server of mutual TLS: `cert` and `key`, `client_ca` written into `dir` as its client
+/// CA, and `more` flags.
+async fn mutual_tls_server(
+    dir: &PathBuf,
+    cert: &str,
+    key: &str,
+    client_ca: &CertifiedIssuer<'static, KeyPair>,
+    more: &[&str],
+) -> TestServer {
+    let client_ca_path = write(dir, "client-ca.pem", &client_ca.pem());
+    let mut args = vec![
+        "--tls-cert",
+        cert,
+        "--tls-key",
+        key,
+        "--tls-client-ca",
+        &client_ca_path,
+    ];
+    args.extend_from_slice(more);
+    TestServer::start_with(options(&args)).await
+}
+
 fn plaintext_endpoint(server: &TestServer) -> Endpoint {
     Endpoint::from_shared(format!("http://{}", server.addr)).unwrap()
 }
 
 #[tokio::test]
 async fn a_tls_server_refuses_plaintext() {
-    let dir = test_dir("plain");
-    let server_ca = authority("server CA");
-    let (cert, key) = leaf(&server_ca, "localhost");
-    let cert = write(&dir, "server.pem", &cert);
-    let key = write(&dir, "server.key", &key);
+    let ServerFiles {
+        dir: _,
+        server_ca,
+        cert,
+        key,
+    } = server_files("plain");
     let server = TestServer::start_with(options(&["--tls-cert", &cert, "--tls-key", &key])).await;
 
     assert_plaintext_refused(call(plaintext_endpoint(&server)).await);
@@ -128,23 +174,15 @@ async fn a_tls_server_refuses_plaintext() {
 
 #[tokio::test]
 async fn mutual_tls_lets_in_only_clients_of_the_client_ca() {
-    let dir = test_dir("mutual");
-    let server_ca = authority("server CA");
+    let ServerFiles {
+        dir,
+        server_ca,
+        cert,
+        key,
+    } = server_files("mutual");
     let client_ca = authority("client CA");
     let stranger_ca = authority("stranger CA");
-    let (cert, key) = leaf(&server_ca, "localhost");
-    let cert = write(&dir, "server.pem", &cert);
-    let key = write(&dir, "server.key", &key);
-    let client_ca_path = write(&dir, "client-ca.pem", &client_ca.pem());
-    let server = TestServer::start_with(options(&[
-        "--tls-cert",
-        &cert,
-        "--tls-key",
-        &key,
-        "--tls-client-ca",
-        &client_ca_path,
-    ]))
-    .await;
+    let server = mutual_tls_server(&dir, &cert, &key, &client_ca, &[]).await;
     let trusted = leaf(&client_ca, "game-server");
     let stranger = leaf(&stranger_ca, "game-server");
 
@@ -181,11 +219,12 @@ async fn a_tls_handshake_that_never_comes_is_closed() {
     use std::time::Duration;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    let dir = test_dir("handshake");
-    let server_ca = authority("server CA");
-    let (cert, key) = leaf(&server_ca, "localhost");
-    let cert = write(&dir, "server.pem", &cert);
-    let key = write(&dir, "server.key", &key);
+    let ServerFiles {
+        dir: _,
+        server_ca,
+        cert,
+        key,
+    } = server_files("handshake");
     let server = TestServer::start_with(options(&[
         "--tls-cert",
         &cert,
@@ -229,23 +268,20 @@ async fn a_tls_handshake_that_never_comes_is_closed() {
 /// against a server that admits any certificate its client CA signed.
 #[tokio::test]
 async fn mutual_tls_admits_clients_by_name() {
-    let dir = test_dir("named");
-    let server_ca = authority("server CA");
+    let ServerFiles {
+        dir,
+        server_ca,
+        cert,
+        key,
+    } = server_files("named");
     let client_ca = authority("client CA");
-    let (cert, key) = leaf(&server_ca, "localhost");
-    let cert = write(&dir, "server.pem", &cert);
-    let key = write(&dir, "server.key", &key);
-    let client_ca_path = write(&dir, "client-ca.pem", &client_ca.pem());
-    let server = TestServer::start_with(options(&[
-        "--tls-cert",
+    let server = mutual_tls_server(
+        &dir,
         &cert,
-        "--tls-key",
         &key,
-        "--tls-client-ca",
-        &client_ca_path,
-        "--tls-client-name",
-        "game-server",
-    ]))
+        &client_ca,
+        &["--tls-client-name", "game-server"],
+    )
     .await;
     let admitted = leaf(&client_ca, "game-server");
     let other = leaf(&client_ca, "bot-arena");
@@ -273,11 +309,12 @@ async fn a_plaintext_health_listener_beside_tls_says_what_the_server_says() {
     use tonic_health::pb::health_client::HealthClient;
     use tonic_health::pb::HealthCheckRequest;
 
-    let dir = test_dir("health");
-    let server_ca = authority("server CA");
-    let (cert, key) = leaf(&server_ca, "localhost");
-    let cert = write(&dir, "server.pem", &cert);
-    let key = write(&dir, "server.key", &key);
+    let ServerFiles {
+        dir: _,
+        server_ca,
+        cert,
+        key,
+    } = server_files("health");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let health_address = listener.local_addr().unwrap();
     let settings = options(&[

@@ -67,3 +67,13 @@ pub async fn live_tic_tac_toe(
     assert_eq!(replies.message().await.unwrap().unwrap().moves_played, 1);
     (moves, replies)
 }
+
+/// `message` as a gRPC message frame: the uncompressed flag, the big-endian length, the
+/// message (for raw HTTP/2 clients).
+pub fn grpc_frame(message: &impl prost::Message) -> bytes::Bytes {
+    let body = message.encode_to_vec();
+    let mut framed = vec![0];
+    framed.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&body);
+    framed.into()
+}
