@@ -124,6 +124,13 @@ pub struct Options {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
 
+    /// One caller's (IP address's) share of --max-connections: past it its new
+    /// connections are closed as they are accepted. Behind a proxy or NAT, set it to
+    /// --max-connections.
+    #[arg(long, value_name = "N", default_value_t = Settings::default().max_connections_per_caller,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections_per_caller: u32,
+
     /// How long a new connection may take to make its first call (TLS handshake, HTTP/2
     /// preface and the first request's headers) before it is closed. 0s: no limit.
     #[arg(long, value_name = "DURATION", default_value_t = Settings::default().handshake_timeout.into())]
@@ -327,6 +334,7 @@ impl Options {
             max_in_flight_per_connection: self.max_in_flight_per_connection,
             max_in_flight_per_caller: self.max_in_flight_per_caller,
             max_connections: self.max_connections,
+            max_connections_per_caller: self.max_connections_per_caller,
             max_calls_per_second_per_caller: self.max_calls_per_second_per_caller,
             tokens: self.tokens.clone(),
             tls_client_names: self.tls_client_name.clone(),

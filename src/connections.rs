@@ -1,8 +1,8 @@
 //! The connections the server accepts, and who is calling on them.
 //!
-//! - At most `max_connections` are open at once: one more is accepted and closed at once
-//!   (its client sees UNAVAILABLE and retries, elsewhere if it can), not left waiting in
-//!   the kernel's backlog.
+//! - At most `max_connections` are open at once, and `per_caller` from one address: one
+//!   more is accepted and closed at once (its client sees UNAVAILABLE and retries,
+//!   elsewhere if it can), not left waiting in the kernel's backlog.
 //! - When accepting fails for want of resources (the process's descriptor limit, memory),
 //!   the accept loop pauses for [`ACCEPT_PAUSE`] rather than spinning on the error.
 //! - A connection must make its first call within `handshake_timeout` of being accepted:
@@ -52,6 +52,8 @@ const REFUSAL: &[u8] = b"\0\0\0\x04\0\0\0\0\0\
 pub(crate) struct ConnectionLimits {
     /// Connections open at once, at least 1.
     pub(crate) max_connections: usize,
+    /// Connections open at once from one address, at least 1.
+    pub(crate) per_caller: usize,
     /// From accept to the first call's headers; zero: no limit.
     pub(crate) handshake_timeout: Duration,
 }
@@ -80,6 +82,7 @@ impl Incoming {
             next: 0,
             limits: ConnectionLimits {
                 max_connections: limits.max_connections.max(1),
+                per_caller: limits.per_caller.max(1),
                 ..limits
             },
             open: Arc::default(),
@@ -92,29 +95,37 @@ impl Incoming {
     /// `stream` as a connection of the server, or `None` when the server already has
     /// its limit of connections open (and `stream` is closed as it is dropped).
     fn admit(&self, stream: TcpStream) -> Option<Accepted> {
-        if self.open.fetch_add(1, Ordering::AcqRel) >= self.limits.max_connections {
-            self.open.fetch_sub(1, Ordering::AcqRel);
+        let refuse = |stream: TcpStream, why: &str| {
             metrics::refused();
-            tracing::debug!(
-                limit = self.limits.max_connections,
-                "connection refused: the server has its limit of connections open"
-            );
+            tracing::debug!("connection refused: {why}");
             // Said in HTTP/2 where it can be (in plaintext, and if the socket takes it at
             // once): no stream will be served here, so clients may retry elsewhere.
             let _ = stream.try_write(REFUSAL);
-            return None;
-        }
-        let open = OpenConnection(Arc::clone(&self.open));
-        metrics::opened();
+            None
+        };
         let address = stream
             .peer_addr()
             .map(|address| CallerKey::Address(address.ip().to_canonical()))
             .ok();
+        let caller = self.callers.caller(address);
+        if caller.connections.fetch_add(1, Ordering::AcqRel) >= self.limits.per_caller {
+            caller.connections.fetch_sub(1, Ordering::AcqRel);
+            return refuse(stream, "its caller has its share of connections open");
+        }
+        let caller_place = CallerConnection(Arc::clone(&caller));
+        if self.open.fetch_add(1, Ordering::AcqRel) >= self.limits.max_connections {
+            self.open.fetch_sub(1, Ordering::AcqRel);
+            drop(caller_place);
+            return refuse(stream, "the server has its limit of connections open");
+        }
+        let open = OpenConnection(Arc::clone(&self.open));
+        metrics::opened();
         let connection = Arc::new(Connection {
             called: AtomicBool::new(false),
             in_flight: AtomicUsize::new(0),
             games: Arc::default(),
-            caller: self.callers.caller(address),
+            caller,
+            _caller_place: caller_place,
             named: Mutex::new(None),
             certified: OnceLock::new(),
             callers: Arc::clone(&self.callers),
@@ -396,7 +407,18 @@ struct Connection {
     /// The allowed name its client certificate is valid for, once worked out.
     certified: OnceLock<Option<Arc<str>>>,
     callers: Arc<Callers>,
+    _caller_place: CallerConnection,
     _open: OpenConnection,
+}
+
+/// A place among its caller's connections, given back when the connection closes.
+#[derive(Debug)]
+struct CallerConnection(Arc<Caller>);
+
+impl Drop for CallerConnection {
+    fn drop(&mut self) {
+        self.0.connections.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// A place among the open connections, given back when the connection closes.
@@ -428,6 +450,8 @@ pub(crate) struct Caller {
     in_flight: AtomicUsize,
     /// Its live games, over all its connections.
     games: Arc<AtomicUsize>,
+    /// Its connections open (as an address's: a named caller counts none).
+    connections: AtomicUsize,
     /// Its calls in the current second, and when that second began.
     quota: Mutex<(u32, Option<Instant>)>,
     callers: Arc<Callers>,
@@ -493,6 +517,7 @@ impl Callers {
                 label,
                 in_flight: AtomicUsize::new(0),
                 games: Arc::default(),
+                connections: AtomicUsize::new(0),
                 quota: Mutex::new((0, None)),
                 callers: Arc::clone(self),
             })

@@ -96,6 +96,8 @@ pub struct Settings {
     pub tls_client_names: Vec<String>,
     /// Connections open at once beyond which a new one is closed as it is accepted.
     pub max_connections: u32,
+    /// One caller's (IP address's) share of `max_connections`.
+    pub max_connections_per_caller: u32,
     /// How long a new connection may take to make its first call (its TLS handshake,
     /// HTTP/2 preface and first request headers) before it is closed; zero: no limit.
     pub handshake_timeout: Duration,
@@ -154,6 +156,7 @@ impl Default for Settings {
             tokens: None,
             tls_client_names: Vec::new(),
             max_connections: 10_000,
+            max_connections_per_caller: 2_500,
             handshake_timeout: Duration::from_secs(10),
             max_concurrent_streams: 1024,
             request_timeout: Duration::from_secs(10),
@@ -403,6 +406,7 @@ impl Server {
                 .collect(),
             ConnectionLimits {
                 max_connections: settings.max_connections as usize,
+                per_caller: settings.max_connections_per_caller as usize,
                 handshake_timeout: settings.handshake_timeout,
             },
         );
@@ -530,6 +534,7 @@ fn serve_health(
         listeners.into_iter().map(TcpIncoming::from).collect(),
         ConnectionLimits {
             max_connections: HEALTH_CONNECTIONS,
+            per_caller: HEALTH_CONNECTIONS,
             handshake_timeout: settings.handshake_timeout,
         },
     );

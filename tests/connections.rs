@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::JudgeTicTacToeRequest;
 use bytes::Bytes;
-use common::callers::{channel_from, h2_from, ELSEWHERE, HERE};
+use common::callers::{channel_from, connect_from, h2_from, ELSEWHERE, HERE};
 use common::process::Spawned;
 use common::status::assert_status;
 use common::TestServer;
@@ -175,6 +175,39 @@ async fn a_connection_past_the_limit_is_closed_at_once() {
         let channel = channel_from(server.addr, HERE).await.ok()?;
         call(&channel).await.ok()
     })
+    .await;
+}
+
+/// With `--max-connections-per-caller 2`, a caller's third connection is closed as it is
+/// accepted (told so in HTTP/2) while another caller still connects and is answered, and
+/// once one of the first two closes the caller connects again. Fails against a server
+/// whose connection limit has no share per caller (the third stays open).
+#[tokio::test]
+async fn a_caller_past_its_share_of_connections_is_closed_at_once() {
+    let server =
+        TestServer::start_with_flags("--max-connections 10 --max-connections-per-caller 2").await;
+    let first = channel_from(server.addr, HERE).await.unwrap();
+    let second = channel_from(server.addr, HERE).await.unwrap();
+    call(&first).await.unwrap();
+    call(&second).await.unwrap();
+    let mut third = connect_from(server.addr, HERE).await.unwrap();
+    let mut told = Vec::new();
+    tokio::time::timeout(Duration::from_secs(3), third.read_to_end(&mut told))
+        .await
+        .expect("a third connection from one caller was kept open")
+        .unwrap();
+    assert!(told.ends_with(b"too many connections"), "{told:?}");
+    let elsewhere = channel_from(server.addr, ELSEWHERE).await.unwrap();
+    call(&elsewhere).await.unwrap();
+
+    drop(second);
+    within_five_seconds(
+        "a new connection once one of the caller's closed",
+        || async {
+            let channel = channel_from(server.addr, HERE).await.ok()?;
+            call(&channel).await.ok()
+        },
+    )
     .await;
 }
 

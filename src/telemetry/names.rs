@@ -14,7 +14,8 @@ pub(crate) const REJECTED_MOVES_TOTAL: &str = "arbiter_rejected_moves_total";
 pub(crate) const GAMES_ENDED_TOTAL: &str = "arbiter_games_ended_total";
 /// Connections open now.
 pub(crate) const CONNECTIONS_OPEN: &str = "arbiter_connections_open";
-/// Connections closed as they were accepted: the server had `--max-connections` open.
+/// Connections closed as they were accepted: the server had `--max-connections` open, or
+/// their caller its share.
 pub(crate) const CONNECTIONS_REFUSED_TOTAL: &str = "arbiter_connections_refused_total";
 /// Connections closed for making no call within `--handshake-timeout`.
 pub(crate) const HANDSHAKE_TIMEOUTS_TOTAL: &str = "arbiter_handshake_timeouts_total";
@@ -47,7 +48,7 @@ pub(super) fn register_metrics() {
     metrics::describe_gauge!(CONNECTIONS_OPEN, "Connections open now.");
     metrics::describe_counter!(
         CONNECTIONS_REFUSED_TOTAL,
-        "Connections closed as they were accepted, the server having --max-connections open."
+        "Connections closed as they were accepted, the server (--max-connections) or their caller (--max-connections-per-caller) having its limit open."
     );
     metrics::describe_counter!(
         HANDSHAKE_TIMEOUTS_TOTAL,
