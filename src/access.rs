@@ -24,8 +24,9 @@ use crate::connections::Peer;
 /// How often the token file is looked at for a change, at most.
 const TOKENS_RECHECK: Duration = Duration::from_secs(1);
 
-/// The path prefix of the health service's calls, which need no credentials.
-const HEALTH: &str = "/grpc.health.v1.Health/";
+/// The path prefix of the health service's calls, which need no credentials and take no
+/// place in flight.
+pub(crate) const HEALTH: &str = "/grpc.health.v1.Health/";
 
 /// A call's caller, by name: put in its extensions once it is let in.
 #[derive(Debug, Clone)]

@@ -364,7 +364,7 @@ impl Peer {
         GameHolder {
             connection: Arc::clone(&self.0.games),
             caller: Arc::clone(&caller.games),
-            caller_name: caller.label.clone(),
+            caller_name: caller.label(),
         }
     }
 
@@ -463,9 +463,9 @@ impl Caller {
         &self.in_flight
     }
 
-    /// How refusals name it.
-    pub(crate) fn label(&self) -> Option<&str> {
-        self.label.as_deref()
+    /// How refusals name it: its address or name.
+    pub(crate) fn label(&self) -> Option<Arc<str>> {
+        self.label.clone()
     }
 
     /// Counts a call against a quota of `rate` calls a second: whether it is within.

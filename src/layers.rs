@@ -12,9 +12,10 @@ use tonic::codegen::http;
 use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
 
-use crate::access::CallerName;
+use crate::access::{CallerName, HEALTH};
 use crate::connections::{Caller, Peer};
 use crate::glue::error::ServiceError;
+use crate::service::play::take_place as take;
 use crate::telemetry::grpc_code;
 
 /// Rewrites a trailers-only error reply of the transport into Arbiter's status for it
@@ -138,21 +139,9 @@ pub(crate) struct InFlightLimit<S> {
     in_flight: Arc<AtomicUsize>,
 }
 
-/// The path prefix of the health service's calls, which the in-flight limit lets by.
-const HEALTH: &str = "/grpc.health.v1.Health/";
-
 /// The path prefix of the live-game calls (Play*, PlayMany), whose games count in their
 /// connection's and caller's shares (`GameHolder`, put in their extensions here).
 const LIVE_GAMES: &str = "/arbiter.v1.ArbiterService/Play";
-
-/// Takes a place in `count` if it holds fewer than `limit`.
-fn take(count: &AtomicUsize, limit: usize) -> bool {
-    if count.fetch_add(1, Ordering::AcqRel) >= limit {
-        count.fetch_sub(1, Ordering::AcqRel);
-        return false;
-    }
-    true
-}
 
 impl<S, B> Service<http::Request<B>> for InFlightLimit<S>
 where
@@ -168,29 +157,28 @@ where
     }
 
     fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
+        let peer = Peer::of(&request).cloned();
+        if let Some(peer) = &peer {
+            peer.called();
+        }
+        if request.uri().path().starts_with(HEALTH) {
+            return InFlightFuture::Exempt {
+                inner: self.inner.call(request),
+            };
+        }
         let limits = self.limits;
-        let held = match Peer::of(&request) {
+        let held = match peer {
             Some(peer) => {
-                let peer = peer.clone();
-                peer.called();
-                if request.uri().path().starts_with(HEALTH) {
-                    return InFlightFuture::Exempt {
-                        inner: self.inner.call(request),
-                    };
-                }
                 let name = request.extensions().get::<CallerName>();
                 let caller = peer.caller(name.map(|name| &name.0));
                 if limits.calls_per_second > 0 && !caller.within_quota(limits.calls_per_second) {
                     return InFlightFuture::Refused {
-                        refusal: Refusal::Quota(
-                            limits.calls_per_second,
-                            caller.label().map(Into::into),
-                        ),
+                        refusal: Refusal::Quota(limits.calls_per_second, caller.label()),
                     };
                 }
                 if !take(caller.in_flight(), limits.caller) {
                     return InFlightFuture::Refused {
-                        refusal: Refusal::Caller(limits.caller, caller.label().map(Into::into)),
+                        refusal: Refusal::Caller(limits.caller, caller.label()),
                     };
                 }
                 if !take(peer.in_flight(), limits.connection) {
@@ -203,11 +191,6 @@ where
                     request.extensions_mut().insert(peer.game_holder(&caller));
                 }
                 Some(PeerPlace { peer, caller })
-            }
-            None if request.uri().path().starts_with(HEALTH) => {
-                return InFlightFuture::Exempt {
-                    inner: self.inner.call(request),
-                };
             }
             None => None,
         };

@@ -240,10 +240,7 @@ mod tests {
 /// The listeners of an optional side address (metrics, health checks): none when it is
 /// not set, `None` (having logged why) when it cannot be bound.
 async fn bind_side(address: &Option<String>, what: &str) -> Option<Vec<tokio::net::TcpListener>> {
-    let Some(address) = address else {
-        return Some(Vec::new());
-    };
-    match server::bind(address).await {
+    match server::bind_optional(address).await {
         Ok(listeners) => Some(listeners),
         Err(error) => {
             tracing::error!("cannot listen for {what}: {error}");

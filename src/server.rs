@@ -501,17 +501,26 @@ impl Server {
     }
 }
 
-/// `listeners` if the caller bound them, else those bound to `address` if one is set
+/// `listeners` if the caller bound them, else those [`bind_optional`] binds for `address`
 /// (or why it could not be bound, with the address).
 async fn bound_or_bind(
     listeners: Vec<TcpListener>,
     address: &Option<String>,
 ) -> Result<Vec<TcpListener>, (String, std::io::Error)> {
-    match (listeners.is_empty(), address) {
-        (true, Some(address)) => bind(address)
-            .await
-            .map_err(|source| (address.clone(), source)),
-        _ => Ok(listeners),
+    if !listeners.is_empty() {
+        return Ok(listeners);
+    }
+    bind_optional(address)
+        .await
+        .map_err(|source| (address.clone().unwrap_or_default(), source))
+}
+
+/// The listeners of an optional address (`--metrics-listen`, `--health-listen`): none
+/// when it is not set, else every address it resolves to, as [`bind`] binds them.
+pub async fn bind_optional(address: &Option<String>) -> std::io::Result<Vec<TcpListener>> {
+    match address {
+        Some(address) => bind(address).await,
+        None => Ok(Vec::new()),
     }
 }
 

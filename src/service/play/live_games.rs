@@ -36,14 +36,14 @@ impl LiveGames {
         let held = match holder {
             Some(holder) => {
                 let caller = limits.max_live_games_per_caller;
-                if !take(&holder.caller, caller) {
+                if !take_place(&holder.caller, caller) {
                     return Err(ServiceError::TooManyGamesHeld {
                         holder: Holder::Caller(holder.caller_name.clone()),
                         limit: caller,
                     });
                 }
                 let connection = limits.max_live_games_per_connection;
-                if !take(&holder.connection, connection) {
+                if !take_place(&holder.connection, connection) {
                     holder.caller.fetch_sub(1, Ordering::Relaxed);
                     return Err(ServiceError::TooManyGamesHeld {
                         holder: Holder::Connection,
@@ -54,7 +54,7 @@ impl LiveGames {
             }
             None => None,
         };
-        if !take(&self.count, limits.max_live_games) {
+        if !take_place(&self.count, limits.max_live_games) {
             return Err(ServiceError::TooManyGames {
                 limit: limits.max_live_games,
             });
@@ -68,8 +68,10 @@ impl LiveGames {
     }
 }
 
-/// Counts one more in `count` unless it holds `limit` already.
-fn take(count: &AtomicUsize, limit: usize) -> bool {
+/// Counts one more in `count` unless it holds `limit` already (a place under a limit,
+/// here and in the transport's in-flight limit); the check and the count are one atomic
+/// step.
+pub(crate) fn take_place(count: &AtomicUsize, limit: usize) -> bool {
     count
         .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |open| {
             (open < limit).then_some(open + 1)

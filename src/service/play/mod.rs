@@ -31,7 +31,7 @@ mod session;
 
 pub use self::limits::StreamLimits;
 pub use self::live_games::LiveGames;
-pub(crate) use self::live_games::{GameHolder, OpenGame};
+pub(crate) use self::live_games::{take_place, GameHolder, OpenGame};
 pub(crate) use self::one::open;
 pub(crate) use self::referee::Referee;
 pub use self::session::ReplyStream;
