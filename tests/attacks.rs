@@ -17,9 +17,8 @@ use std::time::{Duration, Instant};
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::game_action::Action;
 use arbiter::proto::{GameAction, JudgeTicTacToeRequest, PlayManyRequest, PlayTicTacToeRequest};
-use bytes::Bytes;
-use common::callers::{channel_from, connect_from, h2_from, ELSEWHERE, HERE};
-use common::messages::grpc_frame;
+use common::callers::{call_headers, channel_from, connect_from, h2_from, ELSEWHERE, HERE};
+use common::messages::{grpc_frame, gzip_bomb};
 use common::process::Spawned;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tonic::codegen::http;
@@ -195,15 +194,6 @@ where
     assert_eq!(after.late_calls, 0, "{name}: after the attack: {after:?}");
 }
 
-/// A call's request headers.
-fn headers(server: SocketAddr, rpc: &str) -> http::Request<()> {
-    http::Request::post(format!("http://{server}/arbiter.v1.ArbiterService/{rpc}"))
-        .header("content-type", "application/grpc")
-        .header("te", "trailers")
-        .body(())
-        .unwrap()
-}
-
 /// Keeps `held` (an attacker's connections or calls) until the attack is stopped.
 async fn hold<T>(held: T) {
     std::future::pending::<()>().await;
@@ -249,7 +239,7 @@ async fn stalled_unary_calls() {
         for _ in 0..4 {
             let mut sender = h2_from(server, HERE).await;
             for _ in 0..256 {
-                match sender.send_request(headers(server, "JudgeTicTacToe"), false) {
+                match sender.send_request(call_headers(server, "JudgeTicTacToe", None), false) {
                     Ok(stalled) => held.push(stalled),
                     Err(_) => break,
                 }
@@ -271,7 +261,8 @@ async fn a_flood_of_live_games() {
             let Ok(mut ready) = sender.clone().ready().await else {
                 break;
             };
-            let Ok((reply, mut body)) = ready.send_request(headers(server, "PlayMany"), false)
+            let Ok((reply, mut body)) =
+                ready.send_request(call_headers(server, "PlayMany", None), false)
             else {
                 break;
             };
@@ -328,7 +319,7 @@ async fn rapid_reset() {
                     break;
                 };
                 sender = ready;
-                match sender.send_request(headers(server, "JudgeTicTacToe"), false) {
+                match sender.send_request(call_headers(server, "JudgeTicTacToe", None), false) {
                     // Dropped at once: RST_STREAM (CANCEL).
                     Ok(opened) => drop(opened),
                     Err(_) => break,
@@ -380,7 +371,7 @@ async fn a_continuation_flood() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compression_bombs() {
     under_attack("compression bombs", |server| async move {
-        let bomb = gzip_bomb();
+        let bomb = gzip_bomb(4 << 20);
         let mut sender = h2_from(server, HERE).await;
         loop {
             let mut calls = Vec::new();
@@ -390,7 +381,7 @@ async fn compression_bombs() {
                     continue;
                 };
                 sender = ready;
-                let mut request = headers(server, "CheckConnectFour");
+                let mut request = call_headers(server, "CheckConnectFour", None);
                 request
                     .headers_mut()
                     .insert("grpc-encoding", http::HeaderValue::from_static("gzip"));
@@ -405,34 +396,4 @@ async fn compression_bombs() {
         }
     })
     .await;
-}
-
-/// A gRPC frame holding a gzip-compressed CheckConnectFourRequest that inflates to
-/// 4 MiB of one board row.
-fn gzip_bomb() -> Bytes {
-    use std::io::Write;
-    let row = 4 << 20;
-    let mut head = vec![0x0a];
-    let varint = |mut value: usize, out: &mut Vec<u8>| {
-        while value >= 0x80 {
-            out.push((value as u8 & 0x7f) | 0x80);
-            value >>= 7;
-        }
-        out.push(value as u8);
-    };
-    let mut board = vec![0x0a];
-    varint(row, &mut board);
-    varint(board.len() + row, &mut head);
-    head.extend_from_slice(&board);
-    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    gzip.write_all(&head).unwrap();
-    let piece = vec![b'1'; 1 << 16];
-    for _ in 0..row / piece.len() {
-        gzip.write_all(&piece).unwrap();
-    }
-    let compressed = gzip.finish().unwrap();
-    let mut frame = vec![1];
-    frame.extend_from_slice(&(compressed.len() as u32).to_be_bytes());
-    frame.extend_from_slice(&compressed);
-    frame.into()
 }

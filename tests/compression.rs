@@ -6,12 +6,10 @@
 
 mod common;
 
-use std::io::Write;
-
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{Board, CheckConnectFourRequest, Verdict};
-use bytes::{BufMut, Bytes, BytesMut};
-use common::messages::tic_tac_toe_move;
+use bytes::Bytes;
+use common::messages::{gzip_bomb, tic_tac_toe_move};
 use common::process::Spawned;
 use common::TestServer;
 use tokio_stream::wrappers::ReceiverStream;
@@ -237,42 +235,6 @@ async fn health_and_reflection_accept_compressed_calls() {
 /// How far a decompression bomb inflates: 64 MiB.
 const INFLATED: usize = 64 << 20;
 
-/// A gRPC frame holding a gzip-compressed CheckConnectFourRequest whose board is one row
-/// of [`INFLATED`] bytes, less the few bytes of its framing: about 64 KB on the wire. It
-/// is compressed in pieces, so that the test never holds the inflated message either.
-fn bomb() -> Bytes {
-    /// A protobuf varint.
-    fn varint(mut value: usize, out: &mut Vec<u8>) {
-        while value >= 0x80 {
-            out.push((value as u8 & 0x7f) | 0x80);
-            value >>= 7;
-        }
-        out.push(value as u8);
-    }
-    let row = INFLATED - 16;
-    let mut board = vec![0x0a]; // Board.rows, field 1
-    varint(row, &mut board);
-    let mut head = vec![0x0a]; // CheckConnectFourRequest.board, field 1
-    varint(board.len() + row, &mut head);
-    head.extend_from_slice(&board);
-
-    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    gzip.write_all(&head).unwrap();
-    let piece = vec![b'1'; 1 << 16];
-    let mut left = row;
-    while left > 0 {
-        let n = left.min(piece.len());
-        gzip.write_all(&piece[..n]).unwrap();
-        left -= n;
-    }
-    let compressed = gzip.finish().unwrap();
-    let mut frame = BytesMut::with_capacity(5 + compressed.len());
-    frame.put_u8(1); // compressed
-    frame.put_u32(compressed.len() as u32);
-    frame.put_slice(&compressed);
-    frame.freeze()
-}
-
 /// Sends `frame` as the only message of a gzip-compressed call to `path` on `sender`,
 /// and returns the call's status, from its trailers (or its headers, for a trailers-only
 /// reply).
@@ -326,7 +288,7 @@ async fn a_decompression_bomb_is_refused_without_inflating_it() {
         &["--shutdown-drain", "0s", "--shutdown-grace", "0s"],
         &[("TOKIO_WORKER_THREADS", "1")],
     );
-    let bomb = bomb();
+    let bomb = gzip_bomb(INFLATED);
     assert!(bomb.len() < 512 * 1024, "the bomb is {} bytes", bomb.len());
 
     // One ordinary call first, so that the connection's buffers are already counted.

@@ -12,30 +12,18 @@ use std::time::{Duration, Instant};
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::JudgeTicTacToeRequest;
 use bytes::Bytes;
-use common::callers::{channel_from, connect_from, h2_from, ELSEWHERE, HERE};
+use common::callers::{call_headers, channel_from, connect_from, h2_from, ELSEWHERE, HERE};
 use common::process::Spawned;
 use common::status::assert_status;
 use common::TestServer;
 use prost::Message;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tonic::codegen::http;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::HealthCheckRequest;
-
-/// A unary call's request headers, with a bearer token if given.
-fn call_headers(server: SocketAddr, path: &str, token: Option<&str>) -> http::Request<()> {
-    let mut request = http::Request::post(format!("http://{server}{path}"))
-        .header("content-type", "application/grpc")
-        .header("te", "trailers");
-    if let Some(token) = token {
-        request = request.header("authorization", format!("Bearer {token}"));
-    }
-    request.body(()).unwrap()
-}
 
 /// A unary call whose headers are sent and whose body never comes: it holds a place in
 /// flight for as long as it is kept.
@@ -51,9 +39,8 @@ fn stall_as(
     server: SocketAddr,
     token: Option<&str>,
 ) -> Stalled {
-    let path = "/arbiter.v1.ArbiterService/JudgeTicTacToe";
     sender
-        .send_request(call_headers(server, path, token), false)
+        .send_request(call_headers(server, "JudgeTicTacToe", token), false)
         .unwrap()
 }
 
@@ -71,14 +58,13 @@ async fn raw_call_as(
     server: SocketAddr,
     token: Option<&str>,
 ) -> (Code, String) {
-    let path = "/arbiter.v1.ArbiterService/JudgeTicTacToe";
     let body = JudgeTicTacToeRequest::default().encode_to_vec();
     let mut framed = vec![0];
     framed.extend_from_slice(&(body.len() as u32).to_be_bytes());
     framed.extend_from_slice(&body);
     let mut sender = sender.clone().ready().await.unwrap();
     let (reply, mut stream) = sender
-        .send_request(call_headers(server, path, token), false)
+        .send_request(call_headers(server, "JudgeTicTacToe", token), false)
         .unwrap();
     stream.send_data(framed.into(), true).unwrap();
     let reply = reply.await.unwrap();
@@ -97,10 +83,7 @@ async fn raw_call_as(
 
 /// A JudgeTicTacToe call over `channel`.
 async fn call(channel: &Channel) -> Result<(), Status> {
-    ArbiterServiceClient::new(channel.clone())
-        .judge_tic_tac_toe(JudgeTicTacToeRequest::default())
-        .await
-        .map(drop)
+    call_as(channel, None).await
 }
 
 /// Calls `attempt` until it gives `Some`, for at most five seconds (a stalled call

@@ -481,9 +481,6 @@ async fn refused_while_stalled(
 /// then fail a server that is merely busy.
 #[tokio::test]
 async fn health_checks_are_answered_when_every_place_is_held() {
-    use tonic_health::pb::health_check_response::ServingStatus;
-    use tonic_health::pb::health_client::HealthClient;
-    use tonic_health::pb::HealthCheckRequest;
     let server = TestServer::start_with_flags("--max-in-flight 1 --request-timeout 60s").await;
     // The call holds the only place until its body comes.
     let (_stalled, _body) = stall_a_unary_call(&server).await;
@@ -494,29 +491,8 @@ async fn health_checks_are_answered_when_every_place_is_held() {
         Code::ResourceExhausted,
         "limit of 1 calls in flight",
     );
-    let mut health = HealthClient::new(server.channel().await);
-    for service in ["", "arbiter.v1.ArbiterService"] {
-        let reply = health
-            .check(HealthCheckRequest {
-                service: service.into(),
-            })
-            .await
-            .unwrap_or_else(|status| panic!("health of {service:?}: {status:?}"));
-        assert_eq!(
-            reply.into_inner().status(),
-            ServingStatus::Serving,
-            "{service:?}"
-        );
-    }
-    let mut watch = health
-        .watch(HealthCheckRequest {
-            service: String::new(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    let first = watch.message().await.unwrap().unwrap();
-    assert_eq!(first.status(), ServingStatus::Serving);
+    common::status::assert_serving(server.channel().await).await;
+    let _watch = common::status::watch_serving(server.channel().await).await;
     // The work is still refused: the health checks took no place and gave none back.
     let status = client.check_connect_four(big_board(10)).await.unwrap_err();
     assert_status(

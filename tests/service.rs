@@ -459,17 +459,8 @@ async fn health_reports_serving_then_not_serving_on_shutdown() {
     use tonic_health::pb::{health_client::HealthClient, HealthCheckRequest};
 
     let mut server = TestServer::start_with(common::options(&["--shutdown-grace", "5s"])).await;
+    common::status::assert_serving(server.channel().await).await;
     let mut health = HealthClient::new(server.channel().await);
-    for service in ["", "arbiter.v1.ArbiterService"] {
-        let reply = health
-            .check(HealthCheckRequest {
-                service: service.into(),
-            })
-            .await
-            .unwrap()
-            .into_inner();
-        assert_eq!(reply.status(), ServingStatus::Serving, "{service:?}");
-    }
     let unknown = health
         .check(HealthCheckRequest {
             service: "no.such.Service".into(),
@@ -479,15 +470,7 @@ async fn health_reports_serving_then_not_serving_on_shutdown() {
     assert_eq!(unknown.code(), Code::NotFound);
 
     // A watcher sees the switch to NOT_SERVING when shutdown begins.
-    let mut watch = health
-        .watch(HealthCheckRequest {
-            service: String::new(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    let first = watch.message().await.unwrap().unwrap();
-    assert_eq!(first.status(), ServingStatus::Serving);
+    let mut watch = common::status::watch_serving(server.channel().await).await;
     server.begin_shutdown();
     let next = watch.message().await.unwrap().unwrap();
     assert_eq!(next.status(), ServingStatus::NotServing);

@@ -6,6 +6,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use bytes::Bytes;
 use hyper_util::rt::TokioIo;
 use tokio::net::{TcpSocket, TcpStream};
+use tonic::codegen::http;
 use tonic::transport::{Channel, Endpoint, Uri};
 
 /// The address every other test calls from.
@@ -41,4 +42,17 @@ pub async fn h2_from(server: SocketAddr, from: IpAddr) -> h2::client::SendReques
         let _ = connection.await;
     });
     sender.ready().await.unwrap()
+}
+
+/// The headers of a call of ArbiterService's `rpc` to `server`, for a raw HTTP/2 client,
+/// with a bearer token if given.
+pub fn call_headers(server: SocketAddr, rpc: &str, token: Option<&str>) -> http::Request<()> {
+    let mut request =
+        http::Request::post(format!("http://{server}/arbiter.v1.ArbiterService/{rpc}"))
+            .header("content-type", "application/grpc")
+            .header("te", "trailers");
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    request.body(()).unwrap()
 }

@@ -77,3 +77,39 @@ pub fn grpc_frame(message: &impl prost::Message) -> bytes::Bytes {
     framed.extend_from_slice(&body);
     framed.into()
 }
+
+/// A gRPC frame holding a gzip-compressed CheckConnectFourRequest that inflates to
+/// `inflated` bytes, nearly all of them one board row: about a thousandth of that on the
+/// wire. It is compressed in pieces, so that the test never holds the inflated message.
+pub fn gzip_bomb(inflated: usize) -> bytes::Bytes {
+    use std::io::Write;
+    /// A protobuf varint.
+    fn varint(mut value: usize, out: &mut Vec<u8>) {
+        while value >= 0x80 {
+            out.push((value as u8 & 0x7f) | 0x80);
+            value >>= 7;
+        }
+        out.push(value as u8);
+    }
+    let row = inflated - 16;
+    let mut board = vec![0x0a]; // Board.rows, field 1
+    varint(row, &mut board);
+    let mut head = vec![0x0a]; // CheckConnectFourRequest.board, field 1
+    varint(board.len() + row, &mut head);
+    head.extend_from_slice(&board);
+
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gzip.write_all(&head).unwrap();
+    let piece = vec![b'1'; 1 << 16];
+    let mut left = row;
+    while left > 0 {
+        let n = left.min(piece.len());
+        gzip.write_all(&piece[..n]).unwrap();
+        left -= n;
+    }
+    let compressed = gzip.finish().unwrap();
+    let mut frame = vec![1]; // compressed
+    frame.extend_from_slice(&(compressed.len() as u32).to_be_bytes());
+    frame.extend_from_slice(&compressed);
+    frame.into()
+}
