@@ -15,11 +15,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use rustls_pki_types::ServerName;
 use tonic::codegen::http;
-use tonic::transport::server::TlsConnectInfo;
 use tonic::Status;
 use tower::{BoxError, Layer, Service};
 
 use crate::connections::Peer;
+use crate::glue::error::ServiceError;
 
 /// How often the token file is looked at for a change, at most.
 const TOKENS_RECHECK: Duration = Duration::from_secs(1);
@@ -91,21 +91,11 @@ impl Access {
     fn admit<B>(&self, request: &http::Request<B>) -> Result<Option<Arc<str>>, Status> {
         let mut name = None;
         if !self.names.is_empty() {
-            let extensions = request.extensions();
-            let tls = extensions.get::<TlsConnectInfo<Peer>>();
-            let certificates = tls.and_then(TlsConnectInfo::peer_certs);
-            let certified = tls.and_then(|tls| {
-                tls.get_ref()
-                    .certified_name(certificates.as_deref().map(|c| c.as_slice()), &self.names)
-            });
+            let certified = Peer::of(request)
+                .and_then(|peer| peer.certified_name(peer.certificates(), &self.names));
             match certified {
                 Some(certified) => name = Some(certified),
-                None => {
-                    return Err(Status::permission_denied(
-                        "the client certificate is not valid for any name this server \
-                         admits (--tls-client-name)",
-                    ))
-                }
+                None => return Err(ServiceError::NameNotAdmitted.into()),
             }
         }
         if let Some(tokens) = &self.tokens {
@@ -114,16 +104,18 @@ impl Access {
                 .get(http::header::AUTHORIZATION)
                 .and_then(|value| bearer(value.as_bytes()));
             let Some(token) = token else {
-                return Err(Status::unauthenticated(
+                return Err(ServiceError::Unauthenticated(
                     "no bearer token: send the metadata `authorization: Bearer TOKEN`",
-                ));
+                )
+                .into());
             };
             match tokens.name_of(token) {
                 Some(owner) => name = Some(owner),
                 None => {
-                    return Err(Status::unauthenticated(
+                    return Err(ServiceError::Unauthenticated(
                         "the bearer token in `authorization` is not one this server admits",
-                    ))
+                    )
+                    .into())
                 }
             }
         }

@@ -136,6 +136,28 @@ pub struct Options {
     #[arg(long, value_name = "DURATION", default_value_t = Settings::default().handshake_timeout.into())]
     pub handshake_timeout: HumanDuration,
 
+    /// Bytes of replies made and not yet read by their clients, across the server: past
+    /// it, connections holding some get no new calls and replies that would go past it
+    /// are answered RESOURCE_EXHAUSTED instead (DEPLOY.md sizes it against the pod's
+    /// memory limit).
+    #[arg(long, value_name = "BYTES", default_value_t = Settings::default().max_unread_bytes)]
+    pub max_unread_bytes: usize,
+
+    /// One connection's share of --max-unread-bytes.
+    #[arg(long, value_name = "BYTES",
+          default_value_t = Settings::default().max_unread_bytes_per_connection)]
+    pub max_unread_bytes_per_connection: usize,
+
+    /// One caller's share of --max-unread-bytes, over all its connections.
+    #[arg(long, value_name = "BYTES", default_value_t = Settings::default().max_unread_bytes_per_caller)]
+    pub max_unread_bytes_per_caller: usize,
+
+    /// The least time between a client's PINGs with nothing sent to it between them:
+    /// the third sooner ends its connection with GOAWAY ENHANCE_YOUR_CALM
+    /// "too_many_pings", as grpc-go's servers do. 0s: any.
+    #[arg(long, value_name = "DURATION", default_value_t = Settings::default().min_ping_interval.into())]
+    pub min_ping_interval: HumanDuration,
+
     /// Live games of every kind across the whole server beyond which new Play* streams
     /// are refused with RESOURCE_EXHAUSTED (and new PlayMany games answered with
     /// `invalid` on `game`).
@@ -339,6 +361,10 @@ impl Options {
             tokens: self.tokens.clone(),
             tls_client_names: self.tls_client_name.clone(),
             handshake_timeout: self.handshake_timeout.0,
+            max_unread_bytes: self.max_unread_bytes,
+            max_unread_bytes_per_connection: self.max_unread_bytes_per_connection,
+            max_unread_bytes_per_caller: self.max_unread_bytes_per_caller,
+            min_ping_interval: self.min_ping_interval.0,
             max_concurrent_streams: self.max_concurrent_streams,
             request_timeout: self.request_timeout.0,
             http2_keepalive_interval: self.http2_keepalive_interval.0,

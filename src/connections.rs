@@ -11,7 +11,12 @@
 //!   HEADERS frame, is closed when it runs out.
 //! - Each call carries its connection's [`Peer`] (tonic's connect info), through which
 //!   [`crate::layers::InFlightLimit`] counts the calls in flight of that connection and of
-//!   its caller (the peer's IP address), for their shares of the limit.
+//!   its caller (the peer's IP address), for their shares of the limit, and the bytes of
+//!   their replies not yet taken ([`crate::unread`]).
+//! - TLS is served here, not by tonic, so that each connection's HTTP/2 frames pass a
+//!   [`FrameWatch`] in plaintext: it counts the reply bytes sent and ends a connection
+//!   that floods PINGs or SETTINGS or resets most of its streams with GOAWAY
+//!   ENHANCE_YOUR_CALM.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -27,11 +32,15 @@ use rustls_pki_types::{CertificateDer, ServerName};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::Sleep;
+use tokio_rustls::server::TlsStream;
+use tokio_rustls::TlsAcceptor;
 use tokio_stream::Stream;
-use tonic::transport::server::{Connected, TcpIncoming, TlsConnectInfo};
+use tonic::transport::server::{Connected, TcpIncoming};
 
+use crate::frame_watch::{FrameLimits, FrameWatch};
 use crate::service::play::GameHolder;
 use crate::telemetry::connections as metrics;
+use crate::unread::{ConnectionUnread, Overrun, ServerUnread, UnreadLimits};
 
 /// How long the accept loop pauses after an error that retrying at once would repeat
 /// (out of file descriptors, out of memory).
@@ -56,6 +65,10 @@ pub(crate) struct ConnectionLimits {
     pub(crate) per_caller: usize,
     /// From accept to the first call's headers; zero: no limit.
     pub(crate) handshake_timeout: Duration,
+    /// What each connection's frames may do.
+    pub(crate) frames: FrameLimits,
+    /// The budgets of reply bytes not yet taken.
+    pub(crate) unread: UnreadLimits,
 }
 
 /// The accepted connections of a set of listeners, as tonic's `serve_with_incoming`
@@ -67,16 +80,24 @@ pub(crate) struct Incoming {
     /// The listener polled first next time, so that a busy one starves none.
     next: usize,
     limits: ConnectionLimits,
+    /// Serves TLS on every connection when set.
+    tls: Option<Tls>,
     open: Arc<AtomicUsize>,
     callers: Arc<Callers>,
+    unread: Arc<ServerUnread>,
     pause: Option<Pin<Box<Sleep>>>,
     /// Whether the accept loop has paused since it last accepted: it says so once.
     paused: bool,
 }
 
 impl Incoming {
-    /// The connections `listeners` accept, within `limits`.
-    pub(crate) fn new(listeners: Vec<TcpIncoming>, limits: ConnectionLimits) -> Self {
+    /// The connections `listeners` accept, within `limits`, over TLS when `tls` is set.
+    pub(crate) fn new(
+        listeners: Vec<TcpIncoming>,
+        limits: ConnectionLimits,
+        tls: Option<TlsAcceptor>,
+    ) -> Self {
+        let tls = tls.map(Tls);
         Self {
             listeners,
             next: 0,
@@ -85,8 +106,10 @@ impl Incoming {
                 per_caller: limits.per_caller.max(1),
                 ..limits
             },
+            tls,
             open: Arc::default(),
             callers: Arc::default(),
+            unread: Arc::new(ServerUnread::new(limits.unread)),
             pause: None,
             paused: false,
         }
@@ -128,15 +151,23 @@ impl Incoming {
             _caller_place: caller_place,
             named: Mutex::new(None),
             certified: OnceLock::new(),
+            certificates: OnceLock::new(),
+            unread: ConnectionUnread::new(Arc::clone(&self.unread)),
             callers: Arc::clone(&self.callers),
             _open: open,
         });
         let deadline = (!self.limits.handshake_timeout.is_zero())
             .then(|| Box::pin(tokio::time::sleep(self.limits.handshake_timeout)));
+        let transport = match &self.tls {
+            Some(Tls(tls)) => Transport::Handshake(Box::new(tls.accept(stream))),
+            None => Transport::Plain(stream),
+        };
         Some(Accepted {
-            stream,
+            transport,
             peer: Peer(connection),
             deadline,
+            watch: FrameWatch::new(self.limits.frames),
+            ending: None,
         })
     }
 }
@@ -214,14 +245,98 @@ fn is_connection_error(error: &io::Error) -> bool {
     )
 }
 
-/// An accepted connection, as tonic serves it: the TCP stream, its [`Peer`], and the
-/// deadline for its first call.
+/// An accepted connection, as tonic serves it: its transport, its [`Peer`], the
+/// deadline for its first call, and the watch on its frames.
 #[derive(Debug)]
 pub(crate) struct Accepted {
-    stream: TcpStream,
+    transport: Transport,
     peer: Peer,
     /// Until the first call: when the connection is closed if none has come.
     deadline: Option<Pin<Box<Sleep>>>,
+    watch: FrameWatch,
+    /// Once the client has misbehaved: the GOAWAY that tells it, and how much of it
+    /// has been sent. The connection then ends.
+    ending: Option<(Vec<u8>, usize)>,
+}
+
+/// The TLS set-up connections are served with.
+struct Tls(TlsAcceptor);
+
+impl std::fmt::Debug for Tls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tls")
+    }
+}
+
+/// A connection's bytes: plaintext, or TLS (during its handshake, then after).
+enum Transport {
+    Plain(TcpStream),
+    Handshake(Box<tokio_rustls::Accept<TcpStream>>),
+    Tls(Box<TlsStream<TcpStream>>),
+    /// A handshake failed.
+    Failed,
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Plain(_) => "Plain",
+            Self::Handshake(_) => "Handshake",
+            Self::Tls(_) => "Tls",
+            Self::Failed => "Failed",
+        })
+    }
+}
+
+impl Transport {
+    /// Drives a TLS handshake to its end, keeping the client's certificates in `peer`.
+    #[inline]
+    fn poll_ready(&mut self, cx: &mut Context<'_>, peer: &Peer) -> Poll<io::Result<()>> {
+        match self {
+            Self::Plain(_) | Self::Tls(_) => Poll::Ready(Ok(())),
+            Self::Failed => Poll::Ready(Err(io::ErrorKind::NotConnected.into())),
+            Self::Handshake(_) => self.poll_handshake(cx, peer),
+        }
+    }
+
+    fn poll_handshake(&mut self, cx: &mut Context<'_>, peer: &Peer) -> Poll<io::Result<()>> {
+        let Self::Handshake(accept) = self else {
+            return Poll::Ready(Ok(()));
+        };
+        match Pin::new(&mut **accept).poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Ok(stream)) => {
+                if let Some(certificates) = stream.get_ref().1.peer_certificates() {
+                    let _ = peer.0.certificates.set(certificates.to_vec());
+                }
+                *self = Self::Tls(Box::new(stream));
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(error)) => {
+                *self = Self::Failed;
+                tracing::debug!(%error, "TLS handshake failed");
+                Poll::Ready(Err(error))
+            }
+        }
+    }
+
+    fn io(&mut self) -> Option<Pin<&mut (dyn Io + '_)>> {
+        match self {
+            Self::Plain(stream) => Some(Pin::new(stream)),
+            Self::Tls(stream) => Some(Pin::new(&mut **stream)),
+            Self::Handshake(_) | Self::Failed => None,
+        }
+    }
+}
+
+/// A byte stream both ways.
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+/// What reading or writing a transport not ready says.
+fn not_ready() -> io::Error {
+    io::ErrorKind::NotConnected.into()
 }
 
 impl Accepted {
@@ -236,6 +351,76 @@ impl Accepted {
             return false;
         }
         deadline.as_mut().poll(cx).is_ready()
+    }
+
+    /// An error once the connection is past its deadline for a first call (checked on
+    /// every read and write: a TLS handshake may hold either).
+    #[inline]
+    fn within_deadline(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+        if self.deadline.is_none() || !self.out_of_time(cx) {
+            return Ok(());
+        }
+        self.deadline = None;
+        metrics::handshake_timed_out();
+        tracing::debug!("connection closed: no call within the handshake timeout");
+        Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "no call within --handshake-timeout of connecting",
+        ))
+    }
+
+    /// Ends a connection whose client misbehaved: sends its GOAWAY if what has been
+    /// sent so far ends at a frame's end (else the connection just closes), then reads
+    /// as its end.
+    fn poll_end(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if let Some((goaway, sent)) = &mut self.ending {
+            if *sent == 0 && !self.watch.at_boundary() {
+                self.ending = Some((Vec::new(), 0));
+                return Poll::Ready(Ok(()));
+            }
+            if let Some(mut io) = self.transport.io() {
+                while *sent < goaway.len() {
+                    match io.as_mut().poll_write(cx, &goaway[*sent..]) {
+                        Poll::Pending => return Poll::Pending,
+                        Poll::Ready(Ok(written)) if written > 0 => *sent += written,
+                        Poll::Ready(_) => break,
+                    }
+                }
+                if io.as_mut().poll_flush(cx).is_pending() {
+                    return Poll::Pending;
+                }
+            }
+            *sent = goaway.len();
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// Counts bytes just written: the DATA among them is reply bytes taken.
+    fn wrote(&mut self, bytes: &[u8]) {
+        let data = self.watch.written(bytes);
+        if data > 0 {
+            self.peer.0.unread.taken(data);
+        }
+        self.settle();
+    }
+
+    /// Counts off whatever is left unread once no stream has a reply to end: bytes
+    /// that went with streams the client reset.
+    fn settle(&mut self) {
+        if self.watch.idle() {
+            self.peer.0.unread.clear();
+        }
+    }
+
+    /// How much of a write of `wanted` bytes may go out while the connection ends: the
+    /// rest of the frame being sent, before the GOAWAY goes in; none once it has.
+    fn ending_allows(&self, wanted: usize) -> Option<usize> {
+        self.ending.as_ref()?;
+        Some(if self.watch.at_boundary() {
+            0
+        } else {
+            wanted.min(self.watch.left_in_frame())
+        })
     }
 }
 
@@ -254,16 +439,28 @@ impl AsyncRead for Accepted {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if this.out_of_time(cx) {
-            this.deadline = None;
-            metrics::handshake_timed_out();
-            tracing::debug!("connection closed: no call within the handshake timeout");
-            return Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "no call within --handshake-timeout of connecting",
-            )));
+        this.within_deadline(cx)?;
+        if this.ending.is_some() {
+            return this.poll_end(cx);
         }
-        Pin::new(&mut this.stream).poll_read(cx, buf)
+        std::task::ready!(this.transport.poll_ready(cx, &this.peer))?;
+        let Some(io) = this.transport.io() else {
+            return Poll::Ready(Err(not_ready()));
+        };
+        let before = buf.filled().len();
+        std::task::ready!(io.poll_read(cx, buf))?;
+        if let Some(misconduct) = this.watch.read(&buf.filled()[before..]) {
+            buf.set_filled(before);
+            metrics::ended(misconduct.reason());
+            tracing::debug!(
+                reason = misconduct.reason(),
+                "connection ended: GOAWAY ENHANCE_YOUR_CALM"
+            );
+            this.ending = Some((misconduct.goaway(this.watch.last_stream()), 0));
+            return this.poll_end(cx);
+        }
+        this.settle();
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -273,7 +470,23 @@ impl AsyncWrite for Accepted {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+        let this = self.get_mut();
+        this.within_deadline(cx)?;
+        let mut buf = buf;
+        if let Some(allowed) = this.ending_allows(buf.len()) {
+            if allowed == 0 {
+                std::task::ready!(this.poll_end(cx))?;
+                return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+            }
+            buf = &buf[..allowed];
+        }
+        std::task::ready!(this.transport.poll_ready(cx, &this.peer))?;
+        let Some(io) = this.transport.io() else {
+            return Poll::Ready(Err(not_ready()));
+        };
+        let written = std::task::ready!(io.poll_write(cx, buf))?;
+        this.wrote(&buf[..written]);
+        Poll::Ready(Ok(written))
     }
 
     fn poll_write_vectored(
@@ -281,19 +494,53 @@ impl AsyncWrite for Accepted {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+        let this = self.get_mut();
+        this.within_deadline(cx)?;
+        if this.ending.is_some() {
+            let first = bufs.iter().find(|buf| !buf.is_empty());
+            return Pin::new(this).poll_write(cx, first.map_or(&[][..], |buf| &buf[..]));
+        }
+        std::task::ready!(this.transport.poll_ready(cx, &this.peer))?;
+        let Some(io) = this.transport.io() else {
+            return Poll::Ready(Err(not_ready()));
+        };
+        let mut left = std::task::ready!(io.poll_write_vectored(cx, bufs))?;
+        let written = left;
+        for buf in bufs {
+            if left == 0 {
+                break;
+            }
+            let part = left.min(buf.len());
+            this.wrote(&buf[..part]);
+            left -= part;
+        }
+        Poll::Ready(Ok(written))
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
+        match &self.transport {
+            Transport::Plain(stream) => stream.is_write_vectored(),
+            Transport::Tls(stream) => stream.is_write_vectored(),
+            Transport::Handshake(_) | Transport::Failed => true,
+        }
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+        let this = self.get_mut();
+        this.within_deadline(cx)?;
+        std::task::ready!(this.transport.poll_ready(cx, &this.peer))?;
+        match this.transport.io() {
+            Some(io) => io.poll_flush(cx),
+            None => Poll::Ready(Ok(())),
+        }
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+        let this = self.get_mut();
+        match this.transport.io() {
+            Some(io) => io.poll_shutdown(cx),
+            None => Poll::Ready(Ok(())),
+        }
     }
 }
 
@@ -314,14 +561,36 @@ pub(crate) fn mark_called<B>(
 pub(crate) struct Peer(Arc<Connection>);
 
 impl Peer {
-    /// The peer of a request, plaintext or TLS (where tonic wraps it).
+    /// The peer of a request.
     pub(crate) fn of<B>(request: &tonic::codegen::http::Request<B>) -> Option<&Peer> {
-        let extensions = request.extensions();
-        extensions.get::<Peer>().or_else(|| {
-            extensions
-                .get::<TlsConnectInfo<Peer>>()
-                .map(TlsConnectInfo::get_ref)
-        })
+        request.extensions().get::<Peer>()
+    }
+
+    /// The client's certificate chain, under mutual TLS.
+    pub(crate) fn certificates(&self) -> Option<&[CertificateDer<'static>]> {
+        self.0.certificates.get().map(Vec::as_slice)
+    }
+
+    /// Which budget of unread reply bytes keeps new work from this connection for
+    /// `caller` out, if any.
+    pub(crate) fn unread_overrun(&self, caller: &Caller) -> Option<Overrun> {
+        self.0.unread.overrun(&caller.unread)
+    }
+
+    /// Counts `bytes` of a reply to `caller` on this connection as unread until they
+    /// are sent, or says which budget they would overrun (`always`: counted anyway).
+    pub(crate) fn charge_reply(
+        &self,
+        caller: &Caller,
+        bytes: usize,
+        always: bool,
+    ) -> Result<(), Overrun> {
+        self.0.unread.charge(&caller.unread, bytes, always)
+    }
+
+    /// Counts off `bytes` of replies that will never be sent (their stream ended).
+    pub(crate) fn replies_dropped(&self, bytes: usize) {
+        self.0.unread.taken(bytes);
     }
 
     /// Notes that the connection has made a call: its handshake deadline is over.
@@ -406,6 +675,10 @@ struct Connection {
     named: Mutex<Option<Arc<Caller>>>,
     /// The allowed name its client certificate is valid for, once worked out.
     certified: OnceLock<Option<Arc<str>>>,
+    /// Its client's certificate chain, under mutual TLS, once its handshake is over.
+    certificates: OnceLock<Vec<CertificateDer<'static>>>,
+    /// Its reply bytes not yet taken.
+    unread: ConnectionUnread,
     callers: Arc<Callers>,
     _caller_place: CallerConnection,
     _open: OpenConnection,
@@ -452,6 +725,8 @@ pub(crate) struct Caller {
     games: Arc<AtomicUsize>,
     /// Its connections open (as an address's: a named caller counts none).
     connections: AtomicUsize,
+    /// Its reply bytes not yet taken, over all its connections.
+    unread: Arc<AtomicUsize>,
     /// Its calls in the current second, and when that second began.
     quota: Mutex<(u32, Option<Instant>)>,
     callers: Arc<Callers>,
@@ -518,6 +793,7 @@ impl Callers {
                 in_flight: AtomicUsize::new(0),
                 games: Arc::default(),
                 connections: AtomicUsize::new(0),
+                unread: Arc::default(),
                 quota: Mutex::new((0, None)),
                 callers: Arc::clone(self),
             })

@@ -8,15 +8,18 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use bytes::Bytes;
+use http_body::{Body, Frame, SizeHint};
 use tonic::codegen::http;
 use tonic::{Code, Status};
 use tower::{BoxError, Layer, Service};
 
 use crate::access::{CallerName, HEALTH};
 use crate::connections::{Caller, Peer};
-use crate::glue::error::ServiceError;
+use crate::glue::error::{CallLimit, Holder, ServiceError};
 use crate::service::play::take_place as take;
 use crate::telemetry::grpc_code;
+use crate::unread::Overrun;
 
 /// Rewrites a trailers-only error reply of the transport into Arbiter's status for it
 /// (see [`ServiceError::from_transport`]); every other reply passes unchanged.
@@ -85,6 +88,11 @@ pub(crate) fn reply_encoding_follows_request<B>(mut request: http::Request<B>) -
 /// that one client cannot hold every place. Health checks are neither counted nor
 /// refused: a limit meant for work must not fail the probes that keep the server in
 /// rotation (or alive, to Kubernetes).
+///
+/// It also holds each connection and caller to its budget of reply bytes not yet taken
+/// ([`crate::unread`]): no new call while at it, and each reply's bytes counted as they
+/// are made ([`Metered`]), a reply past it dropped and its call answered
+/// RESOURCE_EXHAUSTED.
 #[derive(Debug, Clone)]
 pub(crate) struct InFlightLimitLayer {
     limits: InFlightLimits,
@@ -143,12 +151,13 @@ pub(crate) struct InFlightLimit<S> {
 /// connection's and caller's shares (`GameHolder`, put in their extensions here).
 const LIVE_GAMES: &str = "/arbiter.v1.ArbiterService/Play";
 
-impl<S, B> Service<http::Request<B>> for InFlightLimit<S>
+impl<S, B, RB> Service<http::Request<B>> for InFlightLimit<S>
 where
-    S: Service<http::Request<B>>,
+    S: Service<http::Request<B>, Response = http::Response<RB>>,
     S::Error: Into<BoxError>,
+    RB: Body<Data = Bytes> + Unpin,
 {
-    type Response = S::Response;
+    type Response = http::Response<Metered<RB>>;
     type Error = BoxError;
     type Future = InFlightFuture<S::Future>;
 
@@ -164,32 +173,58 @@ where
         if request.uri().path().starts_with(HEALTH) {
             return InFlightFuture::Exempt {
                 inner: self.inner.call(request),
+                meter: peer.map(|peer| Meter {
+                    caller: peer.caller(None),
+                    peer,
+                    always: true,
+                }),
             };
         }
         let limits = self.limits;
+        let live = request.uri().path().starts_with(LIVE_GAMES);
+        let mut meter = None;
         let held = match peer {
             Some(peer) => {
                 let name = request.extensions().get::<CallerName>();
                 let caller = peer.caller(name.map(|name| &name.0));
+                if let Some(overrun) = peer.unread_overrun(&caller) {
+                    return InFlightFuture::Refused {
+                        refusal: unread_refusal(overrun, caller.label()),
+                    };
+                }
                 if limits.calls_per_second > 0 && !caller.within_quota(limits.calls_per_second) {
                     return InFlightFuture::Refused {
-                        refusal: Refusal::Quota(limits.calls_per_second, caller.label()),
+                        refusal: CallLimit::Quota {
+                            caller: caller.label(),
+                            rate: limits.calls_per_second,
+                        },
                     };
                 }
                 if !take(caller.in_flight(), limits.caller) {
                     return InFlightFuture::Refused {
-                        refusal: Refusal::Caller(limits.caller, caller.label()),
+                        refusal: CallLimit::InFlight {
+                            holder: Some(Holder::Caller(caller.label())),
+                            limit: limits.caller,
+                        },
                     };
                 }
                 if !take(peer.in_flight(), limits.connection) {
                     caller.in_flight().fetch_sub(1, Ordering::AcqRel);
                     return InFlightFuture::Refused {
-                        refusal: Refusal::Connection(limits.connection),
+                        refusal: CallLimit::InFlight {
+                            holder: Some(Holder::Connection),
+                            limit: limits.connection,
+                        },
                     };
                 }
-                if request.uri().path().starts_with(LIVE_GAMES) {
+                if live {
                     request.extensions_mut().insert(peer.game_holder(&caller));
                 }
+                meter = Some(Meter {
+                    peer: peer.clone(),
+                    caller: Arc::clone(&caller),
+                    always: false,
+                });
                 Some(PeerPlace { peer, caller })
             }
             None => None,
@@ -197,7 +232,10 @@ where
         if !take(&self.in_flight, limits.server) {
             drop(held);
             return InFlightFuture::Refused {
-                refusal: Refusal::Server(limits.server),
+                refusal: CallLimit::InFlight {
+                    holder: None,
+                    limit: limits.server,
+                },
             };
         }
         InFlightFuture::Admitted {
@@ -206,6 +244,7 @@ where
                 server: Arc::clone(&self.in_flight),
                 _held: held,
             },
+            meter,
         }
     }
 }
@@ -237,83 +276,202 @@ impl Drop for PeerPlace {
     }
 }
 
-/// Which limit refused a call.
-#[derive(Debug, Clone)]
-pub(crate) enum Refusal {
-    /// The server's, of this many calls.
-    Server(usize),
-    /// The connection's share.
-    Connection(usize),
-    /// The caller's share, and the caller's address or name.
-    Caller(usize, Option<Arc<str>>),
-    /// The caller's quota of calls a second, and the caller's address or name.
-    Quota(u32, Option<Arc<str>>),
+/// The status of a call a limit refused.
+fn refused(limit: CallLimit) -> Status {
+    Status::from(ServiceError::OverLimit(limit))
 }
 
-impl Refusal {
-    /// The status the call is refused with.
-    fn status(&self) -> Status {
-        let caller = |label: &Option<Arc<str>>| match label {
-            Some(label) => format!("this caller ({label})"),
-            None => "this caller".to_owned(),
-        };
-        Status::resource_exhausted(match self {
-            Self::Server(limit) => {
-                format!("the server is at its limit of {limit} calls in flight; retry with backoff")
-            }
-            Self::Connection(limit) => format!(
-                "this connection is at its share of {limit} calls in flight \
-                 (--max-in-flight-per-connection); retry with backoff"
-            ),
-            Self::Caller(limit, label) => format!(
-                "{} is at its share of {limit} calls in flight \
-                 (--max-in-flight-per-caller); retry with backoff",
-                caller(label)
-            ),
-            Self::Quota(rate, label) => format!(
-                "{} is over its quota of {rate} calls a second \
-                 (--max-calls-per-second-per-caller); retry with backoff",
-                caller(label)
-            ),
-        })
-    }
+/// The refusal of a budget of unread reply bytes, for a caller named `caller`.
+fn unread_refusal(overrun: Overrun, caller: Option<Arc<str>>) -> CallLimit {
+    let (holder, limit) = match overrun {
+        Overrun::Server(limit) => (None, limit),
+        Overrun::Connection(limit) => (Some(Holder::Connection), limit),
+        Overrun::Caller(limit) => (Some(Holder::Caller(caller)), limit),
+    };
+    CallLimit::Unread { holder, limit }
 }
 
 pin_project_lite::pin_project! {
     /// The reply of a call [`InFlightLimit`] admitted, holding its place, or its refusal.
     #[project = InFlightProjection]
     pub(crate) enum InFlightFuture<F> {
-        /// Admitted: the inner call, and the place it holds until its reply is ready.
+        /// Admitted: the inner call, the place it holds until its reply is ready, and how
+        /// its reply's bytes are counted.
         Admitted {
             #[pin]
             inner: F,
             place: Place,
+            meter: Option<Meter>,
         },
         /// Refused: a limit was reached.
         Refused {
-            refusal: Refusal,
+            refusal: CallLimit,
         },
-        /// A health check: neither counted nor refused.
+        /// A health check: neither counted nor refused (its reply's bytes are counted).
         Exempt {
             #[pin]
             inner: F,
+            meter: Option<Meter>,
         },
     }
 }
 
-impl<F, T, E> Future for InFlightFuture<F>
+impl<F, B, E> Future for InFlightFuture<F>
 where
-    F: Future<Output = Result<T, E>>,
+    F: Future<Output = Result<http::Response<B>, E>>,
     E: Into<BoxError>,
+    B: Body<Data = Bytes> + Unpin,
 {
-    type Output = Result<T, BoxError>;
+    type Output = Result<http::Response<Metered<B>>, BoxError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project() {
-            InFlightProjection::Admitted { inner, .. } | InFlightProjection::Exempt { inner } => {
-                inner.poll(cx).map_err(Into::into)
+        let (inner, meter) = match self.project() {
+            InFlightProjection::Admitted { inner, meter, .. }
+            | InFlightProjection::Exempt { inner, meter } => (inner, meter),
+            InFlightProjection::Refused { refusal } => {
+                return Poll::Ready(Err(Box::new(refused(refusal.clone()))))
             }
-            InFlightProjection::Refused { refusal } => Poll::Ready(Err(Box::new(refusal.status()))),
+        };
+        let response = std::task::ready!(inner.poll(cx)).map_err(Into::into)?;
+        Poll::Ready(Ok(response.map(|body| Metered::new(body, meter.take()))))
+    }
+}
+
+/// How a reply's bytes are counted: on its connection, for its caller; `always`: past
+/// the budgets too (health replies).
+#[derive(Debug)]
+pub(crate) struct Meter {
+    peer: Peer,
+    caller: Arc<Caller>,
+    always: bool,
+}
+
+/// A reply body whose DATA is counted as unread reply bytes ([`crate::unread`]) as it is
+/// made; DATA past a budget is dropped and the reply ends with RESOURCE_EXHAUSTED in its
+/// trailers instead. hyper takes a reply's first frame as soon as the reply is ready,
+/// before its client's window has room, and holds it until there is: a unary reply is
+/// counted from the moment it is made. What the transport took and never sent (its
+/// stream ended first) is counted off when it is dropped.
+///
+/// Its state is boxed, so that the reply it wraps, moved through every layer, grows by
+/// a pointer only.
+#[derive(Debug)]
+pub(crate) struct Metered<B> {
+    inner: B,
+    metering: Option<Box<Metering>>,
+}
+
+/// What [`Metered`] knows of its reply.
+#[derive(Debug)]
+struct Metering {
+    meter: Meter,
+    /// The DATA last given to the transport, until it asks again (it has handed the
+    /// DATA to h2 to send by then).
+    unsent: usize,
+    /// The trailers to end with, a reply past its budget having been dropped.
+    refused: Option<http::HeaderMap>,
+    done: bool,
+}
+
+impl<B> Metered<B> {
+    fn new(inner: B, meter: Option<Meter>) -> Self {
+        Self {
+            inner,
+            metering: meter.map(|meter| {
+                Box::new(Metering {
+                    meter,
+                    unsent: 0,
+                    refused: None,
+                    done: false,
+                })
+            }),
+        }
+    }
+}
+
+impl Metering {
+    /// `frame`, counted if DATA; `None` when it is past a budget (and the trailers that
+    /// say so are to come).
+    fn count(&mut self, frame: Frame<Bytes>) -> Option<Frame<Bytes>> {
+        let Some(data) = frame.data_ref() else {
+            return Some(frame);
+        };
+        let meter = &self.meter;
+        match meter
+            .peer
+            .charge_reply(&meter.caller, data.len(), meter.always)
+        {
+            Ok(()) => Some(frame),
+            Err(overrun) => {
+                let status = refused(unread_refusal(overrun, meter.caller.label()));
+                let mut trailers = status.into_http::<()>().into_parts().0.headers;
+                trailers.remove(http::header::CONTENT_TYPE);
+                self.refused = Some(trailers);
+                None
+            }
+        }
+    }
+}
+
+impl<B> Body for Metered<B>
+where
+    B: Body<Data = Bytes> + Unpin,
+{
+    type Data = Bytes;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        let this = &mut *self;
+        let Some(metering) = &mut this.metering else {
+            return Pin::new(&mut this.inner).poll_frame(cx);
+        };
+        metering.unsent = 0;
+        if metering.done {
+            return Poll::Ready(None);
+        }
+        let frame = match std::task::ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
+            Some(Ok(frame)) => metering.count(frame),
+            other => {
+                metering.done = other.is_none();
+                return Poll::Ready(other);
+            }
+        };
+        match frame {
+            Some(frame) => {
+                metering.unsent = frame.data_ref().map_or(0, Bytes::len);
+                Poll::Ready(Some(Ok(frame)))
+            }
+            None => {
+                metering.done = true;
+                let trailers = metering.refused.take().unwrap_or_default();
+                Poll::Ready(Some(Ok(Frame::trailers(trailers))))
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.metering {
+            Some(metering) => metering.done || self.inner.is_end_stream(),
+            None => self.inner.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl<B> Drop for Metered<B> {
+    fn drop(&mut self) {
+        if let Some(metering) = self
+            .metering
+            .as_ref()
+            .filter(|metering| metering.unsent > 0)
+        {
+            metering.meter.peer.replies_dropped(metering.unsent);
         }
     }
 }
@@ -436,7 +594,11 @@ mod tests {
                 if let Some(wait) = wait {
                     let _ = wait.await;
                 }
-                Ok::<_, BoxError>("answered")
+                let mut answered = http::Response::new(http_body_util::Empty::<Bytes>::new());
+                answered
+                    .headers_mut()
+                    .insert("answered", http::HeaderValue::from_static("yes"));
+                Ok::<_, BoxError>(answered)
             }
         });
         let call = |path: &str| http::Request::post(path).body(()).unwrap();
@@ -467,9 +629,9 @@ mod tests {
         assert!(limited.ready().await.unwrap().call(health).await.is_ok());
 
         release.send(()).unwrap();
-        assert_eq!(first.await.unwrap(), "answered");
+        assert!(first.await.unwrap().headers().contains_key("answered"));
         let again = limited.ready().await.unwrap().call(work()).await;
-        assert_eq!(again.unwrap(), "answered");
+        assert!(again.unwrap().headers().contains_key("answered"));
         // A call dropped before its reply gives its place back too.
         drop(limited.ready().await.unwrap().call(work()));
         assert!(limited.ready().await.unwrap().call(work()).await.is_ok());

@@ -44,6 +44,8 @@
 mod access;
 pub mod config;
 mod connections;
+mod frame_watch;
+mod frames;
 pub mod games;
 mod glue;
 pub mod kit;
@@ -52,6 +54,7 @@ pub mod proto;
 pub mod server;
 mod service;
 mod telemetry;
+mod unread;
 
 pub use games::GameKind;
 pub use games::{LiveGame, LiveGameVisitor};

@@ -3,12 +3,16 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::net::TcpListener;
+use tokio_rustls::rustls;
+use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::server::TcpIncoming;
-use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 use tonic_health::pb::health_server::HealthServer;
 use tonic_health::server::{HealthReporter, HealthService};
 use tonic_health::ServingStatus;
@@ -17,6 +21,7 @@ use tower::ServiceBuilder;
 pub use crate::access::AccessError;
 use crate::access::{Access, AccessLayer};
 use crate::connections::{mark_called, ConnectionLimits, Incoming};
+use crate::frame_watch::FrameLimits;
 use crate::layers::{
     reply_encoding_follows_request, rewrite_transport_error, DeadlineLayer, InFlightLimitLayer,
     InFlightLimits,
@@ -26,6 +31,7 @@ use crate::proto::FILE_DESCRIPTOR_SET;
 use crate::service::play::{LiveGames, StreamLimits};
 use crate::service::Arbiter;
 use crate::telemetry::{serve_metrics, CallMetricsLayer};
+use crate::unread::UnreadLimits;
 
 /// `$server` (a generated tonic server) accepting requests compressed with gzip, deflate
 /// or zstd, able to compress its replies with the same (which replies are compressed is
@@ -101,6 +107,18 @@ pub struct Settings {
     /// How long a new connection may take to make its first call (its TLS handshake,
     /// HTTP/2 preface and first request headers) before it is closed; zero: no limit.
     pub handshake_timeout: Duration,
+    /// Bytes of replies made and not yet taken by their clients, across the server,
+    /// past which connections holding some get no new work and replies that would go
+    /// past it are answered RESOURCE_EXHAUSTED instead.
+    pub max_unread_bytes: usize,
+    /// One connection's share of `max_unread_bytes`.
+    pub max_unread_bytes_per_connection: usize,
+    /// One caller's share of `max_unread_bytes`, over all its connections.
+    pub max_unread_bytes_per_caller: usize,
+    /// The least time between two PINGs of a client with nothing sent to it between
+    /// them; the third such PING ends its connection with GOAWAY ENHANCE_YOUR_CALM
+    /// "too_many_pings" (grpc-go's keepalive enforcement). Zero: any.
+    pub min_ping_interval: Duration,
     /// The most concurrent HTTP/2 streams one connection may open: each live game is
     /// one for as long as it lasts. A game costs the server the same on one connection
     /// as on many (RELIABILITY.md, "Many live games on one connection"), so the default,
@@ -158,6 +176,10 @@ impl Default for Settings {
             max_connections: 10_000,
             max_connections_per_caller: 2_500,
             handshake_timeout: Duration::from_secs(10),
+            max_unread_bytes: 96 * 1024 * 1024,
+            max_unread_bytes_per_connection: 16 * 1024 * 1024,
+            max_unread_bytes_per_caller: 32 * 1024 * 1024,
+            min_ping_interval: Duration::from_secs(300),
             max_concurrent_streams: 1024,
             request_timeout: Duration::from_secs(10),
             http2_keepalive_interval: Duration::from_secs(30),
@@ -259,6 +281,10 @@ pub enum ServerError {
         /// Why it could not be bound, naming the address.
         source: std::io::Error,
     },
+    /// The TLS files do not make a TLS set-up (no certificate or key in them, a key that
+    /// does not fit, a CA that cannot verify clients).
+    #[error("setting up TLS: {0}")]
+    Tls(String),
     /// A TLS file could not be read.
     #[error("reading {path}: {source}")]
     TlsFile {
@@ -404,11 +430,12 @@ impl Server {
                         )
                 })
                 .collect(),
-            ConnectionLimits {
-                max_connections: settings.max_connections as usize,
-                per_caller: settings.max_connections_per_caller as usize,
-                handshake_timeout: settings.handshake_timeout,
-            },
+            connection_limits(
+                &settings,
+                settings.max_connections as usize,
+                settings.max_connections_per_caller as usize,
+            ),
+            tls_acceptor(&settings)?,
         );
 
         let mut builder = tonic::transport::Server::builder()
@@ -425,9 +452,6 @@ impl Server {
             builder = builder
                 .max_connection_age(age)
                 .max_connection_age_grace(settings.max_connection_age_grace);
-        }
-        if let Some(tls) = tls_config(&settings)? {
-            builder = builder.tls_config(tls)?;
         }
         let access = Access::new(settings.tokens.as_deref(), &settings.tls_client_names)?;
         let layers = ServiceBuilder::new()
@@ -541,11 +565,8 @@ fn serve_health(
     }
     let incoming = Incoming::new(
         listeners.into_iter().map(TcpIncoming::from).collect(),
-        ConnectionLimits {
-            max_connections: HEALTH_CONNECTIONS,
-            per_caller: HEALTH_CONNECTIONS,
-            handshake_timeout: settings.handshake_timeout,
-        },
+        connection_limits(settings, HEALTH_CONNECTIONS, HEALTH_CONNECTIONS),
+        None,
     );
     let stop = CancellationToken::new();
     let serve = tonic::transport::Server::builder()
@@ -560,6 +581,28 @@ fn serve_health(
         }
     });
     stop.drop_guard()
+}
+
+/// The limits on a listener's connections: `max_connections` open, `per_caller` from one
+/// address, and the settings' deadline, frame limits and budgets of unread replies.
+fn connection_limits(
+    settings: &Settings,
+    max_connections: usize,
+    per_caller: usize,
+) -> ConnectionLimits {
+    ConnectionLimits {
+        max_connections,
+        per_caller,
+        handshake_timeout: settings.handshake_timeout,
+        frames: FrameLimits {
+            min_ping_interval: settings.min_ping_interval,
+        },
+        unread: UnreadLimits {
+            server: settings.max_unread_bytes,
+            connection: settings.max_unread_bytes_per_connection,
+            caller: settings.max_unread_bytes_per_caller,
+        },
+    }
 }
 
 /// Connections the plaintext health listener holds at once: probes, one at a time each.
@@ -578,9 +621,10 @@ fn reflection() -> tonic_reflection::server::Builder<'static> {
         .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
 }
 
-/// The TLS set-up the settings ask for, if any: a server identity, and with a client
-/// CA, mutual TLS that lets in only clients that CA signed.
-fn tls_config(settings: &Settings) -> Result<Option<ServerTlsConfig>, ServerError> {
+/// The TLS set-up the settings ask for, if any: a server identity offering HTTP/2, and
+/// with a client CA, mutual TLS that lets in only clients that CA signed. Served by
+/// [`Incoming`], under each connection's handshake deadline.
+fn tls_acceptor(settings: &Settings) -> Result<Option<TlsAcceptor>, ServerError> {
     let Some(TlsFiles {
         cert,
         key,
@@ -589,16 +633,48 @@ fn tls_config(settings: &Settings) -> Result<Option<ServerTlsConfig>, ServerErro
     else {
         return Ok(None);
     };
-    let mut tls = ServerTlsConfig::new().identity(Identity::from_pem(read(cert)?, read(key)?));
-    if let Some(ca) = client_ca {
-        tls = tls.client_ca_root(Certificate::from_pem(read(ca)?));
-    }
-    // The connection's own deadline (`crate::connections`) covers the handshake too;
-    // this one also names it in tonic's log.
-    if !settings.handshake_timeout.is_zero() {
-        tls = tls.timeout(settings.handshake_timeout);
-    }
-    Ok(Some(tls))
+    let tls_error =
+        |what: &str, error: &dyn std::fmt::Display| ServerError::Tls(format!("{what}: {error}"));
+    let certificates = |path: &Path| -> Result<Vec<CertificateDer<'static>>, ServerError> {
+        let pem = read(path)?;
+        let certificates = CertificateDer::pem_slice_iter(&pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| {
+                tls_error(&format!("the certificates of {}", path.display()), &error)
+            })?;
+        if certificates.is_empty() {
+            return Err(ServerError::Tls(format!(
+                "no certificate in {}",
+                path.display()
+            )));
+        }
+        Ok(certificates)
+    };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ServerConfig::builder_with_provider(Arc::clone(&provider))
+        .with_safe_default_protocol_versions()
+        .map_err(|error| tls_error("the protocol versions", &error))?;
+    let builder = match client_ca {
+        None => builder.with_no_client_auth(),
+        Some(ca) => {
+            let mut roots = rustls::RootCertStore::empty();
+            roots.add_parsable_certificates(certificates(ca)?);
+            let verifier =
+                rustls::server::WebPkiClientVerifier::builder_with_provider(roots.into(), provider)
+                    .build()
+                    .map_err(|error| {
+                        tls_error(&format!("the client CA {}", ca.display()), &error)
+                    })?;
+            builder.with_client_cert_verifier(verifier)
+        }
+    };
+    let private_key = PrivateKeyDer::from_pem_slice(&read(key)?)
+        .map_err(|error| tls_error(&format!("the key in {}", key.display()), &error))?;
+    let mut config = builder
+        .with_single_cert(certificates(cert)?, private_key)
+        .map_err(|error| tls_error("the certificate and key", &error))?;
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    Ok(Some(TlsAcceptor::from(Arc::new(config))))
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, ServerError> {

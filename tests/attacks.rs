@@ -5,18 +5,20 @@
 //! An attack passes when at least 99% of the steady client's calls and checks are
 //! answered in time, its games are never lost, the server's peak RSS stays under the
 //! Deployment's 256 MiB, and the server answers afterwards. Each prints its figures.
-//!
-//! Not here yet: replies left unread on zero windows (no memory budget holds them).
 
 mod common;
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::game_action::Action;
-use arbiter::proto::{GameAction, JudgeTicTacToeRequest, PlayManyRequest, PlayTicTacToeRequest};
+use arbiter::proto::{
+    Check, CheckBatchRequest, GameAction, JudgeTicTacToeRequest, PlayManyRequest,
+    PlayTicTacToeRequest,
+};
 use common::callers::{call_headers, channel_from, connect_from, h2_from, ELSEWHERE, HERE};
 use common::messages::{grpc_frame, gzip_bomb};
 use common::process::Spawned;
@@ -212,22 +214,65 @@ fn h2_frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
 /// The client's preface and an empty SETTINGS frame.
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0";
 
-/// Writes `frames` over and over on a raw connection from 127.0.0.1 after the preface,
-/// reading (and dropping) whatever the server sends, until aborted or closed.
-async fn flood(server: SocketAddr, frames: Vec<u8>) {
-    let Ok(tcp) = connect_from(server, HERE).await else {
-        return;
-    };
-    let (mut read, mut write) = tcp.into_split();
-    tokio::spawn(async move {
-        let mut buffer = vec![0; 1 << 16];
-        while let Ok(1..) = read.read(&mut buffer).await {}
-    });
-    if write.write_all(PREFACE).await.is_err() {
-        return;
-    }
+/// The GOAWAY frames the server sent the attacker: each one's error code and debug data.
+type Goaways = Arc<Mutex<Vec<(u32, String)>>>;
+
+/// Writes `frames` over and over on raw connections from 127.0.0.1 after the preface,
+/// a new connection each time one is closed, until aborted; what the server sends is
+/// read, and its GOAWAY frames kept in `goaways`.
+async fn flood(server: SocketAddr, frames: Vec<u8>, goaways: Goaways) {
     let batch = frames.repeat(1000);
-    while write.write_all(&batch).await.is_ok() {}
+    loop {
+        let Ok(tcp) = connect_from(server, HERE).await else {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        };
+        let (read, mut write) = tcp.into_split();
+        tokio::spawn(read_goaways(read, Arc::clone(&goaways)));
+        if write.write_all(PREFACE).await.is_err() {
+            continue;
+        }
+        while write.write_all(&batch).await.is_ok() {}
+    }
+}
+
+/// Reads the server's frames until the connection ends, keeping its GOAWAYs.
+async fn read_goaways(mut read: tokio::net::tcp::OwnedReadHalf, goaways: Goaways) {
+    let mut bytes = Vec::new();
+    let mut buffer = vec![0; 1 << 16];
+    while let Ok(count @ 1..) = read.read(&mut buffer).await {
+        bytes.extend_from_slice(&buffer[..count]);
+        while bytes.len() >= 9 {
+            let length =
+                usize::from(bytes[0]) << 16 | usize::from(bytes[1]) << 8 | usize::from(bytes[2]);
+            if bytes.len() < 9 + length {
+                break;
+            }
+            if bytes[3] == 7 && length >= 8 {
+                let code = u32::from_be_bytes([bytes[13], bytes[14], bytes[15], bytes[16]]);
+                let debug = String::from_utf8_lossy(&bytes[17..9 + length]).into_owned();
+                goaways.lock().unwrap().push((code, debug));
+            }
+            bytes.drain(..9 + length);
+        }
+    }
+}
+
+/// Runs a flood of `frames` under attack, then checks that the server ended the
+/// attacker's connections with GOAWAY ENHANCE_YOUR_CALM and `reason`.
+async fn flood_ended(name: &str, frames: Vec<u8>, reason: &str) {
+    let goaways = Goaways::default();
+    let seen = Arc::clone(&goaways);
+    under_attack(name, move |server| flood(server, frames, seen)).await;
+    let goaways = goaways.lock().unwrap();
+    eprintln!("{name}: {} connections ended with GOAWAY", goaways.len());
+    assert!(
+        goaways
+            .iter()
+            .any(|(code, debug)| *code == 0xb && debug == reason),
+        "{name}: no GOAWAY ENHANCE_YOUR_CALM {reason:?}: {:?}",
+        goaways.iter().take(3).collect::<Vec<_>>()
+    );
 }
 
 /// 1,024 unary calls whose bodies never come, over four connections: every place in
@@ -332,22 +377,121 @@ async fn rapid_reset() {
     .await;
 }
 
-/// PING frames, a thousand a write, without end.
+/// PING frames, a thousand a write, without end: each connection is ended at its third
+/// PING too soon.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_ping_flood() {
-    under_attack("a PING flood", |server| async move {
-        flood(server, h2_frame(6, 0, 0, &[0; 8])).await;
-    })
-    .await;
+    flood_ended("a PING flood", h2_frame(6, 0, 0, &[0; 8]), "too_many_pings").await;
 }
 
-/// SETTINGS frames, a thousand a write, without end.
+/// SETTINGS frames, a thousand a write, without end: each connection is ended at its
+/// eleventh in a second.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_settings_flood() {
-    under_attack("a SETTINGS flood", |server| async move {
-        flood(server, h2_frame(4, 0, 0, &[0, 3, 0, 0, 0, 100])).await;
+    let settings = h2_frame(4, 0, 0, &[0, 3, 0, 0, 0, 100]);
+    flood_ended("a SETTINGS flood", settings, "too_many_settings").await;
+}
+
+/// Streams opened and reset one by one, each after the server has taken it (a call's
+/// headers, then RST_STREAM CANCEL in a write of its own): h2's guard against rapid
+/// reset counts only streams reset before they are taken; this connection is ended
+/// once more than half of its first 100 streams are reset early.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_taken_then_reset() {
+    let mut frames = Vec::new();
+    for stream in (1..=401u32).step_by(2) {
+        // HEADERS (END_HEADERS) with the call's fields as HPACK literals, never indexed.
+        let mut block = vec![0x83, 0x86]; // :method POST, :scheme http
+        for (name, value) in [
+            (":path", "/arbiter.v1.ArbiterService/JudgeTicTacToe"),
+            (":authority", "arbiter"),
+            ("content-type", "application/grpc"),
+            ("te", "trailers"),
+        ] {
+            block.push(0x10);
+            block.push(name.len() as u8);
+            block.extend_from_slice(name.as_bytes());
+            block.push(value.len() as u8);
+            block.extend_from_slice(value.as_bytes());
+        }
+        frames.extend(h2_frame(1, 4, stream, &block));
+        frames.extend(h2_frame(3, 0, stream, &[0, 0, 0, 8]));
+    }
+    flood_ended("streams taken then reset", frames, "too_many_resets").await;
+}
+
+/// Bulk calls whose replies are never read: connections that announce a window of zero
+/// for every stream send 192 CheckBatch calls of 10,000 checks with no kind set (20 kB
+/// each; about 1 MB of reply each). Without the budget of unread reply bytes, 192 of them held
+/// about 300 MiB; with it the attacker holds at most its caller's share (32 MiB), and
+/// the rest of its calls are answered RESOURCE_EXHAUSTED.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replies_left_unread() {
+    let refused = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&refused);
+    under_attack("replies left unread", move |server| async move {
+        // Checks with no kind set: cheap to answer, each answered with a field violation.
+        let batch = CheckBatchRequest {
+            checks: vec![Check { check: None }; 10_000],
+        };
+        let body = grpc_frame(&batch);
+        let mut held = Vec::new();
+        for _ in 0..8 {
+            let Ok(tcp) = connect_from(server, HERE).await else {
+                continue;
+            };
+            let Ok((sender, connection)) = h2::client::Builder::new()
+                .initial_window_size(0)
+                .handshake::<_, bytes::Bytes>(tcp)
+                .await
+            else {
+                continue;
+            };
+            tokio::spawn(connection);
+            held.push(sender);
+        }
+        let mut calls = Vec::new();
+        for _ in 0..24 {
+            for sender in &mut held {
+                let Ok(mut ready) = sender.clone().ready().await else {
+                    continue;
+                };
+                if let Ok((reply, mut request)) =
+                    ready.send_request(call_headers(server, "CheckBatch", None), false)
+                {
+                    let _ = request.send_data(body.clone(), true);
+                    calls.push((reply, request));
+                }
+                *sender = ready;
+            }
+        }
+        // The calls refused are answered in their headers or trailers, which no window
+        // holds back.
+        let refused = |headers: &http::HeaderMap| {
+            headers.get("grpc-status").map(|status| status.as_bytes()) == Some(&b"8"[..])
+        };
+        for (reply, _request) in &mut calls {
+            let Ok(Ok(reply)) = tokio::time::timeout(Duration::from_millis(50), reply).await else {
+                continue;
+            };
+            if refused(reply.headers()) {
+                counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                continue;
+            }
+            let mut body = reply.into_body();
+            let trailers = tokio::time::timeout(Duration::from_millis(50), body.trailers()).await;
+            if let Ok(Ok(Some(trailers))) = trailers {
+                if refused(&trailers) {
+                    counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        }
+        hold((held, calls)).await;
     })
     .await;
+    let refused = refused.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!("replies left unread: {refused} of 192 calls answered RESOURCE_EXHAUSTED");
+    assert!(refused >= 100, "only {refused} of 192 calls refused");
 }
 
 /// A HEADERS frame without END_HEADERS followed by CONTINUATION frames without end.
@@ -360,9 +504,7 @@ async fn a_continuation_flood() {
         for _ in 0..1000 {
             frames.extend(h2_frame(9, 0, 1, &field));
         }
-        loop {
-            flood(server, frames.clone()).await;
-        }
+        flood(server, frames, Goaways::default()).await;
     })
     .await;
 }

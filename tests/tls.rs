@@ -364,3 +364,77 @@ async fn a_plaintext_health_listener_beside_tls_says_what_the_server_says() {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
+
+/// Over TLS, the server reads each connection's HTTP/2 frames in plaintext (it serves
+/// TLS itself): replies read are counted off the budget of unread reply bytes as they
+/// are sent, so 20 replies of about 1 MB go through a connection's share of 1.5 MB, and
+/// a PING flood is ended with GOAWAY ENHANCE_YOUR_CALM. Fails against a server that
+/// watches the encrypted bytes: the third reply is refused, and the flood goes on.
+#[tokio::test]
+async fn over_tls_replies_are_counted_off_and_floods_ended() {
+    use arbiter::proto::{Check, CheckBatchRequest};
+
+    let ServerFiles {
+        dir: _,
+        server_ca,
+        cert,
+        key,
+    } = server_files("unread");
+    let server = TestServer::start_with(options(&[
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+        "--max-unread-bytes-per-connection",
+        "1500000",
+        "--max-unread-bytes-per-caller",
+        "1500000",
+    ]))
+    .await;
+    let endpoint = tls_endpoint(&server, &server_ca.pem(), None);
+    let mut client = ArbiterServiceClient::new(endpoint.connect().await.unwrap());
+    let batch = CheckBatchRequest {
+        checks: vec![Check { check: None }; 10_000],
+    };
+    for call in 0..20 {
+        let reply = client.check_batch(batch.clone()).await;
+        let reply = reply.unwrap_or_else(|status| panic!("call {call}: {status:?}"));
+        assert_eq!(reply.into_inner().results.len(), 10_000);
+    }
+
+    // PINGs over TLS, with tokio-rustls as the client: h2's own client cannot be made
+    // to flood, so the frames are written raw inside the TLS stream.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut roots = tokio_rustls::rustls::RootCertStore::empty();
+    let ca = rustls_pki_types::CertificateDer::from(server_ca.der().to_vec());
+    roots.add(ca).unwrap();
+    let mut config = tokio_rustls::rustls::ClientConfig::builder_with_provider(
+        std::sync::Arc::new(tokio_rustls::rustls::crypto::ring::default_provider()),
+    )
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
+    let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let name = rustls_pki_types::ServerName::try_from("localhost").unwrap();
+    let mut tls = connector.connect(name, tcp).await.unwrap();
+    let mut flood = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0".to_vec();
+    for _ in 0..10 {
+        flood.extend_from_slice(&[0, 0, 8, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    }
+    tls.write_all(&flood).await.unwrap();
+    let mut received = Vec::new();
+    let reading = tls.read_to_end(&mut received);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), reading).await;
+    let goaway = received
+        .windows(4)
+        .position(|window| window == [0, 0, 0, 0xb])
+        .map(|at| &received[at + 4..]);
+    assert!(
+        goaway.is_some_and(|debug| debug.starts_with(b"too_many_pings")),
+        "no GOAWAY ENHANCE_YOUR_CALM too_many_pings in {} bytes",
+        received.len()
+    );
+}

@@ -301,6 +301,89 @@ pub enum ServiceError {
     /// The server is shutting down and ended a call that was still open.
     #[error("server shutting down: resume the game with a setup and its history")]
     ShuttingDown,
+    /// A limit on calls refused the call before it ran: the server's or a share.
+    #[error("{0}")]
+    OverLimit(CallLimit),
+    /// The call carries no bearer token the server admits (`--tokens`); why.
+    #[error("{0}")]
+    Unauthenticated(&'static str),
+    /// The client certificate is valid for no name the server admits.
+    #[error(
+        "the client certificate is not valid for any name this server admits (--tls-client-name)"
+    )]
+    NameNotAdmitted,
+}
+
+/// Which limit on calls refused a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallLimit {
+    /// Calls in flight: the server's limit (`holder` `None`) or a share of it.
+    InFlight {
+        /// Whose share; `None`: the server's.
+        holder: Option<Holder>,
+        /// The limit or share.
+        limit: usize,
+    },
+    /// A caller's quota of calls a second.
+    Quota {
+        /// The caller's address or name, when known.
+        caller: Option<std::sync::Arc<str>>,
+        /// The quota.
+        rate: u32,
+    },
+    /// Reply bytes not yet read: the server's budget (`holder` `None`), which the
+    /// call's connection holds some of, or a share of it.
+    Unread {
+        /// Whose share; `None`: the server's.
+        holder: Option<Holder>,
+        /// The budget or share, in bytes.
+        limit: usize,
+    },
+}
+
+impl fmt::Display for CallLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InFlight {
+                holder: None,
+                limit,
+            } => write!(
+                f,
+                "the server is at its limit of {limit} calls in flight; retry with backoff"
+            ),
+            Self::InFlight {
+                holder: Some(holder),
+                limit,
+            } => write!(
+                f,
+                "{holder} is at its share of {limit} calls in flight ({}); retry with backoff",
+                holder.flag_of("--max-in-flight")
+            ),
+            Self::Quota { caller, rate } => write!(
+                f,
+                "{} is over its quota of {rate} calls a second \
+                 (--max-calls-per-second-per-caller); retry with backoff",
+                Holder::Caller(caller.clone())
+            ),
+            Self::Unread {
+                holder: None,
+                limit,
+            } => write!(
+                f,
+                "the server holds its budget of {limit} bytes of replies not yet read \
+                 (--max-unread-bytes), some of them this connection's; read them, then retry"
+            ),
+            Self::Unread {
+                holder: Some(holder),
+                limit,
+            } => write!(
+                f,
+                "{holder} holds its share of {limit} bytes of replies not yet read ({}); \
+                 read them, then retry",
+                holder.flag_of("--max-unread-bytes")
+            ),
+        }
+    }
 }
 
 /// Whose share of a limit a refusal names.
@@ -313,11 +396,16 @@ pub enum Holder {
 }
 
 impl Holder {
-    /// The flag that sets the share.
-    const fn flag(&self) -> &'static str {
+    /// The flag that sets the share of the live games.
+    fn flag(&self) -> String {
+        self.flag_of("--max-live-games")
+    }
+
+    /// The flag that sets this share of the limit `limit` (a flag) sets.
+    fn flag_of(&self, limit: &str) -> String {
         match self {
-            Self::Connection => "--max-live-games-per-connection",
-            Self::Caller(_) => "--max-live-games-per-caller",
+            Self::Connection => format!("{limit}-per-connection"),
+            Self::Caller(_) => format!("{limit}-per-caller"),
         }
     }
 }
@@ -442,7 +530,10 @@ impl From<ServiceError> for Status {
             ServiceError::TooManyMessages { .. }
             | ServiceError::TooManyGames { .. }
             | ServiceError::TooManyGamesHeld { .. }
-            | ServiceError::RequestTooLarge { .. } => Status::resource_exhausted(message),
+            | ServiceError::RequestTooLarge { .. }
+            | ServiceError::OverLimit(_) => Status::resource_exhausted(message),
+            ServiceError::Unauthenticated(_) => Status::unauthenticated(message),
+            ServiceError::NameNotAdmitted => Status::permission_denied(message),
             ServiceError::StreamIdle { .. } | ServiceError::GameTooLong { .. } => {
                 Status::deadline_exceeded(message)
             }
