@@ -15,7 +15,7 @@
 //!   their replies not yet taken ([`crate::unread`]).
 //! - TLS is served here, not by tonic, so that each connection's HTTP/2 frames pass a
 //!   [`FrameWatch`] in plaintext: it counts the reply bytes sent and ends a connection
-//!   that floods PINGs or SETTINGS or resets most of its streams with GOAWAY
+//!   that floods PINGs or SETTINGS or resets most of its streams unanswered with GOAWAY
 //!   ENHANCE_YOUR_CALM.
 
 use std::collections::HashMap;
@@ -288,17 +288,32 @@ impl std::fmt::Debug for Transport {
     }
 }
 
+/// `$op` on the connection's byte stream (`$io`, pinned), once its TLS handshake, if any,
+/// is over: a match rather than a `dyn` stream, so that the plaintext stream's calls
+/// inline as they did before TLS was served here.
+macro_rules! on_stream {
+    ($this:expr, $cx:expr, $io:ident => $op:expr) => {
+        loop {
+            match &mut $this.transport {
+                Transport::Plain(stream) => {
+                    let $io = Pin::new(stream);
+                    break $op;
+                }
+                Transport::Tls(stream) => {
+                    let $io = Pin::new(&mut **stream);
+                    break $op;
+                }
+                Transport::Handshake(_) => {
+                    std::task::ready!($this.transport.poll_handshake($cx, &$this.peer))?;
+                }
+                Transport::Failed => break Poll::Ready(Err(not_ready())),
+            }
+        }
+    };
+}
+
 impl Transport {
     /// Drives a TLS handshake to its end, keeping the client's certificates in `peer`.
-    #[inline]
-    fn poll_ready(&mut self, cx: &mut Context<'_>, peer: &Peer) -> Poll<io::Result<()>> {
-        match self {
-            Self::Plain(_) | Self::Tls(_) => Poll::Ready(Ok(())),
-            Self::Failed => Poll::Ready(Err(io::ErrorKind::NotConnected.into())),
-            Self::Handshake(_) => self.poll_handshake(cx, peer),
-        }
-    }
-
     fn poll_handshake(&mut self, cx: &mut Context<'_>, peer: &Peer) -> Poll<io::Result<()>> {
         let Self::Handshake(accept) = self else {
             return Poll::Ready(Ok(()));
@@ -319,20 +334,7 @@ impl Transport {
             }
         }
     }
-
-    fn io(&mut self) -> Option<Pin<&mut (dyn Io + '_)>> {
-        match self {
-            Self::Plain(stream) => Some(Pin::new(stream)),
-            Self::Tls(stream) => Some(Pin::new(&mut **stream)),
-            Self::Handshake(_) | Self::Failed => None,
-        }
-    }
 }
-
-/// A byte stream both ways.
-trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
-
-impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
 /// What reading or writing a transport not ready says.
 fn not_ready() -> io::Error {
@@ -355,9 +357,8 @@ impl Accepted {
 
     /// An error once the connection is past its deadline for a first call (checked on
     /// every read and write: a TLS handshake may hold either).
-    #[inline]
     fn within_deadline(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
-        if self.deadline.is_none() || !self.out_of_time(cx) {
+        if !self.out_of_time(cx) {
             return Ok(());
         }
         self.deadline = None;
@@ -378,17 +379,20 @@ impl Accepted {
                 self.ending = Some((Vec::new(), 0));
                 return Poll::Ready(Ok(()));
             }
-            if let Some(mut io) = self.transport.io() {
-                while *sent < goaway.len() {
-                    match io.as_mut().poll_write(cx, &goaway[*sent..]) {
-                        Poll::Pending => return Poll::Pending,
-                        Poll::Ready(Ok(written)) if written > 0 => *sent += written,
-                        Poll::Ready(_) => break,
-                    }
+            let mut io: Pin<&mut (dyn AsyncWrite + Unpin + Send)> = match &mut self.transport {
+                Transport::Plain(stream) => Pin::new(stream),
+                Transport::Tls(stream) => Pin::new(&mut **stream),
+                Transport::Handshake(_) | Transport::Failed => return Poll::Ready(Ok(())),
+            };
+            while *sent < goaway.len() {
+                match io.as_mut().poll_write(cx, &goaway[*sent..]) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Ok(written)) if written > 0 => *sent += written,
+                    Poll::Ready(_) => break,
                 }
-                if io.as_mut().poll_flush(cx).is_pending() {
-                    return Poll::Pending;
-                }
+            }
+            if io.as_mut().poll_flush(cx).is_pending() {
+                return Poll::Pending;
             }
             *sent = goaway.len();
         }
@@ -398,6 +402,11 @@ impl Accepted {
     /// Counts bytes just written: the DATA among them is reply bytes taken.
     fn wrote(&mut self, bytes: &[u8]) {
         let data = self.watch.written(bytes);
+        self.taken(data);
+    }
+
+    /// Counts off `data` bytes of replies written, and settles if nothing is left to send.
+    fn taken(&mut self, data: usize) {
         if data > 0 {
             self.peer.0.unread.taken(data);
         }
@@ -439,17 +448,19 @@ impl AsyncRead for Accepted {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        this.within_deadline(cx)?;
+        if this.deadline.is_some() {
+            this.within_deadline(cx)?;
+        }
         if this.ending.is_some() {
             return this.poll_end(cx);
         }
-        std::task::ready!(this.transport.poll_ready(cx, &this.peer))?;
-        let Some(io) = this.transport.io() else {
-            return Poll::Ready(Err(not_ready()));
-        };
         let before = buf.filled().len();
-        std::task::ready!(io.poll_read(cx, buf))?;
-        if let Some(misconduct) = this.watch.read(&buf.filled()[before..]) {
+        std::task::ready!(on_stream!(this, cx, io => io.poll_read(cx, buf)))?;
+        let read = &buf.filled()[before..];
+        if read.is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        if let Some(misconduct) = this.watch.read(read) {
             buf.set_filled(before);
             metrics::ended(misconduct.reason());
             tracing::debug!(
@@ -471,7 +482,9 @@ impl AsyncWrite for Accepted {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        this.within_deadline(cx)?;
+        if this.deadline.is_some() {
+            this.within_deadline(cx)?;
+        }
         let mut buf = buf;
         if let Some(allowed) = this.ending_allows(buf.len()) {
             if allowed == 0 {
@@ -480,11 +493,7 @@ impl AsyncWrite for Accepted {
             }
             buf = &buf[..allowed];
         }
-        std::task::ready!(this.transport.poll_ready(cx, &this.peer))?;
-        let Some(io) = this.transport.io() else {
-            return Poll::Ready(Err(not_ready()));
-        };
-        let written = std::task::ready!(io.poll_write(cx, buf))?;
+        let written = std::task::ready!(on_stream!(this, cx, io => io.poll_write(cx, buf)))?;
         this.wrote(&buf[..written]);
         Poll::Ready(Ok(written))
     }
@@ -495,25 +504,26 @@ impl AsyncWrite for Accepted {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        this.within_deadline(cx)?;
+        if this.deadline.is_some() {
+            this.within_deadline(cx)?;
+        }
         if this.ending.is_some() {
             let first = bufs.iter().find(|buf| !buf.is_empty());
             return Pin::new(this).poll_write(cx, first.map_or(&[][..], |buf| &buf[..]));
         }
-        std::task::ready!(this.transport.poll_ready(cx, &this.peer))?;
-        let Some(io) = this.transport.io() else {
-            return Poll::Ready(Err(not_ready()));
-        };
-        let mut left = std::task::ready!(io.poll_write_vectored(cx, bufs))?;
+        let mut left =
+            std::task::ready!(on_stream!(this, cx, io => io.poll_write_vectored(cx, bufs)))?;
         let written = left;
+        let mut data = 0;
         for buf in bufs {
             if left == 0 {
                 break;
             }
             let part = left.min(buf.len());
-            this.wrote(&buf[..part]);
+            data += this.watch.written(&buf[..part]);
             left -= part;
         }
+        this.taken(data);
         Poll::Ready(Ok(written))
     }
 
@@ -527,19 +537,17 @@ impl AsyncWrite for Accepted {
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        this.within_deadline(cx)?;
-        std::task::ready!(this.transport.poll_ready(cx, &this.peer))?;
-        match this.transport.io() {
-            Some(io) => io.poll_flush(cx),
-            None => Poll::Ready(Ok(())),
+        if this.deadline.is_some() {
+            this.within_deadline(cx)?;
         }
+        on_stream!(this, cx, io => io.poll_flush(cx))
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        match this.transport.io() {
-            Some(io) => io.poll_shutdown(cx),
-            None => Poll::Ready(Ok(())),
+        match &mut self.get_mut().transport {
+            Transport::Plain(stream) => Pin::new(stream).poll_shutdown(cx),
+            Transport::Tls(stream) => Pin::new(&mut **stream).poll_shutdown(cx),
+            Transport::Handshake(_) | Transport::Failed => Poll::Ready(Ok(())),
         }
     }
 }

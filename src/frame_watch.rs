@@ -7,16 +7,18 @@
 //!   ENHANCE_YOUR_CALM "too_many_pings" (which grpc-go's clients answer by pinging half
 //!   as often).
 //! - **SETTINGS**: more than [`SETTINGS_PER_SECOND`] in one second end it likewise.
-//! - **Streams the client resets** before their reply is complete: once it has opened
-//!   [`RESET_STREAMS_MIN`] streams, more than half of them reset end it (as Envoy's
-//!   premature-reset guard does). A reset after the reply ended does not count.
+//! - **Streams the client resets** before the server has answered them (sent their reply's
+//!   headers): once it has opened [`RESET_STREAMS_MIN`] streams, more than half of them
+//!   reset so end it (as Envoy's premature-reset guard does; rapid reset spread over
+//!   writes). A stream reset once answered does not count: a game server may well end
+//!   its live games by cancelling them.
 //!
 //! The write side also gives the DATA bytes the client has been sent, which
 //! [`crate::connections`] counts as reply bytes taken, and tells when no stream has a
 //! reply still to end ([`FrameWatch::idle`]): nothing can be unread then (what a stream
 //! the client reset had waiting went with it).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use foldhash::fast::RandomState;
 use std::time::{Duration, Instant};
@@ -88,9 +90,10 @@ struct ClientFrames {
     /// SETTINGS in the current second, and when it began.
     settings: u32,
     settings_since: Option<Instant>,
-    /// The client's streams whose reply has not ended, the last it opened, how many it
-    /// has opened and how many of them it reset before their reply ended.
-    open: HashSet<u32, RandomState>,
+    /// The client's streams whose reply has not ended (and whether they have been
+    /// answered: their reply's headers sent), the last it opened, how many it has opened
+    /// and how many of them it reset before they were answered.
+    open: HashMap<u32, bool, RandomState>,
     last_stream: u32,
     opened: u64,
     reset: u64,
@@ -113,7 +116,7 @@ impl FrameWatch {
                 sent_since_ping: false,
                 settings: 0,
                 settings_since: None,
-                open: HashSet::default(),
+                open: HashMap::default(),
                 last_stream: 0,
                 opened: 0,
                 reset: 0,
@@ -137,7 +140,9 @@ impl FrameWatch {
                 kind::PING if head.flags & ACK == 0 => client.ping(),
                 _ => None,
             };
-            client.misconduct = client.misconduct.or(misconduct);
+            if misconduct.is_some() && client.misconduct.is_none() {
+                client.misconduct = misconduct;
+            }
         });
         self.client.misconduct
     }
@@ -150,6 +155,8 @@ impl FrameWatch {
                 client.sent_since_ping = true;
                 if head.flags & END_STREAM != 0 {
                     client.ended(head.stream);
+                } else if let Some(answered) = client.open.get_mut(&head.stream) {
+                    *answered = true;
                 }
             }
             kind::RST_STREAM => {
@@ -186,21 +193,22 @@ impl ClientFrames {
         if stream > self.last_stream {
             self.last_stream = stream;
             self.opened += 1;
-            self.open.insert(stream);
+            self.open.insert(stream, false);
         }
     }
 
-    /// A stream's reply has ended, or the stream was reset: whether it was open.
-    fn ended(&mut self, stream: u32) -> bool {
+    /// A stream's reply has ended, or the stream was reset: whether it was open, and if
+    /// so whether it had been answered.
+    fn ended(&mut self, stream: u32) -> Option<bool> {
         let was_open = self.open.remove(&stream);
-        if was_open && self.open.is_empty() {
+        if was_open.is_some() && self.open.is_empty() {
             self.idle = true;
         }
         was_open
     }
 
     fn reset(&mut self, stream: u32) -> Option<Misconduct> {
-        if self.ended(stream) {
+        if self.ended(stream) == Some(false) {
             self.reset += 1;
         }
         (self.opened >= RESET_STREAMS_MIN && self.reset * 2 > self.opened)
@@ -221,12 +229,15 @@ impl ClientFrames {
     }
 
     fn ping(&mut self) -> Option<Misconduct> {
-        let now = Instant::now();
-        let last = self.last_ping.replace(now);
         if std::mem::take(&mut self.sent_since_ping) {
+            // Forgiven, without reading the clock (clients that estimate bandwidth ping
+            // after every reply): the next PING is not measured from this one.
             self.ping_strikes = 0;
+            self.last_ping = None;
             return None;
         }
+        let now = Instant::now();
+        let last = self.last_ping.replace(now);
         if last.is_some_and(|last| now.duration_since(last) < self.limits.min_ping_interval) {
             self.ping_strikes += 1;
         }
@@ -237,16 +248,9 @@ impl ClientFrames {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frames::frame;
 
     const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-
-    fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-        let mut bytes = (payload.len() as u32).to_be_bytes()[1..].to_vec();
-        bytes.extend_from_slice(&[kind, flags]);
-        bytes.extend_from_slice(&stream.to_be_bytes());
-        bytes.extend_from_slice(payload);
-        bytes
-    }
 
     fn watch(min_ping_interval: Duration) -> FrameWatch {
         let mut watch = FrameWatch::new(FrameLimits { min_ping_interval });
@@ -293,13 +297,19 @@ mod tests {
     fn most_streams_reset_before_their_reply_ended_are_misconduct() {
         let headers = |stream| frame(kind::HEADERS, 4, stream, &[0; 3]);
         let reset = |stream| frame(kind::RST_STREAM, 0, stream, &[0, 0, 0, 8]);
-        // Resets after the reply ended (as clients send when they stop reading a
-        // stream the server has finished) are not counted.
+        // Resets after the reply ended, or once it began (a live game cancelled at its
+        // end), are not counted.
         let mut finished = watch(Duration::ZERO);
         for stream in (1..400).step_by(2) {
             assert_eq!(finished.read(&headers(stream)), None);
             finished.written(&frame(kind::HEADERS, END_STREAM | 4, stream, &[0; 2]));
             assert_eq!(finished.read(&reset(stream)), None);
+        }
+        let mut answered = watch(Duration::ZERO);
+        for stream in (1..400).step_by(2) {
+            assert_eq!(answered.read(&headers(stream)), None);
+            answered.written(&frame(kind::HEADERS, 4, stream, &[0; 2]));
+            assert_eq!(answered.read(&reset(stream)), None);
         }
         // Half reset early is allowed; more is not, once 100 streams have been opened.
         let mut half = watch(Duration::ZERO);

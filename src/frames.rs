@@ -4,7 +4,7 @@
 //! not keep (PINGs, SETTINGS, streams the client resets).
 
 /// The client's connection preface, which comes before its first frame.
-const CLIENT_PREFACE: usize = 24;
+const CLIENT_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /// The length of a frame's head.
 const HEAD: usize = 9;
@@ -52,6 +52,9 @@ pub(crate) struct FrameHead {
 pub(crate) struct FrameScanner {
     /// Bytes of the client's preface still to pass (none on the server's side).
     preface: usize,
+    /// Set when what came was not the preface: not HTTP/2, so nothing is read as frames
+    /// (the transport refuses it).
+    not_http2: bool,
     /// The head being read, and how much of it has passed.
     head: [u8; HEAD],
     filled: usize,
@@ -63,7 +66,7 @@ pub(crate) struct FrameScanner {
 impl FrameScanner {
     /// The client's side: its preface, then frames.
     pub(crate) fn client() -> Self {
-        Self::with_preface(CLIENT_PREFACE)
+        Self::with_preface(CLIENT_PREFACE.len())
     }
 
     /// The server's side: frames from the first byte.
@@ -74,6 +77,7 @@ impl FrameScanner {
     fn with_preface(preface: usize) -> Self {
         Self {
             preface,
+            not_http2: false,
             head: [0; HEAD],
             filled: 0,
             payload_left: 0,
@@ -86,9 +90,55 @@ impl FrameScanner {
     /// payload.
     pub(crate) fn scan(&mut self, mut bytes: &[u8], mut seen: impl FnMut(FrameHead)) -> usize {
         let mut data = 0;
+        // The rest of the frame the last bytes ended inside, if any.
+        if self.payload_left > 0 {
+            let skipped = self.payload_left.min(bytes.len());
+            self.payload_left -= skipped;
+            if self.in_data {
+                data += skipped;
+            }
+            bytes = &bytes[skipped..];
+        }
+        if bytes.is_empty() {
+            return data;
+        }
+        if self.preface > 0 || self.filled > 0 || self.not_http2 {
+            return data + self.scan_slowly(bytes, &mut seen);
+        }
+        // At a frame's head, as nearly every read and write begins: whole heads read in
+        // place, payloads stepped over.
+        while let Some(head) = bytes.first_chunk::<HEAD>() {
+            let head = parse(head);
+            seen(head);
+            let payload = &bytes[HEAD..];
+            let passed = head.length.min(payload.len());
+            if head.kind == kind::DATA {
+                data += passed;
+            }
+            bytes = &payload[passed..];
+            if passed < head.length {
+                self.payload_left = head.length - passed;
+                self.in_data = head.kind == kind::DATA;
+                return data;
+            }
+        }
+        if bytes.is_empty() {
+            return data;
+        }
+        data + self.scan_slowly(bytes, &mut seen)
+    }
+
+    /// [`Self::scan`] byte run by byte run: the preface, a head cut between two passes.
+    fn scan_slowly(&mut self, mut bytes: &[u8], seen: &mut impl FnMut(FrameHead)) -> usize {
+        let mut data = 0;
         while !bytes.is_empty() {
+            if self.not_http2 {
+                return data;
+            }
             if self.preface > 0 {
                 let skipped = self.preface.min(bytes.len());
+                let at = CLIENT_PREFACE.len() - self.preface;
+                self.not_http2 = CLIENT_PREFACE.get(at..at + skipped) != bytes.get(..skipped);
                 self.preface -= skipped;
                 bytes = &bytes[skipped..];
             } else if self.payload_left > 0 {
@@ -98,13 +148,6 @@ impl FrameScanner {
                     data += skipped;
                 }
                 bytes = &bytes[skipped..];
-            } else if let (0, Some(head)) = (self.filled, bytes.first_chunk::<HEAD>()) {
-                // A whole head at hand (nearly always): read in place.
-                let head = parse(head);
-                bytes = &bytes[HEAD..];
-                self.payload_left = head.length;
-                self.in_data = head.kind == kind::DATA;
-                seen(head);
             } else {
                 let taken = (HEAD - self.filled).min(bytes.len());
                 self.head[self.filled..self.filled + taken].copy_from_slice(&bytes[..taken]);
@@ -161,17 +204,19 @@ pub(crate) fn goaway(last_stream: u32, code: u32, reason: &str) -> Vec<u8> {
     frame
 }
 
+/// A frame of `kind` with `flags` on `stream` carrying `payload`, for tests.
+#[cfg(test)]
+pub(crate) fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let mut bytes = (payload.len() as u32).to_be_bytes()[1..].to_vec();
+    bytes.extend_from_slice(&[kind, flags]);
+    bytes.extend_from_slice(&stream.to_be_bytes());
+    bytes.extend_from_slice(payload);
+    bytes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-        let mut bytes = (payload.len() as u32).to_be_bytes()[1..].to_vec();
-        bytes.extend_from_slice(&[kind, flags]);
-        bytes.extend_from_slice(&stream.to_be_bytes());
-        bytes.extend_from_slice(payload);
-        bytes
-    }
 
     /// Every frame head and the DATA bytes, whatever the cuts between the writes.
     #[test]
@@ -202,6 +247,18 @@ mod tests {
             assert_eq!(data, 300, "cut every {cut} bytes");
             assert!(scanner.at_boundary());
         }
+    }
+
+    /// Bytes that do not begin with the preface (HTTP/1.1, garbage) are not read as
+    /// frames: the transport refuses them, not a frame limit.
+    #[test]
+    fn what_is_not_http2_is_not_read_as_frames() {
+        let mut bytes = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n".to_vec();
+        bytes.extend(frame(kind::PING, 0, 0, &[0; 8]));
+        let mut scanner = FrameScanner::client();
+        let mut heads = 0;
+        scanner.scan(&bytes, |_| heads += 1);
+        assert_eq!(heads, 0);
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! messages allow can be sent.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, OnceLock};
 
 /// The budgets, in bytes.
 #[derive(Debug, Clone, Copy)]
@@ -61,21 +61,15 @@ impl ServerUnread {
     }
 }
 
-/// One connection's count of unread reply bytes, and the caller they are counted to (a
-/// caller's count is the sum of its connections'; a connection's bytes move to the
-/// caller of its latest reply when that caller changes, as a new token would).
+/// One connection's count of unread reply bytes, and the caller they are counted to:
+/// the caller of its first reply (a caller's count is the sum of its connections'; a
+/// connection whose calls carry several tokens counts them all to the first). Atomic
+/// counts, no lock: a budget may be passed by the replies made at the same instant.
 #[derive(Debug)]
 pub(crate) struct ConnectionUnread {
     server: Arc<ServerUnread>,
-    held: Mutex<Held>,
-    /// `held.bytes` as last set, read without the lock to skip counting off nothing.
     bytes: AtomicUsize,
-}
-
-#[derive(Debug, Default)]
-struct Held {
-    bytes: usize,
-    caller: Option<Arc<AtomicUsize>>,
+    caller: OnceLock<Arc<AtomicUsize>>,
 }
 
 impl ConnectionUnread {
@@ -83,8 +77,8 @@ impl ConnectionUnread {
     pub(crate) fn new(server: Arc<ServerUnread>) -> Self {
         Self {
             server,
-            held: Mutex::default(),
             bytes: AtomicUsize::new(0),
+            caller: OnceLock::new(),
         }
     }
 
@@ -93,7 +87,7 @@ impl ConnectionUnread {
     /// server's when at its budget and this connection holds some of it.
     pub(crate) fn overrun(&self, caller: &AtomicUsize) -> Option<Overrun> {
         let limits = self.server.limits;
-        let held = self.held.lock().map(|held| held.bytes).unwrap_or(0);
+        let held = self.bytes.load(Ordering::Relaxed);
         if held >= limits.connection {
             Some(Overrun::Connection(limits.connection))
         } else if caller.load(Ordering::Relaxed) >= limits.caller {
@@ -115,34 +109,21 @@ impl ConnectionUnread {
         always: bool,
     ) -> Result<(), Overrun> {
         let limits = self.server.limits;
-        let Ok(mut held) = self.held.lock() else {
-            return Ok(());
-        };
-        if !held
-            .caller
-            .as_ref()
-            .is_some_and(|counted| Arc::ptr_eq(counted, caller))
-        {
-            if let Some(previous) = held.caller.replace(Arc::clone(caller)) {
-                take_off(&previous, held.bytes);
-                caller.fetch_add(held.bytes, Ordering::AcqRel);
-            }
-        }
+        let owner = self.caller.get_or_init(|| Arc::clone(caller));
         let over = |count: usize, limit: usize| count > 0 && count.saturating_add(bytes) > limit;
         if !always {
-            if over(held.bytes, limits.connection) {
+            if over(self.bytes.load(Ordering::Relaxed), limits.connection) {
                 return Err(Overrun::Connection(limits.connection));
             }
-            if over(caller.load(Ordering::Relaxed), limits.caller) {
+            if over(owner.load(Ordering::Relaxed), limits.caller) {
                 return Err(Overrun::Caller(limits.caller));
             }
             if over(self.server.bytes(), limits.server) {
                 return Err(Overrun::Server(limits.server));
             }
         }
-        held.bytes += bytes;
-        self.bytes.store(held.bytes, Ordering::Relaxed);
-        caller.fetch_add(bytes, Ordering::AcqRel);
+        self.bytes.fetch_add(bytes, Ordering::AcqRel);
+        owner.fetch_add(bytes, Ordering::AcqRel);
         self.server.bytes.fetch_add(bytes, Ordering::AcqRel);
         Ok(())
     }
@@ -152,16 +133,17 @@ impl ConnectionUnread {
         if self.bytes.load(Ordering::Relaxed) == 0 {
             return;
         }
-        let Ok(mut held) = self.held.lock() else {
-            return;
-        };
-        let bytes = bytes.min(held.bytes);
+        let held = self
+            .bytes
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
+                Some(held - held.min(bytes))
+            })
+            .unwrap_or(0);
+        let bytes = held.min(bytes);
         if bytes == 0 {
             return;
         }
-        held.bytes -= bytes;
-        self.bytes.store(held.bytes, Ordering::Relaxed);
-        if let Some(caller) = &held.caller {
+        if let Some(caller) = self.caller.get() {
             take_off(caller, bytes);
         }
         take_off(&self.server.bytes, bytes);
@@ -175,14 +157,13 @@ impl ConnectionUnread {
     /// The bytes unread on this connection.
     #[cfg(test)]
     fn bytes(&self) -> usize {
-        self.held.lock().map(|held| held.bytes).unwrap_or(0)
+        self.bytes.load(Ordering::Relaxed)
     }
 }
 
 impl Drop for ConnectionUnread {
     fn drop(&mut self) {
-        let bytes = self.held.get_mut().map(|held| held.bytes).unwrap_or(0);
-        self.taken(bytes);
+        self.clear();
     }
 }
 
@@ -245,15 +226,15 @@ mod tests {
     }
 
     #[test]
-    fn a_connections_bytes_move_with_its_caller() {
+    fn a_connections_bytes_count_to_the_caller_of_its_first_reply() {
         let server = server();
         let (address, named) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
         let connection = ConnectionUnread::new(Arc::clone(&server));
         assert_eq!(connection.charge(&address, 10, false), Ok(()));
         assert_eq!(connection.charge(&named, 5, false), Ok(()));
-        assert_eq!(address.load(Ordering::Relaxed), 0);
-        assert_eq!(named.load(Ordering::Relaxed), 15);
+        assert_eq!(address.load(Ordering::Relaxed), 15);
+        assert_eq!(named.load(Ordering::Relaxed), 0);
         connection.taken(15);
-        assert_eq!((named.load(Ordering::Relaxed), server.bytes()), (0, 0));
+        assert_eq!((address.load(Ordering::Relaxed), server.bytes()), (0, 0));
     }
 }

@@ -264,6 +264,12 @@ async fn flood_ended(name: &str, frames: Vec<u8>, reason: &str) {
     let goaways = Goaways::default();
     let seen = Arc::clone(&goaways);
     under_attack(name, move |server| flood(server, frames, seen)).await;
+    assert_ended(name, &goaways, reason);
+}
+
+/// Checks that the server ended the attacker's connections with GOAWAY ENHANCE_YOUR_CALM
+/// and `reason` (FrameWatch's words: h2's own GOAWAYs say other things).
+fn assert_ended(name: &str, goaways: &Goaways, reason: &str) {
     let goaways = goaways.lock().unwrap();
     eprintln!("{name}: {} connections ended with GOAWAY", goaways.len());
     assert!(
@@ -392,32 +398,60 @@ async fn a_settings_flood() {
     flood_ended("a SETTINGS flood", settings, "too_many_settings").await;
 }
 
-/// Streams opened and reset one by one, each after the server has taken it (a call's
-/// headers, then RST_STREAM CANCEL in a write of its own): h2's guard against rapid
-/// reset counts only streams reset before they are taken; this connection is ended
-/// once more than half of its first 100 streams are reset early.
+/// Streams opened and reset one by one, each in a write of its own a millisecond after
+/// its headers, so that the server has taken it: h2's guard against rapid reset counts
+/// only streams reset before they are taken (its GOAWAY says `too_many_resets`); this
+/// connection is ended once more than half of its first 100 streams are reset before
+/// they are answered.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streams_taken_then_reset() {
-    let mut frames = Vec::new();
-    for stream in (1..=401u32).step_by(2) {
-        // HEADERS (END_HEADERS) with the call's fields as HPACK literals, never indexed.
-        let mut block = vec![0x83, 0x86]; // :method POST, :scheme http
-        for (name, value) in [
-            (":path", "/arbiter.v1.ArbiterService/JudgeTicTacToe"),
-            (":authority", "arbiter"),
-            ("content-type", "application/grpc"),
-            ("te", "trailers"),
-        ] {
-            block.push(0x10);
-            block.push(name.len() as u8);
-            block.extend_from_slice(name.as_bytes());
-            block.push(value.len() as u8);
-            block.extend_from_slice(value.as_bytes());
+    let name = "streams taken then reset";
+    let goaways = Goaways::default();
+    let seen = Arc::clone(&goaways);
+    under_attack(name, move |server| async move {
+        loop {
+            let Ok(tcp) = connect_from(server, HERE).await else {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            };
+            let (read, mut write) = tcp.into_split();
+            tokio::spawn(read_goaways(read, Arc::clone(&seen)));
+            if write.write_all(PREFACE).await.is_err() {
+                continue;
+            }
+            for stream in (1..).step_by(2) {
+                let taken = write.write_all(&judge_headers(stream)).await;
+                tokio::time::sleep(Duration::from_millis(1)).await;
+                let reset = write
+                    .write_all(&h2_frame(3, 0, stream, &[0, 0, 0, 8]))
+                    .await;
+                if taken.is_err() || reset.is_err() {
+                    break;
+                }
+            }
         }
-        frames.extend(h2_frame(1, 4, stream, &block));
-        frames.extend(h2_frame(3, 0, stream, &[0, 0, 0, 8]));
+    })
+    .await;
+    assert_ended(name, &goaways, "too_many_early_resets");
+}
+
+/// A HEADERS frame (END_HEADERS) opening a JudgeTicTacToe call on `stream`, its fields as
+/// HPACK literals, never indexed.
+fn judge_headers(stream: u32) -> Vec<u8> {
+    let mut block = vec![0x83, 0x86]; // :method POST, :scheme http
+    for (name, value) in [
+        (":path", "/arbiter.v1.ArbiterService/JudgeTicTacToe"),
+        (":authority", "arbiter"),
+        ("content-type", "application/grpc"),
+        ("te", "trailers"),
+    ] {
+        block.push(0x10);
+        block.push(name.len() as u8);
+        block.extend_from_slice(name.as_bytes());
+        block.push(value.len() as u8);
+        block.extend_from_slice(value.as_bytes());
     }
-    flood_ended("streams taken then reset", frames, "too_many_resets").await;
+    h2_frame(1, 4, stream, &block)
 }
 
 /// Bulk calls whose replies are never read: connections that announce a window of zero

@@ -12,8 +12,11 @@ use super::names::{
 
 /// The reasons a connection is ended with GOAWAY ENHANCE_YOUR_CALM, as the GOAWAY and the
 /// metric's `reason` label say them.
-pub(crate) const ENDED_REASONS: [&str; 3] =
-    ["too_many_pings", "too_many_settings", "too_many_resets"];
+pub(crate) const ENDED_REASONS: [&str; 3] = [
+    "too_many_pings",
+    "too_many_settings",
+    "too_many_early_resets",
+];
 
 /// The handles.
 struct ConnectionHandles {

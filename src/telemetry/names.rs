@@ -20,7 +20,7 @@ pub(crate) const CONNECTIONS_REFUSED_TOTAL: &str = "arbiter_connections_refused_
 /// Connections closed for making no call within `--handshake-timeout`.
 pub(crate) const HANDSHAKE_TIMEOUTS_TOTAL: &str = "arbiter_handshake_timeouts_total";
 /// Connections ended with GOAWAY ENHANCE_YOUR_CALM, by `reason` (`too_many_pings`,
-/// `too_many_settings`, `too_many_resets`).
+/// `too_many_settings`, `too_many_early_resets`).
 pub(crate) const CONNECTIONS_ENDED_TOTAL: &str = "arbiter_connections_ended_total";
 
 /// Describes every metric and registers the calls in flight at zero, so that dashboards
@@ -59,7 +59,7 @@ pub(super) fn register_metrics() {
     );
     metrics::describe_counter!(
         CONNECTIONS_ENDED_TOTAL,
-        "Connections ended with GOAWAY ENHANCE_YOUR_CALM, by reason: too_many_pings (more often than --min-ping-interval), too_many_settings, too_many_resets (most streams reset by the client)."
+        "Connections ended with GOAWAY ENHANCE_YOUR_CALM, by reason: too_many_pings (more often than --min-ping-interval), too_many_settings, too_many_early_resets (most streams reset by the client)."
     );
     metrics::gauge!(CALLS_IN_FLIGHT).increment(0.0);
 }
