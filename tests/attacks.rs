@@ -20,7 +20,7 @@ use arbiter::proto::{
     PlayTicTacToeRequest,
 };
 use common::callers::{call_headers, channel_from, connect_from, h2_from, ELSEWHERE, HERE};
-use common::messages::{grpc_frame, gzip_bomb};
+use common::messages::{compression_bomb, grpc_frame};
 use common::process::Spawned;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tonic::codegen::http;
@@ -435,9 +435,14 @@ async fn streams_taken_then_reset() {
     assert_ended(name, &goaways, "too_many_early_resets");
 }
 
-/// A HEADERS frame (END_HEADERS) opening a JudgeTicTacToe call on `stream`, its fields as
-/// HPACK literals, never indexed.
+/// A HEADERS frame (END_HEADERS) opening a JudgeTicTacToe call on `stream`.
 fn judge_headers(stream: u32) -> Vec<u8> {
+    header_frames(stream, &judge_block())
+}
+
+/// The header block of a JudgeTicTacToe call, its fields as HPACK literals, never
+/// indexed.
+fn judge_block() -> Vec<u8> {
     let mut block = vec![0x83, 0x86]; // :method POST, :scheme http
     for (name, value) in [
         (":path", "/arbiter.v1.ArbiterService/JudgeTicTacToe"),
@@ -445,13 +450,45 @@ fn judge_headers(stream: u32) -> Vec<u8> {
         ("content-type", "application/grpc"),
         ("te", "trailers"),
     ] {
-        block.push(0x10);
-        block.push(name.len() as u8);
-        block.extend_from_slice(name.as_bytes());
-        block.push(value.len() as u8);
-        block.extend_from_slice(value.as_bytes());
+        hpack_literal(&mut block, name, value);
     }
-    h2_frame(1, 4, stream, &block)
+    block
+}
+
+/// Appends a header field to `block` as an HPACK literal never indexed, with a new name.
+fn hpack_literal(block: &mut Vec<u8>, name: &str, value: &str) {
+    /// An HPACK string length: a 7-bit prefix, then 7 bits a byte (RFC 7541, 5.1).
+    fn length(block: &mut Vec<u8>, mut length: usize) {
+        if length < 127 {
+            block.push(length as u8);
+            return;
+        }
+        block.push(127);
+        length -= 127;
+        while length >= 128 {
+            block.push((length % 128) as u8 | 0x80);
+            length /= 128;
+        }
+        block.push(length as u8);
+    }
+    block.push(0x10);
+    length(block, name.len());
+    block.extend_from_slice(name.as_bytes());
+    length(block, value.len());
+    block.extend_from_slice(value.as_bytes());
+}
+
+/// `block` on `stream` as a HEADERS frame and as many CONTINUATION frames as the
+/// default frame size of 16 KiB needs, the last with END_HEADERS.
+fn header_frames(stream: u32, block: &[u8]) -> Vec<u8> {
+    let pieces: Vec<&[u8]> = block.chunks(16 << 10).collect();
+    let mut frames = Vec::new();
+    for (index, piece) in pieces.iter().enumerate() {
+        let kind = if index == 0 { 1 } else { 9 };
+        let flags = if index + 1 == pieces.len() { 4 } else { 0 };
+        frames.extend(h2_frame(kind, flags, stream, piece));
+    }
+    frames
 }
 
 /// Bulk calls whose replies are never read: connections that announce a window of zero
@@ -543,13 +580,19 @@ async fn a_continuation_flood() {
     .await;
 }
 
-/// gzip bombs (1 MiB inflated each, the request limit), four calls at a time.
+/// Compression bombs (4 MiB inflated each, past the 1 MiB request limit) in gzip,
+/// deflate and zstd in turn, four calls at a time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compression_bombs() {
     under_attack("compression bombs", |server| async move {
-        let bomb = gzip_bomb(4 << 20);
+        let bombs = ["gzip", "deflate", "zstd"].map(|encoding| {
+            (
+                http::HeaderValue::from_static(encoding),
+                compression_bomb(encoding, 4 << 20),
+            )
+        });
         let mut sender = h2_from(server, HERE).await;
-        loop {
+        for (encoding, bomb) in bombs.iter().cycle() {
             let mut calls = Vec::new();
             for _ in 0..4 {
                 let Ok(ready) = sender.clone().ready().await else {
@@ -560,7 +603,7 @@ async fn compression_bombs() {
                 let mut request = call_headers(server, "CheckConnectFour", None);
                 request
                     .headers_mut()
-                    .insert("grpc-encoding", http::HeaderValue::from_static("gzip"));
+                    .insert("grpc-encoding", encoding.clone());
                 if let Ok((reply, mut body)) = sender.send_request(request, false) {
                     let _ = body.send_data(bomb.clone(), true);
                     calls.push(reply);
@@ -568,6 +611,82 @@ async fn compression_bombs() {
             }
             for reply in calls {
                 let _ = reply.await;
+            }
+        }
+    })
+    .await;
+}
+
+/// Calls whose headers pass h2's limit on a header list (a 64 KiB value, in a HEADERS
+/// frame and CONTINUATION frames), one after another on raw connections without end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_headers() {
+    under_attack("oversized headers", |server| async move {
+        let value = "x".repeat(64 << 10);
+        loop {
+            let Ok(tcp) = connect_from(server, HERE).await else {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            };
+            let (read, mut write) = tcp.into_split();
+            tokio::spawn(read_goaways(read, Goaways::default()));
+            if write.write_all(PREFACE).await.is_err() {
+                continue;
+            }
+            for stream in (1..).step_by(2) {
+                let mut block = judge_block();
+                hpack_literal(&mut block, "x-oversized", &value);
+                if write
+                    .write_all(&header_frames(stream, &block))
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        }
+    })
+    .await;
+}
+
+/// Live games whose messages come cut into DATA frames of one byte each, a game after
+/// another without end: the most frames for the fewest bytes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tiny_messages() {
+    under_attack("tiny messages", |server| async move {
+        let mut game = Vec::new();
+        for (row, col) in [(1, 1), (0, 0), (2, 2), (0, 2), (0, 1)] {
+            let play = PlayTicTacToeRequest {
+                row,
+                col,
+                setup: None,
+            };
+            game.extend_from_slice(&grpc_frame(&play));
+        }
+        loop {
+            let mut sender = h2_from(server, HERE).await;
+            // The last games, kept until they are long answered: a stream dropped at once
+            // would be reset before its answer, which is another attack.
+            let mut kept = std::collections::VecDeque::new();
+            loop {
+                let Ok(ready) = sender.clone().ready().await else {
+                    break;
+                };
+                sender = ready;
+                let Ok((reply, mut body)) =
+                    sender.send_request(call_headers(server, "PlayTicTacToe", None), false)
+                else {
+                    break;
+                };
+                for byte in &game {
+                    let _ = body.send_data(bytes::Bytes::copy_from_slice(&[*byte]), false);
+                }
+                let _ = body.send_data(bytes::Bytes::new(), true);
+                kept.push_back((reply, body));
+                if kept.len() > 64 {
+                    kept.pop_front();
+                }
+                tokio::task::yield_now().await;
             }
         }
     })

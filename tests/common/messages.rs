@@ -82,6 +82,11 @@ pub fn grpc_frame(message: &impl prost::Message) -> bytes::Bytes {
 /// `inflated` bytes, nearly all of them one board row: about a thousandth of that on the
 /// wire. It is compressed in pieces, so that the test never holds the inflated message.
 pub fn gzip_bomb(inflated: usize) -> bytes::Bytes {
+    compression_bomb("gzip", inflated)
+}
+
+/// The same bomb in `encoding`: `gzip`, `deflate` (zlib, as gRPC names it) or `zstd`.
+pub fn compression_bomb(encoding: &str, inflated: usize) -> bytes::Bytes {
     use std::io::Write;
     /// A protobuf varint.
     fn varint(mut value: usize, out: &mut Vec<u8>) {
@@ -98,16 +103,39 @@ pub fn gzip_bomb(inflated: usize) -> bytes::Bytes {
     varint(board.len() + row, &mut head);
     head.extend_from_slice(&board);
 
-    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    gzip.write_all(&head).unwrap();
-    let piece = vec![b'1'; 1 << 16];
-    let mut left = row;
-    while left > 0 {
-        let n = left.min(piece.len());
-        gzip.write_all(&piece[..n]).unwrap();
-        left -= n;
+    /// `head`, then `row` bytes of `1`, written in pieces into `encoder`.
+    fn fill<W: Write>(mut encoder: W, head: &[u8], row: usize) -> W {
+        encoder.write_all(head).unwrap();
+        let piece = vec![b'1'; 1 << 16];
+        let mut left = row;
+        while left > 0 {
+            let n = left.min(piece.len());
+            encoder.write_all(&piece[..n]).unwrap();
+            left -= n;
+        }
+        encoder
     }
-    let compressed = gzip.finish().unwrap();
+    let best = flate2::Compression::best();
+    let compressed = match encoding {
+        "gzip" => fill(flate2::write::GzEncoder::new(Vec::new(), best), &head, row)
+            .finish()
+            .unwrap(),
+        "deflate" => fill(
+            flate2::write::ZlibEncoder::new(Vec::new(), best),
+            &head,
+            row,
+        )
+        .finish()
+        .unwrap(),
+        "zstd" => fill(
+            zstd::stream::write::Encoder::new(Vec::new(), 19).unwrap(),
+            &head,
+            row,
+        )
+        .finish()
+        .unwrap(),
+        other => panic!("no bomb in {other}"),
+    };
     let mut frame = vec![1]; // compressed
     frame.extend_from_slice(&(compressed.len() as u32).to_be_bytes());
     frame.extend_from_slice(&compressed);
