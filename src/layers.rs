@@ -368,8 +368,6 @@ struct Metering {
     /// The DATA last given to the transport, until it asks again (it has handed the
     /// DATA to h2 to send by then).
     unsent: usize,
-    /// The trailers to end with, a reply past its budget having been dropped.
-    refused: Option<http::HeaderMap>,
     done: bool,
 }
 
@@ -381,7 +379,6 @@ impl<B> Metered<B> {
                 Box::new(Metering {
                     meter,
                     unsent: 0,
-                    refused: None,
                     done: false,
                 })
             }),
@@ -390,24 +387,23 @@ impl<B> Metered<B> {
 }
 
 impl Metering {
-    /// `frame`, counted if DATA; `None` when it is past a budget (and the trailers that
-    /// say so are to come).
-    fn count(&mut self, frame: Frame<Bytes>) -> Option<Frame<Bytes>> {
+    /// `frame`, counted if DATA; or, when it is past a budget, the trailers that end the
+    /// reply in its place.
+    fn count(&self, frame: Frame<Bytes>) -> Result<Frame<Bytes>, http::HeaderMap> {
         let Some(data) = frame.data_ref() else {
-            return Some(frame);
+            return Ok(frame);
         };
         let meter = &self.meter;
         match meter
             .peer
             .charge_reply(&meter.caller, data.len(), meter.always)
         {
-            Ok(()) => Some(frame),
+            Ok(()) => Ok(frame),
             Err(overrun) => {
                 let status = refused(unread_refusal(overrun, meter.caller.label()));
                 let mut trailers = status.into_http::<()>().into_parts().0.headers;
                 trailers.remove(http::header::CONTENT_TYPE);
-                self.refused = Some(trailers);
-                None
+                Err(trailers)
             }
         }
     }
@@ -440,13 +436,12 @@ where
             }
         };
         match frame {
-            Some(frame) => {
+            Ok(frame) => {
                 metering.unsent = frame.data_ref().map_or(0, Bytes::len);
                 Poll::Ready(Some(Ok(frame)))
             }
-            None => {
+            Err(trailers) => {
                 metering.done = true;
-                let trailers = metering.refused.take().unwrap_or_default();
                 Poll::Ready(Some(Ok(Frame::trailers(trailers))))
             }
         }

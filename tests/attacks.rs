@@ -19,7 +19,9 @@ use arbiter::proto::{
     Check, CheckBatchRequest, GameAction, JudgeTicTacToeRequest, PlayManyRequest,
     PlayTicTacToeRequest,
 };
-use common::callers::{call_headers, channel_from, connect_from, h2_from, ELSEWHERE, HERE};
+use common::callers::{
+    call_headers, channel_from, connect_from, h2_from, h2_not_reading, ELSEWHERE, HERE,
+};
 use common::messages::{compression_bomb, grpc_frame};
 use common::process::Spawned;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -223,16 +225,25 @@ type Goaways = Arc<Mutex<Vec<(u32, String)>>>;
 async fn flood(server: SocketAddr, frames: Vec<u8>, goaways: Goaways) {
     let batch = frames.repeat(1000);
     loop {
+        let mut write = raw_connection(server, &goaways).await;
+        while write.write_all(&batch).await.is_ok() {}
+    }
+}
+
+/// A raw connection from 127.0.0.1 that has sent the client's preface, once one can be
+/// made: its writing half. What the server sends on it is read, and its GOAWAY frames
+/// kept in `goaways`.
+async fn raw_connection(server: SocketAddr, goaways: &Goaways) -> tokio::net::tcp::OwnedWriteHalf {
+    loop {
         let Ok(tcp) = connect_from(server, HERE).await else {
             tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
         };
         let (read, mut write) = tcp.into_split();
-        tokio::spawn(read_goaways(read, Arc::clone(&goaways)));
-        if write.write_all(PREFACE).await.is_err() {
-            continue;
+        tokio::spawn(read_goaways(read, Arc::clone(goaways)));
+        if write.write_all(PREFACE).await.is_ok() {
+            return write;
         }
-        while write.write_all(&batch).await.is_ok() {}
     }
 }
 
@@ -410,15 +421,7 @@ async fn streams_taken_then_reset() {
     let seen = Arc::clone(&goaways);
     under_attack(name, move |server| async move {
         loop {
-            let Ok(tcp) = connect_from(server, HERE).await else {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            };
-            let (read, mut write) = tcp.into_split();
-            tokio::spawn(read_goaways(read, Arc::clone(&seen)));
-            if write.write_all(PREFACE).await.is_err() {
-                continue;
-            }
+            let mut write = raw_connection(server, &seen).await;
             for stream in (1..).step_by(2) {
                 let taken = write.write_all(&judge_headers(stream)).await;
                 tokio::time::sleep(Duration::from_millis(1)).await;
@@ -508,22 +511,11 @@ async fn replies_left_unread() {
         let body = grpc_frame(&batch);
         let mut held = Vec::new();
         for _ in 0..8 {
-            let Ok(tcp) = connect_from(server, HERE).await else {
-                continue;
-            };
-            let Ok((sender, connection)) = h2::client::Builder::new()
-                .initial_window_size(0)
-                .handshake::<_, bytes::Bytes>(tcp)
-                .await
-            else {
-                continue;
-            };
-            tokio::spawn(connection);
-            held.push(sender);
+            held.push(h2_not_reading(server, HERE).await);
         }
         let mut calls = Vec::new();
         for _ in 0..24 {
-            for sender in &mut held {
+            for (sender, _) in &mut held {
                 let Ok(mut ready) = sender.clone().ready().await else {
                     continue;
                 };
@@ -623,16 +615,9 @@ async fn compression_bombs() {
 async fn oversized_headers() {
     under_attack("oversized headers", |server| async move {
         let value = "x".repeat(64 << 10);
+        let goaways = Goaways::default();
         loop {
-            let Ok(tcp) = connect_from(server, HERE).await else {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            };
-            let (read, mut write) = tcp.into_split();
-            tokio::spawn(read_goaways(read, Goaways::default()));
-            if write.write_all(PREFACE).await.is_err() {
-                continue;
-            }
+            let mut write = raw_connection(server, &goaways).await;
             for stream in (1..).step_by(2) {
                 let mut block = judge_block();
                 hpack_literal(&mut block, "x-oversized", &value);

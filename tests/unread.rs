@@ -12,7 +12,7 @@ use std::time::Duration;
 use arbiter::proto::arbiter_service_client::ArbiterServiceClient;
 use arbiter::proto::{Check, CheckBatchRequest};
 use bytes::Bytes;
-use common::callers::{call_headers, channel_from, connect_from, ELSEWHERE, HERE};
+use common::callers::{call_headers, channel_from, h2_not_reading, ELSEWHERE, HERE};
 use common::messages::grpc_frame;
 use common::{options, TestServer};
 use tonic::{Code, Status};
@@ -32,24 +32,6 @@ fn big_batch() -> CheckBatchRequest {
     CheckBatchRequest {
         checks: vec![Check { check: None }; 10_000],
     }
-}
-
-/// A raw HTTP/2 connection from `from` whose streams' windows start at zero (its client
-/// reads no reply's DATA), and its task: aborting it closes the connection.
-async fn not_reading(
-    server: SocketAddr,
-    from: std::net::IpAddr,
-) -> (h2::client::SendRequest<Bytes>, tokio::task::JoinHandle<()>) {
-    let tcp = connect_from(server, from).await.unwrap();
-    let (sender, connection) = h2::client::Builder::new()
-        .initial_window_size(0)
-        .handshake::<_, Bytes>(tcp)
-        .await
-        .unwrap();
-    let task = tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    (sender.ready().await.unwrap(), task)
 }
 
 /// A call of [`big_batch`] on a raw connection.
@@ -99,7 +81,7 @@ async fn replies_read_are_counted_off_as_they_are_sent() {
 #[tokio::test]
 async fn a_connection_at_its_share_of_unread_replies_is_refused() {
     let server = TestServer::start_with(options(SHARES)).await;
-    let (mut sender, connection) = not_reading(server.addr, HERE).await;
+    let (mut sender, connection) = h2_not_reading(server.addr, HERE).await;
     let (first, first_request) = send_batch(&mut sender, server.addr).await;
     let first_headers = tokio::time::timeout(Duration::from_secs(5), first)
         .await
@@ -141,7 +123,7 @@ async fn a_connection_at_its_share_of_unread_replies_is_refused() {
     // The connection closed with that reply unread: the caller, at its share while it
     // was open, is served on its next connection.
     connection.abort();
-    let (mut again, _connection) = not_reading(server.addr, HERE).await;
+    let (mut again, _connection) = h2_not_reading(server.addr, HERE).await;
     let mut served = false;
     for _ in 0..20 {
         let (reply, _request) = send_batch(&mut again, server.addr).await;

@@ -34,6 +34,24 @@ pub async fn channel_from(
         .await
 }
 
+/// A raw HTTP/2 connection to `server` from `from` whose streams' windows start at zero
+/// (its client reads no reply's DATA), and its task: aborting it closes the connection.
+pub async fn h2_not_reading(
+    server: SocketAddr,
+    from: IpAddr,
+) -> (h2::client::SendRequest<Bytes>, tokio::task::JoinHandle<()>) {
+    let tcp = connect_from(server, from).await.unwrap();
+    let (sender, connection) = h2::client::Builder::new()
+        .initial_window_size(0)
+        .handshake::<_, Bytes>(tcp)
+        .await
+        .unwrap();
+    let task = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    (sender.ready().await.unwrap(), task)
+}
+
 /// A raw HTTP/2 connection to `server` from `from`.
 pub async fn h2_from(server: SocketAddr, from: IpAddr) -> h2::client::SendRequest<Bytes> {
     let tcp = connect_from(server, from).await.unwrap();
