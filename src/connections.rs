@@ -527,18 +527,21 @@ impl AsyncWrite for Accepted {
         Poll::Ready(Ok(written))
     }
 
+    /// Both a TCP stream and a TLS one write vectored (asked on every write, so not
+    /// asked of them).
+    #[inline]
     fn is_write_vectored(&self) -> bool {
-        match &self.transport {
-            Transport::Plain(stream) => stream.is_write_vectored(),
-            Transport::Tls(stream) => stream.is_write_vectored(),
-            Transport::Handshake(_) | Transport::Failed => true,
-        }
+        true
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         if this.deadline.is_some() {
             this.within_deadline(cx)?;
+        }
+        // A TCP stream's flush does nothing: it is not called (flushed twice a reply).
+        if let Transport::Plain(_) = this.transport {
+            return Poll::Ready(Ok(()));
         }
         on_stream!(this, cx, io => io.poll_flush(cx))
     }

@@ -151,7 +151,14 @@ impl FrameWatch {
     pub(crate) fn written(&mut self, bytes: &[u8]) -> usize {
         let client = &mut self.client;
         self.to_client.scan(bytes, |head| match head.kind {
-            kind::DATA | kind::HEADERS => {
+            // A reply's DATA follows its HEADERS, which answered the stream already.
+            kind::DATA => {
+                client.sent_since_ping = true;
+                if head.flags & END_STREAM != 0 {
+                    client.ended(head.stream);
+                }
+            }
+            kind::HEADERS => {
                 client.sent_since_ping = true;
                 if head.flags & END_STREAM != 0 {
                     client.ended(head.stream);
