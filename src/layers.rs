@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use http_body::{Body, Frame, SizeHint};
 use tonic::codegen::http;
 use tonic::{Code, Status};
@@ -85,9 +85,12 @@ pub(crate) fn reply_encoding_follows_request<B>(mut request: http::Request<B>) -
 /// RESOURCE_EXHAUSTED, rather than queueing them (`--max-in-flight`; what it counts is
 /// explained once, in RELIABILITY.md, "Calls in flight"), and beyond each connection's
 /// and each caller's share of them (`--max-in-flight-per-connection`, `-per-caller`), so
-/// that one client cannot hold every place. Health checks are neither counted nor
-/// refused: a limit meant for work must not fail the probes that keep the server in
-/// rotation (or alive, to Kubernetes).
+/// that one client cannot hold every place. A unary call takes its place with its first
+/// message (a call whose client sends only its headers holds none, and waits for
+/// `--request-timeout` at most); a stream (a live game) with its headers, and its
+/// reply's come at once. Health checks are neither counted nor refused: a limit meant for
+/// work must not fail the probes that keep the server in rotation (or alive, to
+/// Kubernetes).
 ///
 /// It also holds each connection and caller to its budget of reply bytes not yet taken
 /// ([`crate::unread`]): no new call while at it, and each reply's bytes counted as they
@@ -151,15 +154,20 @@ pub(crate) struct InFlightLimit<S> {
 /// connection's and caller's shares (`GameHolder`, put in their extensions here).
 const LIVE_GAMES: &str = "/arbiter.v1.ArbiterService/Play";
 
+/// The path prefix of Arbiter's own calls: those that are not live games are unary, and
+/// take their place with their first message.
+const ARBITER: &str = "/arbiter.v1.ArbiterService/";
+
 impl<S, B, RB> Service<http::Request<B>> for InFlightLimit<S>
 where
-    S: Service<http::Request<B>, Response = http::Response<RB>>,
+    S: Service<http::Request<Replayed<B>>, Response = http::Response<RB>> + Clone,
     S::Error: Into<BoxError>,
+    B: Body<Data = Bytes> + Unpin,
     RB: Body<Data = Bytes> + Unpin,
 {
     type Response = http::Response<Metered<RB>>;
     type Error = BoxError;
-    type Future = InFlightFuture<S::Future>;
+    type Future = InFlightFuture<S::Future, S, B>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
         self.inner.poll_ready(cx).map_err(Into::into)
@@ -170,9 +178,10 @@ where
         if let Some(peer) = &peer {
             peer.called();
         }
-        if request.uri().path().starts_with(HEALTH) {
+        let path = request.uri().path();
+        if path.starts_with(HEALTH) {
             return InFlightFuture::Exempt {
-                inner: self.inner.call(request),
+                inner: self.inner.call(request.map(Replayed::new)),
                 meter: peer.map(|peer| Meter {
                     caller: peer.caller(None),
                     peer,
@@ -180,10 +189,10 @@ where
                 }),
             };
         }
-        let limits = self.limits;
-        let live = request.uri().path().starts_with(LIVE_GAMES);
+        let live = path.starts_with(LIVE_GAMES);
+        let unary = !live && path.starts_with(ARBITER);
         let mut meter = None;
-        let held = match peer {
+        let claimant = match peer {
             Some(peer) => {
                 let name = request.extensions().get::<CallerName>();
                 let caller = peer.caller(name.map(|name| &name.0));
@@ -192,28 +201,12 @@ where
                         refusal: unread_refusal(overrun, caller.label()),
                     };
                 }
-                if limits.calls_per_second > 0 && !caller.within_quota(limits.calls_per_second) {
+                let rate = self.limits.calls_per_second;
+                if rate > 0 && !caller.within_quota(rate) {
                     return InFlightFuture::Refused {
                         refusal: CallLimit::Quota {
                             caller: caller.label(),
-                            rate: limits.calls_per_second,
-                        },
-                    };
-                }
-                if !take(caller.in_flight(), limits.caller) {
-                    return InFlightFuture::Refused {
-                        refusal: CallLimit::InFlight {
-                            holder: Some(Holder::Caller(caller.label())),
-                            limit: limits.caller,
-                        },
-                    };
-                }
-                if !take(peer.in_flight(), limits.connection) {
-                    caller.in_flight().fetch_sub(1, Ordering::AcqRel);
-                    return InFlightFuture::Refused {
-                        refusal: CallLimit::InFlight {
-                            holder: Some(Holder::Connection),
-                            limit: limits.connection,
+                            rate,
                         },
                     };
                 }
@@ -225,28 +218,100 @@ where
                     caller: Arc::clone(&caller),
                     always: false,
                 });
+                Some((peer, caller))
+            }
+            None => None,
+        };
+        let claim = Claim {
+            limits: self.limits,
+            server: Arc::clone(&self.in_flight),
+            claimant,
+        };
+        if unary {
+            // The call is made once its first message has come: the service that will
+            // make it is taken now, ready, and a clone left in its place.
+            let ready = self.inner.clone();
+            return InFlightFuture::Waiting {
+                waiting: Some(Waiting {
+                    service: std::mem::replace(&mut self.inner, ready),
+                    request,
+                    claim,
+                    meter,
+                }),
+            };
+        }
+        match claim.admit() {
+            Ok(place) => InFlightFuture::Admitted {
+                inner: self.inner.call(request.map(Replayed::new)),
+                place,
+                meter,
+            },
+            Err(refusal) => InFlightFuture::Refused { refusal },
+        }
+    }
+}
+
+/// What a call needs to take its place: the limits, the server's count, and the
+/// connection and caller it would be counted for.
+#[derive(Debug)]
+pub(crate) struct Claim {
+    limits: InFlightLimits,
+    server: Arc<AtomicUsize>,
+    /// The connection and caller whose shares the place is taken in, when known.
+    claimant: Option<(Peer, Arc<Caller>)>,
+}
+
+impl Claim {
+    /// A place in the caller's share, the connection's and the server's, or the limit
+    /// that refuses one.
+    fn admit(self) -> Result<Place, CallLimit> {
+        let Self {
+            limits,
+            server,
+            claimant,
+        } = self;
+        // Each counted in turn, so that dropping a `PeerPlace` never gives back what
+        // was not taken.
+        let held = match claimant {
+            Some((peer, caller)) => {
+                if !take(caller.in_flight(), limits.caller) {
+                    return Err(CallLimit::InFlight {
+                        holder: Some(Holder::Caller(caller.label())),
+                        limit: limits.caller,
+                    });
+                }
+                if !take(peer.in_flight(), limits.connection) {
+                    caller.in_flight().fetch_sub(1, Ordering::AcqRel);
+                    return Err(CallLimit::InFlight {
+                        holder: Some(Holder::Connection),
+                        limit: limits.connection,
+                    });
+                }
                 Some(PeerPlace { peer, caller })
             }
             None => None,
         };
-        if !take(&self.in_flight, limits.server) {
+        if !take(&server, limits.server) {
             drop(held);
-            return InFlightFuture::Refused {
-                refusal: CallLimit::InFlight {
-                    holder: None,
-                    limit: limits.server,
-                },
-            };
+            return Err(CallLimit::InFlight {
+                holder: None,
+                limit: limits.server,
+            });
         }
-        InFlightFuture::Admitted {
-            inner: self.inner.call(request),
-            place: Place {
-                server: Arc::clone(&self.in_flight),
-                _held: held,
-            },
-            meter,
-        }
+        Ok(Place {
+            server,
+            _held: held,
+        })
     }
+}
+
+/// A unary call waiting for its first message before it takes a place and is made.
+#[derive(Debug)]
+pub(crate) struct Waiting<S, B> {
+    service: S,
+    request: http::Request<B>,
+    claim: Claim,
+    meter: Option<Meter>,
 }
 
 /// A place among the calls in flight, given back when dropped.
@@ -294,7 +359,11 @@ fn unread_refusal(overrun: Overrun, caller: Option<Arc<str>>) -> CallLimit {
 pin_project_lite::pin_project! {
     /// The reply of a call [`InFlightLimit`] admitted, holding its place, or its refusal.
     #[project = InFlightProjection]
-    pub(crate) enum InFlightFuture<F> {
+    pub(crate) enum InFlightFuture<F, S, B> {
+        /// A unary call until its first message comes (or its request ends without one).
+        Waiting {
+            waiting: Option<Waiting<S, B>>,
+        },
         /// Admitted: the inner call, the place it holds until its reply is ready, and how
         /// its reply's bytes are counted.
         Admitted {
@@ -316,24 +385,126 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<F, B, E> Future for InFlightFuture<F>
+impl<S, B, RB> InFlightFuture<S::Future, S, B>
 where
-    F: Future<Output = Result<http::Response<B>, E>>,
-    E: Into<BoxError>,
+    S: Service<http::Request<Replayed<B>>, Response = http::Response<RB>>,
     B: Body<Data = Bytes> + Unpin,
 {
-    type Output = Result<http::Response<Metered<B>>, BoxError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let (inner, meter) = match self.project() {
-            InFlightProjection::Admitted { inner, meter, .. }
-            | InFlightProjection::Exempt { inner, meter } => (inner, meter),
-            InFlightProjection::Refused { refusal } => {
-                return Poll::Ready(Err(Box::new(refused(refusal.clone()))))
-            }
+    /// Polls a waiting call's request for its first frame: once it has come (or the
+    /// request has ended), the call admitted and made, or refused.
+    fn poll_first(
+        waiting: &mut Option<Waiting<S, B>>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Self, CallLimit>> {
+        // `None` never: the state is replaced as soon as its call is taken.
+        let Some(call) = waiting else {
+            return Poll::Pending;
         };
-        let response = std::task::ready!(inner.poll(cx)).map_err(Into::into)?;
-        Poll::Ready(Ok(response.map(|body| Metered::new(body, meter.take()))))
+        let first = std::task::ready!(Pin::new(call.request.body_mut()).poll_frame(cx));
+        let Some(Waiting {
+            mut service,
+            request,
+            claim,
+            meter,
+        }) = waiting.take()
+        else {
+            return Poll::Pending;
+        };
+        let place = claim.admit()?;
+        let request = request.map(|inner| Replayed {
+            first: Some(first),
+            inner,
+        });
+        Poll::Ready(Ok(Self::Admitted {
+            inner: service.call(request),
+            place,
+            meter,
+        }))
+    }
+}
+
+impl<S, B, RB, E> Future for InFlightFuture<S::Future, S, B>
+where
+    S: Service<http::Request<Replayed<B>>, Response = http::Response<RB>, Error = E>,
+    E: Into<BoxError>,
+    B: Body<Data = Bytes> + Unpin,
+    RB: Body<Data = Bytes> + Unpin,
+{
+    type Output = Result<http::Response<Metered<RB>>, BoxError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        loop {
+            let (inner, meter) = match self.as_mut().project() {
+                InFlightProjection::Admitted { inner, meter, .. }
+                | InFlightProjection::Exempt { inner, meter } => (inner, meter),
+                InFlightProjection::Refused { refusal } => {
+                    return Poll::Ready(Err(Box::new(refused(refusal.clone()))))
+                }
+                InFlightProjection::Waiting { waiting } => {
+                    match std::task::ready!(Self::poll_first(waiting, cx)) {
+                        Ok(admitted) => self.set(admitted),
+                        Err(refusal) => self.set(Self::Refused { refusal }),
+                    }
+                    continue;
+                }
+            };
+            let response = std::task::ready!(inner.poll(cx)).map_err(Into::into)?;
+            return Poll::Ready(Ok(response.map(|body| Metered::new(body, meter.take()))));
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A request's body with its first frame (or error, or end), polled before the call
+    /// was made to see that a message had come, given again first.
+    pub(crate) struct Replayed<B: Body> {
+        first: Option<Option<Result<Frame<B::Data>, B::Error>>>,
+        #[pin]
+        inner: B,
+    }
+}
+
+impl<B: Body> Replayed<B> {
+    /// `inner`, none of it polled yet.
+    fn new(inner: B) -> Self {
+        Self { first: None, inner }
+    }
+}
+
+impl<B: Body> Body for Replayed<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
+        let this = self.project();
+        match this.first.take() {
+            Some(first) => Poll::Ready(first),
+            None => this.inner.poll_frame(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.first {
+            Some(first) => first.is_none(),
+            None => self.inner.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        let first = match &self.first {
+            Some(Some(Ok(frame))) => frame.data_ref().map_or(0, |data| data.remaining()),
+            _ => 0,
+        };
+        let inner = self.inner.size_hint();
+        let mut hint = SizeHint::new();
+        hint.set_lower(inner.lower().saturating_add(first as u64));
+        if let Some(upper) = inner.upper() {
+            hint.set_upper(upper.saturating_add(first as u64));
+        }
+        hint
     }
 }
 
@@ -473,7 +644,8 @@ impl<B> Drop for Metered<B> {
 
 /// Ends a call that has not produced its reply headers within `limit` of its start with
 /// CANCELLED "Timeout expired" (tonic's own status for its timeout), so that a client
-/// that sends a unary call's headers but never its body cannot hold a place for long.
+/// that sends a unary call's headers, or its first message, but never the rest cannot
+/// hold the call (or its place among those in flight) for long.
 /// The timer is armed only when the call first has to wait: a call whose request was
 /// already in when its handler ran (nearly every unary call) never touches the timer
 /// wheel. A client's shorter `grpc-timeout` is tonic's to enforce. A zero limit is none.
@@ -576,14 +748,18 @@ mod tests {
     use crate::proto;
 
     /// The limit refuses the call past it at once with RESOURCE_EXHAUSTED, and a place
-    /// freed (its reply ready, or the call dropped) admits the next one.
+    /// freed (its reply ready, or the call dropped) admits the next one. A unary call
+    /// takes its place with its first message, not its headers.
     #[tokio::test]
     async fn calls_past_the_limit_are_refused_until_a_place_is_freed() {
+        use http_body_util::{Full, StreamBody};
         use tower::ServiceExt;
 
+        type Request = http::Request<Replayed<http_body_util::Either<Full<Bytes>, Silent>>>;
+        type Silent = StreamBody<futures_util::stream::Pending<Result<Frame<Bytes>, BoxError>>>;
         let (release, released) = tokio::sync::oneshot::channel::<()>();
-        let released = std::sync::Mutex::new(Some(released));
-        let inner = tower::service_fn(move |_: http::Request<()>| {
+        let released = Arc::new(std::sync::Mutex::new(Some(released)));
+        let inner = tower::service_fn(move |_: Request| {
             let wait = released.lock().unwrap().take();
             async move {
                 if let Some(wait) = wait {
@@ -596,7 +772,8 @@ mod tests {
                 Ok::<_, BoxError>(answered)
             }
         });
-        let call = |path: &str| http::Request::post(path).body(()).unwrap();
+        let message = || http_body_util::Either::Left(Full::new(Bytes::from_static(b"\0\0\0\0\0")));
+        let call = |path: &str| http::Request::post(path).body(message()).unwrap();
         let work = || call("/arbiter.v1.ArbiterService/CheckConnectFour");
         let mut limited = InFlightLimitLayer::new(InFlightLimits {
             server: 1,
@@ -605,7 +782,27 @@ mod tests {
             calls_per_second: 0,
         })
         .layer(inner);
-        let first = limited.ready().await.unwrap().call(work());
+        // Calls whose message never comes take no place.
+        let silent = |path: &str| {
+            let body = StreamBody::new(futures_util::stream::pending());
+            http::Request::post(path)
+                .body(http_body_util::Either::Right(body))
+                .unwrap()
+        };
+        let mut waiting = Vec::new();
+        for _ in 0..3 {
+            let mut call = Box::pin(
+                limited
+                    .ready()
+                    .await
+                    .unwrap()
+                    .call(silent("/arbiter.v1.ArbiterService/CheckConnectFour")),
+            );
+            assert!(futures_util::poll!(&mut call).is_pending());
+            waiting.push(call);
+        }
+        let mut first = Box::pin(limited.ready().await.unwrap().call(work()));
+        assert!(futures_util::poll!(&mut first).is_pending());
         let refused = limited
             .ready()
             .await
@@ -630,6 +827,7 @@ mod tests {
         // A call dropped before its reply gives its place back too.
         drop(limited.ready().await.unwrap().call(work()));
         assert!(limited.ready().await.unwrap().call(work()).await.is_ok());
+        drop(waiting);
     }
 
     /// A call that answers at once arms no timer and is not cut; one that waits past

@@ -458,14 +458,15 @@ impl Server {
             .layer(CallMetricsLayer)
             .map_response(rewrite_transport_error)
             .option_layer(access.map(AccessLayer))
+            // Ours rather than tonic's `timeout`, which arms a timer for every call; above
+            // the in-flight limit, where a unary call waits for its first message.
+            .layer(DeadlineLayer::new(settings.request_timeout))
             .layer(InFlightLimitLayer::new(InFlightLimits {
                 server: settings.max_in_flight as usize,
                 connection: settings.max_in_flight_per_connection as usize,
                 caller: settings.max_in_flight_per_caller as usize,
                 calls_per_second: settings.max_calls_per_second_per_caller,
             }))
-            // Ours rather than tonic's `timeout`, which arms a timer for every call.
-            .layer(DeadlineLayer::new(settings.request_timeout))
             .map_request(reply_encoding_follows_request);
 
         let stop_accepting = CancellationToken::new();

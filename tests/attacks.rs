@@ -20,7 +20,8 @@ use arbiter::proto::{
     PlayTicTacToeRequest,
 };
 use common::callers::{
-    call_headers, channel_from, connect_from, h2_from, h2_not_reading, ELSEWHERE, HERE,
+    call_headers, channel_from, connect_from, h2_from, h2_not_reading, stall_a_call, ELSEWHERE,
+    HERE,
 };
 use common::messages::{compression_bomb, grpc_frame};
 use common::process::Spawned;
@@ -292,8 +293,9 @@ fn assert_ended(name: &str, goaways: &Goaways, reason: &str) {
     );
 }
 
-/// 1,024 unary calls whose bodies never come, over four connections: every place in
-/// flight the server has, were it not for each connection's and caller's share.
+/// 1,024 unary calls that send their headers and the first bytes of a message and never
+/// the rest, over four connections: every place in flight the server has (a call takes
+/// one with its first message), were it not for each connection's and caller's share.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stalled_unary_calls() {
     under_attack("stalled unary calls", |server| async move {
@@ -301,7 +303,7 @@ async fn stalled_unary_calls() {
         for _ in 0..4 {
             let mut sender = h2_from(server, HERE).await;
             for _ in 0..256 {
-                match sender.send_request(call_headers(server, "JudgeTicTacToe", None), false) {
+                match stall_a_call(&mut sender, server, "JudgeTicTacToe", None) {
                     Ok(stalled) => held.push(stalled),
                     Err(_) => break,
                 }

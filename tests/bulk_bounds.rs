@@ -131,8 +131,13 @@ async fn the_live_game_limit_bounds_a_message_of_big_games() {
     let (started, stream) = fill_until_refused(&server, "limit of 300 live games").await;
     assert_eq!(started, 300);
     server.wait_for_live_games(300).await;
+    // A game counts from its first message, which is refused.
     let status = client(server.channel().await)
         .play_tic_tac_toe(tokio_stream::iter([PlayTicTacToeRequest::default()]))
+        .await
+        .unwrap()
+        .into_inner()
+        .message()
         .await
         .unwrap_err();
     assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");

@@ -275,9 +275,7 @@ struct Stream<G: LiveGame> {
 impl<G: LiveGame> Stream<G> {
     fn open(arbiter: &Arbiter) -> Self {
         let (sender, requests) = mpsc::channel(4);
-        let replies = arbiter
-            .open_game::<G, _>(ReceiverStream::new(requests))
-            .unwrap();
+        let replies = arbiter.open_game::<G, _>(ReceiverStream::new(requests));
         Self { sender, replies }
     }
 

@@ -25,8 +25,8 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::HealthCheckRequest;
 
-/// A unary call whose headers are sent and whose body never comes: it holds a place in
-/// flight for as long as it is kept.
+/// A unary call whose headers and first bytes of its message are sent, and whose rest
+/// never comes: it holds a place in flight for as long as it is kept.
 type Stalled = (h2::client::ResponseFuture, h2::SendStream<Bytes>);
 
 fn stall(sender: &mut h2::client::SendRequest<Bytes>, server: SocketAddr) -> Stalled {
@@ -39,9 +39,7 @@ fn stall_as(
     server: SocketAddr,
     token: Option<&str>,
 ) -> Stalled {
-    sender
-        .send_request(call_headers(server, "JudgeTicTacToe", token), false)
-        .unwrap()
+    common::callers::stall_a_call(sender, server, "JudgeTicTacToe", token).unwrap()
 }
 
 /// A JudgeTicTacToe call of no moves on a raw connection: its status code and message.
@@ -338,15 +336,23 @@ async fn the_accept_loop_waits_at_the_descriptor_limit() {
     .await;
 }
 
-/// A live Tic-Tac-Toe game opened over `channel`: where to send its moves, and its
-/// replies; or the status refusing it.
+/// A live Tic-Tac-Toe game opened over `channel` and its first move answered (a game
+/// counts as live from its first message): where to send its moves, and its replies; or
+/// the status refusing it.
 async fn open_game(channel: &Channel) -> Result<LiveGame, Status> {
     let (moves, receiver) = tokio::sync::mpsc::channel(4);
-    let replies = ArbiterServiceClient::new(channel.clone())
+    moves
+        .send(common::messages::tic_tac_toe_move(1, 1))
+        .await
+        .map_err(|_| Status::internal("the moves' channel closed"))?;
+    let mut replies = ArbiterServiceClient::new(channel.clone())
         .play_tic_tac_toe(tokio_stream::wrappers::ReceiverStream::new(receiver))
         .await?
         .into_inner();
-    Ok((moves, replies))
+    match replies.message().await? {
+        Some(_) => Ok((moves, replies)),
+        None => Err(Status::internal("the game ended without a reply")),
+    }
 }
 
 type LiveGame = (

@@ -58,10 +58,10 @@ fn arbiter() -> Arbiter {
 /// reply, or the status ending the stream.
 async fn replies_of<G: LiveGame>(requests: Vec<G::Request>) -> Vec<Result<G::Response, Status>> {
     let arbiter = arbiter();
-    match arbiter.open_game::<G, _>(futures_util::stream::iter(requests.into_iter().map(Ok))) {
-        Ok(replies) => replies.collect().await,
-        Err(status) => vec![Err(status)],
-    }
+    arbiter
+        .open_game::<G, _>(futures_util::stream::iter(requests.into_iter().map(Ok)))
+        .collect()
+        .await
 }
 
 /// [`replies_of`], on a runtime of its own.

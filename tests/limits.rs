@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use arbiter::proto::{Board, CheckConnectFourRequest};
 use arbiter::{Arbiter, LiveGame, LiveGameVisitor};
-use common::games::{for_each_game, hold_open, open as open_stream, path, GameTest, Held};
+use common::games::{
+    for_each_game, hold_open, hold_silent, open as open_stream, path, GameTest, Held,
+};
 use common::status::assert_status;
 use common::TestServer;
 use futures_util::future::BoxFuture;
@@ -27,9 +29,12 @@ use tonic::{Code, Request, Status};
 #[derive(Clone, Copy)]
 struct Kind {
     rpc: &'static str,
+    /// A stream of this kind opened on a channel, sent its fixture's setup and answered:
+    /// what keeps it open, or the status refusing it.
+    hold: fn(Channel) -> BoxFuture<'static, Result<Held, Status>>,
     /// A stream of this kind opened on a channel and sent nothing: what keeps it open, or
     /// the status refusing it.
-    hold: fn(Channel) -> BoxFuture<'static, Result<Held, Status>>,
+    silent: fn(Channel) -> BoxFuture<'static, Result<Held, Status>>,
     /// A stream of this kind opened on a channel and sent its fixture's setup: how long
     /// its first reply took (checked to be that setup's), and what keeps it open.
     set_up: fn(Channel) -> BoxFuture<'static, (Duration, Held)>,
@@ -43,6 +48,7 @@ fn kinds() -> Vec<Kind> {
             self.0.push(Kind {
                 rpc: G::RPC,
                 hold: hold_open::<G>,
+                silent: hold_silent::<G>,
                 set_up: set_up::<G>,
             });
         }
@@ -175,10 +181,9 @@ async fn applied_move<G: LiveGame>() -> G::Request {
     let service = Arbiter::default();
     let setup = G::setup(None, None, &[]);
     let replies = |messages: Vec<G::Request>| {
-        let replies = service
+        service
             .open_game::<G, _>(futures_util::stream::iter(messages.into_iter().map(Ok)))
-            .unwrap();
-        replies.collect::<Vec<_>>()
+            .collect::<Vec<_>>()
     };
     let Some(Ok(start)) = replies(vec![setup.clone()]).await.pop() else {
         panic!("{}: the fixture's setup is refused", G::RPC);
@@ -309,6 +314,34 @@ async fn live_games_beyond_the_limit_are_refused() {
     }
 }
 
+/// A game counts from its stream's first message, not its headers: with the limit at one
+/// game of each registered kind, three streams of each kind that send nothing are all
+/// opened and hold no place; a game of each kind then still opens, and one more of each
+/// is refused. Fails against a server that counts a game from its stream's headers.
+#[tokio::test]
+async fn streams_with_no_message_hold_no_game() {
+    let kinds = kinds();
+    let limit = kinds.len();
+    let server = TestServer::start_with_flags(&format!("--max-live-games {limit}")).await;
+    let channel = server.channel().await;
+    let mut held = Vec::new();
+    for kind in kinds.iter().cycle().take(3 * limit) {
+        let opened = (kind.silent)(channel.clone()).await;
+        held.push(opened.unwrap_or_else(|status| panic!("{}: {status:?}", kind.rpc)));
+    }
+    assert_eq!(
+        server.live_games.count(),
+        0,
+        "streams with no message hold games"
+    );
+    for kind in &kinds {
+        let opened = (kind.hold)(channel.clone()).await;
+        held.push(opened.unwrap_or_else(|status| panic!("{}: {status:?}", kind.rpc)));
+    }
+    server.wait_for_live_games(limit).await;
+    every_kind_refused(&kinds, &channel, limit).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_beyond_the_in_flight_limit_are_refused_at_once() {
     let server = TestServer::start_with_flags("--max-in-flight 1").await;
@@ -435,8 +468,9 @@ async fn concurrent_opens_never_pass_the_live_game_limit() {
     }
 }
 
-/// Sends a CheckConnectFour call's headers on a connection of its own and never its
-/// body: the call's reply to come, and its body's sender (dropping it would end the body).
+/// Sends a CheckConnectFour call's headers and the first bytes of its message on a
+/// connection of its own, and never the rest: the call's reply to come, and its body's
+/// sender (dropping it would end the body).
 async fn stall_a_unary_call(
     server: &TestServer,
 ) -> (
@@ -457,8 +491,11 @@ async fn stall_a_unary_call(
     .header("te", "trailers")
     .body(())
     .unwrap();
-    // Headers only; the body stream stays open and empty.
-    sender.send_request(request, false).unwrap()
+    let (reply, mut body) = sender.send_request(request, false).unwrap();
+    // The message begun; the body stream stays open.
+    body.send_data(common::callers::first_part_of_a_message(), false)
+        .unwrap();
+    (reply, body)
 }
 
 /// The refusal a CheckConnectFour call from `client` gets while a stalled call holds the
@@ -532,6 +569,61 @@ async fn a_unary_call_whose_body_never_comes_ends_at_the_request_timeout() {
     assert_eq!(headers["grpc-message"], "Timeout%20expired", "{headers:?}");
     let reply = client.check_connect_four(big_board(10)).await.unwrap();
     assert!(reply.into_inner().wins);
+}
+
+/// A unary call takes its place among those in flight with its first message, not its
+/// headers: with `--max-in-flight 1`, three calls whose headers came and whose message
+/// never does hold no place, so a whole call is answered beside them; they end at
+/// `--request-timeout` with CANCELLED "Timeout expired". Fails against a server that
+/// counts a call from its headers (the whole call is refused), or that lets a call wait
+/// for its message past the timeout.
+#[tokio::test]
+async fn a_unary_call_holds_no_place_until_its_first_message() {
+    let server = TestServer::start_with_flags("--max-in-flight 1 --request-timeout 500ms").await;
+    let mut sender = common::callers::h2_from(server.addr, "127.0.0.1".parse().unwrap()).await;
+    let mut waiting = Vec::new();
+    for _ in 0..3 {
+        let request = common::callers::call_headers(server.addr, "CheckConnectFour", None);
+        waiting.push(sender.send_request(request, false).unwrap());
+    }
+    // Each has reached the server when a call after them on the connection is answered.
+    let (reply, mut body) = sender
+        .send_request(
+            common::callers::call_headers(server.addr, "CheckConnectFour", None),
+            false,
+        )
+        .unwrap();
+    let mut framed = vec![0];
+    let message = big_board(10).encode_to_vec();
+    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&message);
+    body.send_data(framed.into(), true).unwrap();
+    let reply = reply.await.unwrap();
+    let mut trailers = reply.into_body();
+    while let Some(data) = trailers.data().await {
+        data.unwrap();
+    }
+    let trailers = trailers.trailers().await.unwrap().unwrap_or_default();
+    assert_eq!(trailers["grpc-status"], "0", "{trailers:?}");
+    let mut client = server.client().await;
+    assert!(
+        client
+            .check_connect_four(big_board(10))
+            .await
+            .unwrap()
+            .into_inner()
+            .wins
+    );
+
+    for (reply, _body) in waiting {
+        let reply = tokio::time::timeout(Duration::from_secs(5), reply)
+            .await
+            .expect("a call waiting for its message was not ended within 5 s")
+            .unwrap();
+        let headers = reply.headers();
+        assert_eq!(headers["grpc-status"], "1", "{headers:?}");
+        assert_eq!(headers["grpc-message"], "Timeout%20expired", "{headers:?}");
+    }
 }
 
 /// Hundreds of live games on one connection: 400 streams of every registered game in

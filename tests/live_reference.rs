@@ -65,7 +65,6 @@ fn run<G: LiveGame>(requests: Vec<G::Request>) -> Vec<Result<G::Response, tonic:
         };
         Arbiter::new(limits, CancellationToken::new())
             .open_game::<G, _>(futures_util::stream::iter(requests.into_iter().map(Ok)))
-            .unwrap()
             .collect()
             .await
     })

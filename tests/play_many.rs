@@ -181,9 +181,7 @@ fn mix(seed: u64, n: u64) -> u64 {
 async fn playout<G: LiveGame>(picks: &[u64]) -> Vec<G::Request> {
     let service = Arbiter::default();
     let (sender, requests) = tokio::sync::mpsc::unbounded_channel();
-    let mut replies = service
-        .open_game::<G, _>(UnboundedReceiverStream::new(requests))
-        .unwrap();
+    let mut replies = service.open_game::<G, _>(UnboundedReceiverStream::new(requests));
     sender.send(Ok(G::setup(None, None, &[]))).unwrap();
     let mut last = match replies.next().await {
         Some(Ok(reply)) => reply,
@@ -299,7 +297,6 @@ async fn single<G: LiveGame>(
 ) -> Vec<Result<G::Response, Status>> {
     service
         .open_game::<G, _>(futures_util::stream::iter(messages.into_iter().map(Ok)))
-        .unwrap()
         .collect()
         .await
 }

@@ -180,9 +180,7 @@ where
     measure(first.encode_to_vec(), |bytes| async move {
         let first = G::Request::decode(&bytes[..]).unwrap();
         drop(bytes);
-        let mut replies = Arbiter::default()
-            .open_game::<G, _>(tokio_stream::iter([Ok(first)]))
-            .unwrap();
+        let mut replies = Arbiter::default().open_game::<G, _>(tokio_stream::iter([Ok(first)]));
         let Some(Err(status)) = replies.next().await else {
             panic!("the malformed setup was not refused");
         };

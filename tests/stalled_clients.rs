@@ -142,10 +142,15 @@ const LIFETIME: &str = "--max-game-duration 2s --max-live-games 10";
 async fn silent_games_are_freed_after_the_idle_timeout(streams: Streams) {
     let server = TestServer::start_with_flags(IDLE_TIMEOUT).await;
     let stalled = StalledClient::open(&server, streams).await;
+    // A game counts from its first message, which is refused.
     let refused = server
         .client()
         .await
         .play_tic_tac_toe(tokio_stream::iter([tic_tac_toe_move(0, 0)]))
+        .await
+        .unwrap()
+        .into_inner()
+        .message()
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Code::ResourceExhausted, "{streams:?}");

@@ -61,19 +61,20 @@ impl Arbiter {
     /// Opens a live game of kind `G` fed by `messages`, played as the Play* handlers
     /// play their request streams: its replies, one per message, as the generated
     /// messages (the same replies the handlers write, decoded; one that would not
-    /// decode comes as an INTERNAL item, and the fuzz target holds that none does), or
-    /// the status refusing it.
-    pub fn open_game<G, S>(&self, messages: S) -> Result<ReplyStream<G::Response>, Status>
+    /// decode comes as an INTERNAL item, and the fuzz target holds that none does). A
+    /// game refused (the live-game limit is full) is refused at its first message: the
+    /// stream's one item is the refusal.
+    pub fn open_game<G, S>(&self, messages: S) -> ReplyStream<G::Response>
     where
         G: LiveGame,
         S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
     {
-        let replies = self.open_written::<G, S>(messages, None)?;
-        Ok(Box::pin(replies.map(|reply| {
+        let replies = self.open_written::<G, S>(messages, None);
+        Box::pin(replies.map(|reply| {
             reply?
                 .to_response()
                 .map_err(|error| Status::internal(format!("a reply that does not decode: {error}")))
-        })))
+        }))
     }
 
     /// Opens a live game of kind `G` fed by `messages`, counted in `holder`'s shares:
@@ -81,19 +82,19 @@ impl Arbiter {
     fn open_written<G, S>(
         &self,
         messages: S,
-        holder: Option<&GameHolder>,
-    ) -> Result<ReplyStream<WrittenReplyOf<G>>, Status>
+        holder: Option<GameHolder>,
+    ) -> ReplyStream<WrittenReplyOf<G>>
     where
         G: LiveGame,
         S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
     {
-        Ok(play::open::<G, S>(
+        play::open::<G, S>(
             messages,
             self.limits,
             &self.live_games,
             holder,
             &self.end_streams,
-        )?)
+        )
     }
 
     /// Opens a PlayMany stream fed by `messages`, as the PlayMany handler does with its
@@ -128,15 +129,16 @@ impl Arbiter {
     /// Answers a Play* call: its game's replies written straight from the game.
     fn play<G>(
         &self,
-        request: Request<Streaming<G::Request>>,
+        mut request: Request<Streaming<G::Request>>,
     ) -> Result<Response<ReplyStream<WrittenReplyOf<G>>>, Status>
     where
         G: LiveGame,
         G::Request: prost::Message + Default,
     {
-        let holder = request.extensions().get::<GameHolder>().cloned();
-        self.open_written::<G, _>(request.into_inner(), holder.as_ref())
-            .map(Response::new)
+        let holder = request.extensions_mut().remove::<GameHolder>();
+        Ok(Response::new(
+            self.open_written::<G, _>(request.into_inner(), holder),
+        ))
     }
 }
 

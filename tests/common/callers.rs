@@ -62,6 +62,27 @@ pub async fn h2_from(server: SocketAddr, from: IpAddr) -> h2::client::SendReques
     sender.ready().await.unwrap()
 }
 
+/// The start of a unary call's message and no more: a gRPC frame's prefix announcing 100
+/// bytes, and one of them. A unary call takes its place among those in flight with its
+/// first message's bytes, so a stalled call sends these and waits.
+pub fn first_part_of_a_message() -> bytes::Bytes {
+    bytes::Bytes::from_static(&[0, 0, 0, 0, 100, 0x08])
+}
+
+/// Sends a unary call of ArbiterService's `rpc` to `server` on a raw HTTP/2 client: its
+/// headers, with a bearer token if given, and [`first_part_of_a_message`], never the rest.
+/// Returns its reply to come and its body's sender (dropping it would end the body).
+pub fn stall_a_call(
+    sender: &mut h2::client::SendRequest<bytes::Bytes>,
+    server: SocketAddr,
+    rpc: &str,
+    token: Option<&str>,
+) -> Result<(h2::client::ResponseFuture, h2::SendStream<bytes::Bytes>), h2::Error> {
+    let (reply, mut body) = sender.send_request(call_headers(server, rpc, token), false)?;
+    body.send_data(first_part_of_a_message(), false)?;
+    Ok((reply, body))
+}
+
 /// The headers of a call of ArbiterService's `rpc` to `server`, for a raw HTTP/2 client,
 /// with a bearer token if given.
 pub fn call_headers(server: SocketAddr, rpc: &str, token: Option<&str>) -> http::Request<()> {

@@ -90,9 +90,27 @@ pub async fn open<G: LiveGame>(
 /// What keeps a live stream open while it is held: its sender and its replies.
 pub type Held = Box<dyn Any + Send>;
 
-/// A stream of `G` opened over the wire on `channel` and sent nothing: what keeps it open,
-/// or the status refusing it.
+/// A stream of `G` opened over the wire on `channel` and sent its fixture's setup (a game
+/// counts as live from its first message), its reply read: what keeps it open, or the
+/// status refusing it.
 pub fn hold_open<G: LiveGame>(channel: Channel) -> BoxFuture<'static, Result<Held, Status>> {
+    Box::pin(async move {
+        let (sender, requests) = tokio::sync::mpsc::channel::<G::Request>(1);
+        sender
+            .send(G::setup(None, None, &[]))
+            .await
+            .map_err(|_| Status::internal("the request stream closed"))?;
+        let mut replies = open::<G>(&channel, ReceiverStream::new(requests)).await?;
+        match replies.message().await? {
+            Some(_) => Ok(Box::new((sender, replies)) as Held),
+            None => Err(Status::internal("the stream ended without a reply")),
+        }
+    })
+}
+
+/// A stream of `G` opened over the wire on `channel` and sent nothing: what keeps it
+/// open, or the status refusing it.
+pub fn hold_silent<G: LiveGame>(channel: Channel) -> BoxFuture<'static, Result<Held, Status>> {
     Box::pin(async move {
         let (sender, requests) = tokio::sync::mpsc::channel::<G::Request>(1);
         let replies = open::<G>(&channel, ReceiverStream::new(requests)).await?;

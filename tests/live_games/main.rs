@@ -525,9 +525,15 @@ async fn the_live_game_limit_counts_games_of_every_kind() {
     let mut second = connect_four(&mut client).await;
     second.send(drop_in(0)).await.unwrap();
     server.wait_for_live_games(2).await;
-    let (_sender, outgoing) = mpsc::channel::<arbiter::proto::PlayTicTacToeRequest>(1);
+    // A game counts from its first message, which is refused.
+    let (sender, outgoing) = mpsc::channel::<arbiter::proto::PlayTicTacToeRequest>(1);
+    sender.send(Default::default()).await.unwrap();
     let refused = client
         .play_tic_tac_toe(ReceiverStream::new(outgoing))
+        .await
+        .unwrap()
+        .into_inner()
+        .message()
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Code::ResourceExhausted);

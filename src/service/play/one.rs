@@ -17,11 +17,14 @@ use crate::glue::play::WrittenReplyOf;
 use crate::kit::clock::Moment;
 use crate::proto::replies::WrittenReply;
 
-/// The one game of a Play* stream, and its place in the live-game count.
+/// The one game of a Play* stream, and its place in the live-game count: taken with its
+/// first message, so that a stream with none holds no place.
 struct OneGame<G> {
     referee: Option<Referee<G>>,
-    max_unapplied: usize,
-    _open: OpenGame,
+    limits: StreamLimits,
+    live_games: LiveGames,
+    holder: Option<GameHolder>,
+    open: Option<OpenGame>,
 }
 
 /// The announcement, written, that `referee`'s side to move ran out by `now`, if it has.
@@ -49,12 +52,18 @@ impl<G: LiveGame> Games for OneGame<G> {
                 if referee.is_clocked() {
                     announced.extend(run_out(referee, now));
                 }
-                referee.play(request, self.max_unapplied, now, |answer| {
+                referee.play(request, self.limits.max_unapplied, now, |answer| {
                     WrittenReplyOf::<G>::written(|w| answer.write(w))
                 })
             }
             None => {
-                let (referee, reply) = Referee::open(request, self.max_unapplied, now)?;
+                if self.open.is_none() {
+                    let open =
+                        self.live_games
+                            .try_open(&self.limits, G::KIND, self.holder.as_ref())?;
+                    self.open = Some(open);
+                }
+                let (referee, reply) = Referee::open(request, self.limits.max_unapplied, now)?;
                 self.referee = Some(referee);
                 Ok(reply)
             }
@@ -72,29 +81,33 @@ impl<G: LiveGame> Games for OneGame<G> {
     }
 }
 
-/// Opens a game of kind `G` fed by `messages`, unless the server already holds
-/// `limits.max_live_games`, and returns its replies: one per message, in order.
+/// Opens a game of kind `G` fed by `messages` and returns its replies: one per message,
+/// in order.
 ///
-/// The stream ends when the client half-closes; it ends with an error status after
-/// more than `limits.max_unapplied` messages that were not applied moves, after
+/// The game counts as live from its first message, which is refused (and the stream
+/// ended) with RESOURCE_EXHAUSTED when the server already holds
+/// `limits.max_live_games`, or `holder`'s connection or caller its share. The stream
+/// ends when the client half-closes; it ends with an error status after more than
+/// `limits.max_unapplied` messages that were not applied moves, after
 /// `limits.idle_timeout` without a message, after `limits.max_game_duration` in all,
 /// or when `end_streams` is cancelled (the server's shutdown grace period is over).
 pub(crate) fn open<G, S>(
     messages: S,
     limits: StreamLimits,
     live_games: &LiveGames,
-    holder: Option<&GameHolder>,
+    holder: Option<GameHolder>,
     end_streams: &CancellationToken,
-) -> Result<ReplyStream<WrittenReplyOf<G>>, ServiceError>
+) -> ReplyStream<WrittenReplyOf<G>>
 where
     G: LiveGame,
     S: Stream<Item = Result<G::Request, Status>> + Unpin + Send + 'static,
 {
-    let open = live_games.try_open(&limits, G::KIND, holder)?;
     let games = OneGame::<G> {
         referee: None,
-        max_unapplied: limits.max_unapplied,
-        _open: open,
+        limits,
+        live_games: live_games.clone(),
+        holder,
+        open: None,
     };
-    Ok(session(games, messages, limits, live_games, end_streams))
+    session(games, messages, limits, live_games, end_streams)
 }
