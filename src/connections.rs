@@ -37,7 +37,7 @@ use tokio_rustls::TlsAcceptor;
 use tokio_stream::Stream;
 use tonic::transport::server::{Connected, TcpIncoming};
 
-use crate::frame_watch::{FrameLimits, FrameWatch};
+use crate::frame_watch::{FrameLimits, FrameWatch, Misconduct};
 use crate::service::play::GameHolder;
 use crate::telemetry::connections as metrics;
 use crate::unread::{ConnectionUnread, Overrun, ServerUnread, UnreadLimits};
@@ -442,36 +442,121 @@ impl Connected for Accepted {
 }
 
 impl AsyncRead for Accepted {
+    #[inline]
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if this.deadline.is_some() {
-            this.within_deadline(cx)?;
+        // Nearly every read: in plaintext, past the first call, not ending.
+        if let (Transport::Plain(stream), None, None) =
+            (&mut this.transport, &this.deadline, &this.ending)
+        {
+            let before = buf.filled().len();
+            std::task::ready!(Pin::new(stream).poll_read(cx, buf))?;
+            return this.watch_read(cx, buf, before);
         }
-        if this.ending.is_some() {
-            return this.poll_end(cx);
+        this.poll_read_otherwise(cx, buf)
+    }
+}
+
+impl Accepted {
+    /// [`AsyncRead::poll_read`] in TLS, before the first call, or while ending.
+    #[inline(never)]
+    fn poll_read_otherwise(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        if self.deadline.is_some() {
+            self.within_deadline(cx)?;
+        }
+        if self.ending.is_some() {
+            return self.poll_end(cx);
         }
         let before = buf.filled().len();
-        std::task::ready!(on_stream!(this, cx, io => io.poll_read(cx, buf)))?;
+        std::task::ready!(on_stream!(self, cx, io => io.poll_read(cx, buf)))?;
+        self.watch_read(cx, buf, before)
+    }
+
+    /// Passes what a read added to `buf` after `before` to the frame watch: a client's
+    /// misconduct ends the connection, and the read is dropped.
+    #[inline]
+    fn watch_read(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+        before: usize,
+    ) -> Poll<io::Result<()>> {
         let read = &buf.filled()[before..];
         if read.is_empty() {
             return Poll::Ready(Ok(()));
         }
-        if let Some(misconduct) = this.watch.read(read) {
+        if let Some(misconduct) = self.watch.read(read) {
             buf.set_filled(before);
-            metrics::ended(misconduct.reason());
-            tracing::debug!(
-                reason = misconduct.reason(),
-                "connection ended: GOAWAY ENHANCE_YOUR_CALM"
-            );
-            this.ending = Some((misconduct.goaway(this.watch.last_stream()), 0));
-            return this.poll_end(cx);
+            return self.end_for(misconduct, cx);
         }
-        this.settle();
+        self.settle();
         Poll::Ready(Ok(()))
+    }
+
+    /// Ends the connection for `misconduct`: GOAWAY ENHANCE_YOUR_CALM.
+    #[cold]
+    fn end_for(&mut self, misconduct: Misconduct, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        metrics::ended(misconduct.reason());
+        tracing::debug!(
+            reason = misconduct.reason(),
+            "connection ended: GOAWAY ENHANCE_YOUR_CALM"
+        );
+        self.ending = Some((misconduct.goaway(self.watch.last_stream()), 0));
+        self.poll_end(cx)
+    }
+
+    /// Counts what a vectored write of `bufs` wrote, `written` bytes of them.
+    #[inline]
+    fn wrote_vectored(&mut self, bufs: &[io::IoSlice<'_>], written: usize) {
+        let mut left = written;
+        let mut data = 0;
+        for buf in bufs {
+            if left == 0 {
+                break;
+            }
+            let part = left.min(buf.len());
+            data += self.watch.written(&buf[..part]);
+            left -= part;
+        }
+        self.taken(data);
+    }
+
+    /// [`AsyncWrite::poll_write_vectored`] in TLS, before the first call, or while
+    /// ending.
+    #[inline(never)]
+    fn poll_write_vectored_otherwise(
+        &mut self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        if self.deadline.is_some() {
+            self.within_deadline(cx)?;
+        }
+        if self.ending.is_some() {
+            let first = bufs.iter().find(|buf| !buf.is_empty());
+            return Pin::new(self).poll_write(cx, first.map_or(&[][..], |buf| &buf[..]));
+        }
+        let written =
+            std::task::ready!(on_stream!(self, cx, io => io.poll_write_vectored(cx, bufs)))?;
+        self.wrote_vectored(bufs, written);
+        Poll::Ready(Ok(written))
+    }
+
+    /// [`AsyncWrite::poll_flush`] in TLS or before the first call.
+    #[inline(never)]
+    fn poll_flush_otherwise(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.deadline.is_some() {
+            self.within_deadline(cx)?;
+        }
+        on_stream!(self, cx, io => io.poll_flush(cx))
     }
 }
 
@@ -498,33 +583,22 @@ impl AsyncWrite for Accepted {
         Poll::Ready(Ok(written))
     }
 
+    #[inline]
     fn poll_write_vectored(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        if this.deadline.is_some() {
-            this.within_deadline(cx)?;
+        // Nearly every write: in plaintext, past the first call, not ending.
+        if let (Transport::Plain(stream), None, None) =
+            (&mut this.transport, &this.deadline, &this.ending)
+        {
+            let written = std::task::ready!(Pin::new(stream).poll_write_vectored(cx, bufs))?;
+            this.wrote_vectored(bufs, written);
+            return Poll::Ready(Ok(written));
         }
-        if this.ending.is_some() {
-            let first = bufs.iter().find(|buf| !buf.is_empty());
-            return Pin::new(this).poll_write(cx, first.map_or(&[][..], |buf| &buf[..]));
-        }
-        let mut left =
-            std::task::ready!(on_stream!(this, cx, io => io.poll_write_vectored(cx, bufs)))?;
-        let written = left;
-        let mut data = 0;
-        for buf in bufs {
-            if left == 0 {
-                break;
-            }
-            let part = left.min(buf.len());
-            data += this.watch.written(&buf[..part]);
-            left -= part;
-        }
-        this.taken(data);
-        Poll::Ready(Ok(written))
+        this.poll_write_vectored_otherwise(cx, bufs)
     }
 
     /// Both a TCP stream and a TLS one write vectored (asked on every write, so not
@@ -534,16 +608,14 @@ impl AsyncWrite for Accepted {
         true
     }
 
+    #[inline]
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if this.deadline.is_some() {
-            this.within_deadline(cx)?;
-        }
         // A TCP stream's flush does nothing: it is not called (flushed twice a reply).
-        if let Transport::Plain(_) = this.transport {
+        if let (Transport::Plain(_), None) = (&this.transport, &this.deadline) {
             return Poll::Ready(Ok(()));
         }
-        on_stream!(this, cx, io => io.poll_flush(cx))
+        this.poll_flush_otherwise(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use foldhash::fast::RandomState;
 use std::time::{Duration, Instant};
 
-use crate::frames::{self, kind, FrameScanner, ACK, END_STREAM, ENHANCE_YOUR_CALM};
+use crate::frames::{self, kind, FrameScanner, Kinds, ACK, END_STREAM, ENHANCE_YOUR_CALM};
 use crate::telemetry::connections::ENDED_REASONS;
 
 /// SETTINGS frames a client may send in one second.
@@ -34,6 +34,14 @@ pub(crate) const RESET_STREAMS_MIN: u64 = 100;
 
 /// PINGs too soon that a connection is forgiven (grpc-go's `maxPingStrikes`).
 const PING_STRIKES: u32 = 2;
+
+/// The client's frames the watch reads: the rest (DATA, WINDOW_UPDATE, ...) are stepped
+/// over unread.
+const WATCHED_FROM_CLIENT: Kinds =
+    Kinds::of(&[kind::HEADERS, kind::RST_STREAM, kind::SETTINGS, kind::PING]);
+
+/// The server's frames the watch reads (DATA is counted whether read or not).
+const WATCHED_TO_CLIENT: Kinds = Kinds::of(&[kind::DATA, kind::HEADERS, kind::RST_STREAM]);
 
 /// What a connection's frames may do.
 #[derive(Debug, Clone, Copy)]
@@ -127,50 +135,54 @@ impl FrameWatch {
     }
 
     /// Passes bytes the client sent: the misconduct they (or those before) show, if any.
+    #[inline]
     pub(crate) fn read(&mut self, bytes: &[u8]) -> Option<Misconduct> {
         let client = &mut self.client;
-        self.from_client.scan(bytes, |head| {
-            let misconduct = match head.kind {
-                kind::HEADERS => {
-                    client.opened(head.stream);
-                    None
+        self.from_client
+            .scan_kinds(bytes, WATCHED_FROM_CLIENT, |head| {
+                let misconduct = match head.kind {
+                    kind::HEADERS => {
+                        client.opened(head.stream);
+                        None
+                    }
+                    kind::RST_STREAM => client.reset(head.stream),
+                    kind::SETTINGS if head.flags & ACK == 0 => client.settings(),
+                    kind::PING if head.flags & ACK == 0 => client.ping(),
+                    _ => None,
+                };
+                if misconduct.is_some() && client.misconduct.is_none() {
+                    client.misconduct = misconduct;
                 }
-                kind::RST_STREAM => client.reset(head.stream),
-                kind::SETTINGS if head.flags & ACK == 0 => client.settings(),
-                kind::PING if head.flags & ACK == 0 => client.ping(),
-                _ => None,
-            };
-            if misconduct.is_some() && client.misconduct.is_none() {
-                client.misconduct = misconduct;
-            }
-        });
+            });
         self.client.misconduct
     }
 
     /// Passes bytes sent to the client: how many of them were DATA payload.
+    #[inline]
     pub(crate) fn written(&mut self, bytes: &[u8]) -> usize {
         let client = &mut self.client;
-        self.to_client.scan(bytes, |head| match head.kind {
-            // A reply's DATA follows its HEADERS, which answered the stream already.
-            kind::DATA => {
-                client.sent_since_ping = true;
-                if head.flags & END_STREAM != 0 {
+        self.to_client
+            .scan_kinds(bytes, WATCHED_TO_CLIENT, |head| match head.kind {
+                // A reply's DATA follows its HEADERS, which answered the stream already.
+                kind::DATA => {
+                    client.sent_since_ping = true;
+                    if head.flags & END_STREAM != 0 {
+                        client.ended(head.stream);
+                    }
+                }
+                kind::HEADERS => {
+                    client.sent_since_ping = true;
+                    if head.flags & END_STREAM != 0 {
+                        client.ended(head.stream);
+                    } else if let Some(answered) = client.open.get_mut(&head.stream) {
+                        *answered = true;
+                    }
+                }
+                kind::RST_STREAM => {
                     client.ended(head.stream);
                 }
-            }
-            kind::HEADERS => {
-                client.sent_since_ping = true;
-                if head.flags & END_STREAM != 0 {
-                    client.ended(head.stream);
-                } else if let Some(answered) = client.open.get_mut(&head.stream) {
-                    *answered = true;
-                }
-            }
-            kind::RST_STREAM => {
-                client.ended(head.stream);
-            }
-            _ => {}
-        })
+                _ => {}
+            })
     }
 
     /// Whether every stream's reply has ended since this was last asked (once each time

@@ -34,6 +34,34 @@ pub(crate) const END_STREAM: u8 = 0x1;
 /// GOAWAY's error code for a peer that is doing too much (RFC 9113, section 7).
 pub(crate) const ENHANCE_YOUR_CALM: u32 = 0xb;
 
+/// A set of frame types: those whose heads a scan passes on ([`FrameScanner::scan_kinds`]).
+/// Types past 15, which only extensions use, are in none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Kinds(u16);
+
+impl Kinds {
+    /// Every type (every one below 16).
+    #[cfg(test)]
+    pub(crate) const ALL: Self = Self(u16::MAX);
+
+    /// The types in `kinds`.
+    pub(crate) const fn of(kinds: &[u8]) -> Self {
+        let mut mask = 0;
+        let mut i = 0;
+        while i < kinds.len() {
+            mask |= 1 << kinds[i];
+            i += 1;
+        }
+        Self(mask)
+    }
+
+    /// Whether frames of type `kind` are in the set.
+    #[inline(always)]
+    fn has(self, kind: u8) -> bool {
+        kind < 16 && self.0 & (1 << kind) != 0
+    }
+}
+
 /// The head of a frame: what it is, on which stream, and how long.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct FrameHead {
@@ -87,9 +115,22 @@ impl FrameScanner {
 
     /// Passes `bytes`, the next of this direction, calling `seen` with each frame's head
     /// as soon as the whole head has passed. Returns how many of them were DATA
-    /// payload. Inlined into its two callers, so that `seen` is too.
+    /// payload.
+    #[cfg(test)]
+    pub(crate) fn scan(&mut self, bytes: &[u8], seen: impl FnMut(FrameHead)) -> usize {
+        self.scan_kinds(bytes, Kinds::ALL, seen)
+    }
+
+    /// [`Self::scan`], calling `seen` only with the heads of frames of `kinds` (the rest
+    /// are stepped over without being read further). Inlined into its callers, so that
+    /// `seen` is too.
     #[inline(always)]
-    pub(crate) fn scan(&mut self, mut bytes: &[u8], mut seen: impl FnMut(FrameHead)) -> usize {
+    pub(crate) fn scan_kinds(
+        &mut self,
+        mut bytes: &[u8],
+        kinds: Kinds,
+        mut seen: impl FnMut(FrameHead),
+    ) -> usize {
         let mut data = 0;
         // The rest of the frame the last bytes ended inside, if any.
         if self.payload_left > 0 {
@@ -104,33 +145,44 @@ impl FrameScanner {
             return data;
         }
         if self.preface > 0 || self.filled > 0 || self.not_http2 {
-            return data + self.scan_slowly(bytes, &mut seen);
+            return data + self.scan_slowly(bytes, kinds, &mut seen);
         }
         // At a frame's head, as nearly every read and write begins: whole heads read in
         // place, payloads stepped over.
         while let Some(head) = bytes.first_chunk::<HEAD>() {
-            let head = parse(head);
-            seen(head);
+            let length = payload_length(head);
+            let kind = head[3];
+            if kinds.has(kind) {
+                seen(parse(head));
+            }
             let payload = &bytes[HEAD..];
-            let passed = head.length.min(payload.len());
-            if head.kind == kind::DATA {
+            let passed = length.min(payload.len());
+            if kind == kind::DATA {
                 data += passed;
             }
             bytes = &payload[passed..];
-            if passed < head.length {
-                self.payload_left = head.length - passed;
-                self.in_data = head.kind == kind::DATA;
+            if passed < length {
+                self.payload_left = length - passed;
+                self.in_data = kind == kind::DATA;
                 return data;
             }
         }
         if bytes.is_empty() {
             return data;
         }
-        data + self.scan_slowly(bytes, &mut seen)
+        data + self.scan_slowly(bytes, kinds, &mut seen)
     }
 
-    /// [`Self::scan`] byte run by byte run: the preface, a head cut between two passes.
-    fn scan_slowly(&mut self, mut bytes: &[u8], seen: &mut impl FnMut(FrameHead)) -> usize {
+    /// [`Self::scan_kinds`] byte run by byte run: the preface, a head cut between two
+    /// passes.
+    #[cold]
+    #[inline(never)]
+    fn scan_slowly(
+        &mut self,
+        mut bytes: &[u8],
+        kinds: Kinds,
+        seen: &mut impl FnMut(FrameHead),
+    ) -> usize {
         let mut data = 0;
         while !bytes.is_empty() {
             if self.not_http2 {
@@ -159,7 +211,9 @@ impl FrameScanner {
                     let head = parse(&self.head);
                     self.payload_left = head.length;
                     self.in_data = head.kind == kind::DATA;
-                    seen(head);
+                    if kinds.has(head.kind) {
+                        seen(head);
+                    }
                 }
             }
         }
@@ -183,9 +237,17 @@ impl FrameScanner {
     }
 }
 
+/// The payload length a frame's head gives.
+#[inline(always)]
+fn payload_length(head: &[u8; HEAD]) -> usize {
+    // One load of the first four bytes, the type's dropped.
+    (u32::from_be_bytes([head[0], head[1], head[2], head[3]]) >> 8) as usize
+}
+
+#[inline(always)]
 fn parse(head: &[u8; HEAD]) -> FrameHead {
     FrameHead {
-        length: usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]),
+        length: payload_length(head),
         kind: head[3],
         flags: head[4],
         stream: u32::from_be_bytes([head[5], head[6], head[7], head[8]]) & 0x7fff_ffff,
@@ -218,6 +280,27 @@ pub(crate) fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only the heads of the kinds asked for are passed on, whatever the cuts; DATA is
+    /// counted whether asked for or not.
+    #[test]
+    fn only_the_kinds_asked_for_are_seen() {
+        let mut bytes = frame(kind::DATA, 0, 1, &[9; 300]);
+        bytes.extend(frame(kind::PING, 0, 0, &[0; 8]));
+        bytes.extend(frame(8, 0, 0, &[0, 0, 1, 0]));
+        bytes.extend(frame(kind::HEADERS, 4, 3, &[7; 20]));
+        bytes.extend(frame(kind::DATA, END_STREAM, 3, &[9; 5]));
+        for cut in 0..bytes.len() {
+            let mut scanner = FrameScanner::server();
+            let mut seen = Vec::new();
+            let asked = Kinds::of(&[kind::PING, kind::HEADERS]);
+            let mut data = scanner.scan_kinds(&bytes[..cut], asked, |head| seen.push(head));
+            data += scanner.scan_kinds(&bytes[cut..], asked, |head| seen.push(head));
+            assert_eq!(data, 305, "cut at {cut}");
+            let kinds: Vec<_> = seen.iter().map(|head| (head.kind, head.stream)).collect();
+            assert_eq!(kinds, [(kind::PING, 0), (kind::HEADERS, 3)], "cut at {cut}");
+        }
+    }
 
     /// Every frame head and the DATA bytes, whatever the cuts between the writes.
     #[test]

@@ -228,8 +228,24 @@ where
             claimant,
         };
         if unary {
-            // The call is made once its first message has come: the service that will
-            // make it is taken now, ready, and a clone left in its place.
+            // Nearly always the message came with the headers: it is there to take
+            // (polled without a waker: one that is not is polled again by the future).
+            let mut nobody = Context::from_waker(std::task::Waker::noop());
+            if let Poll::Ready(first) = Pin::new(request.body_mut()).poll_frame(&mut nobody) {
+                return match claim.admit() {
+                    Ok(place) => InFlightFuture::Admitted {
+                        inner: self.inner.call(request.map(|inner| Replayed {
+                            first: Some(first),
+                            inner,
+                        })),
+                        place,
+                        meter,
+                    },
+                    Err(refusal) => InFlightFuture::Refused { refusal },
+                };
+            }
+            // Else the call is made once its first message has come: the service that
+            // will make it is taken now, ready, and a clone left in its place.
             let ready = self.inner.clone();
             return InFlightFuture::Waiting {
                 waiting: Some(Waiting {
@@ -480,10 +496,10 @@ impl<B: Body> Body for Replayed<B> {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
         let this = self.project();
-        match this.first.take() {
-            Some(first) => Poll::Ready(first),
-            None => this.inner.poll_frame(cx),
+        if this.first.is_none() {
+            return this.inner.poll_frame(cx);
         }
+        Poll::Ready(this.first.take().flatten())
     }
 
     fn is_end_stream(&self) -> bool {
