@@ -846,6 +846,33 @@ mod tests {
         drop(waiting);
     }
 
+    /// Which of ArbiterService's calls wait for their first message is told by their path
+    /// alone: every stream's name starts with "Play" (they take their place with their
+    /// headers, and their reply's headers come at once), and no unary call's does. Fails
+    /// when the contract gains a stream named otherwise, whose clients would wait for
+    /// headers that wait for their first message.
+    #[test]
+    fn the_streams_are_told_apart_by_their_path() {
+        use prost::Message;
+
+        let set = prost_types::FileDescriptorSet::decode(proto::FILE_DESCRIPTOR_SET).unwrap();
+        let mut calls = 0;
+        for file in &set.file {
+            for service in &file.service {
+                for method in &service.method {
+                    let path = format!("/{}.{}/{}", file.package(), service.name(), method.name());
+                    let stream = method.client_streaming() || method.server_streaming();
+                    if service.name() == "ArbiterService" {
+                        calls += 1;
+                        assert!(path.starts_with(ARBITER), "{path}");
+                    }
+                    assert_eq!(path.starts_with(LIVE_GAMES), stream, "{path}");
+                }
+            }
+        }
+        assert!(calls > 10, "{calls} calls of ArbiterService");
+    }
+
     /// A call that answers at once arms no timer and is not cut; one that waits past
     /// the deadline ends with CANCELLED "Timeout expired".
     #[tokio::test(start_paused = true)]
