@@ -449,10 +449,7 @@ impl AsyncRead for Accepted {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        // Nearly every read: in plaintext, past the first call, not ending.
-        if let (Transport::Plain(stream), None, None) =
-            (&mut this.transport, &this.deadline, &this.ending)
-        {
+        if let Some(stream) = this.settled_plain() {
             let before = buf.filled().len();
             std::task::ready!(Pin::new(stream).poll_read(cx, buf))?;
             return this.watch_read(cx, buf, before);
@@ -462,6 +459,16 @@ impl AsyncRead for Accepted {
 }
 
 impl Accepted {
+    /// The TCP stream, when reads and writes may go straight to it, as nearly all do: in
+    /// plaintext, past the first call, not ending.
+    #[inline]
+    fn settled_plain(&mut self) -> Option<&mut TcpStream> {
+        match (&mut self.transport, &self.deadline, &self.ending) {
+            (Transport::Plain(stream), None, None) => Some(stream),
+            _ => None,
+        }
+    }
+
     /// [`AsyncRead::poll_read`] in TLS, before the first call, or while ending.
     #[inline(never)]
     fn poll_read_otherwise(
@@ -469,9 +476,7 @@ impl Accepted {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        if self.deadline.is_some() {
-            self.within_deadline(cx)?;
-        }
+        self.within_deadline(cx)?;
         if self.ending.is_some() {
             return self.poll_end(cx);
         }
@@ -537,9 +542,7 @@ impl Accepted {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        if self.deadline.is_some() {
-            self.within_deadline(cx)?;
-        }
+        self.within_deadline(cx)?;
         if self.ending.is_some() {
             let first = bufs.iter().find(|buf| !buf.is_empty());
             return Pin::new(self).poll_write(cx, first.map_or(&[][..], |buf| &buf[..]));
@@ -553,9 +556,7 @@ impl Accepted {
     /// [`AsyncWrite::poll_flush`] in TLS or before the first call.
     #[inline(never)]
     fn poll_flush_otherwise(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        if self.deadline.is_some() {
-            self.within_deadline(cx)?;
-        }
+        self.within_deadline(cx)?;
         on_stream!(self, cx, io => io.poll_flush(cx))
     }
 }
@@ -567,9 +568,7 @@ impl AsyncWrite for Accepted {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        if this.deadline.is_some() {
-            this.within_deadline(cx)?;
-        }
+        this.within_deadline(cx)?;
         let mut buf = buf;
         if let Some(allowed) = this.ending_allows(buf.len()) {
             if allowed == 0 {
@@ -590,10 +589,7 @@ impl AsyncWrite for Accepted {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        // Nearly every write: in plaintext, past the first call, not ending.
-        if let (Transport::Plain(stream), None, None) =
-            (&mut this.transport, &this.deadline, &this.ending)
-        {
+        if let Some(stream) = this.settled_plain() {
             let written = std::task::ready!(Pin::new(stream).poll_write_vectored(cx, bufs))?;
             this.wrote_vectored(bufs, written);
             return Poll::Ready(Ok(written));
@@ -612,7 +608,7 @@ impl AsyncWrite for Accepted {
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         // A TCP stream's flush does nothing: it is not called (flushed twice a reply).
-        if let (Transport::Plain(_), None) = (&this.transport, &this.deadline) {
+        if this.settled_plain().is_some() {
             return Poll::Ready(Ok(()));
         }
         this.poll_flush_otherwise(cx)

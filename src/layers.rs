@@ -232,17 +232,7 @@ where
             // (polled without a waker: one that is not is polled again by the future).
             let mut nobody = Context::from_waker(std::task::Waker::noop());
             if let Poll::Ready(first) = Pin::new(request.body_mut()).poll_frame(&mut nobody) {
-                return match claim.admit() {
-                    Ok(place) => InFlightFuture::Admitted {
-                        inner: self.inner.call(request.map(|inner| Replayed {
-                            first: Some(first),
-                            inner,
-                        })),
-                        place,
-                        meter,
-                    },
-                    Err(refusal) => InFlightFuture::Refused { refusal },
-                };
+                return InFlightFuture::admit(&mut self.inner, request, Some(first), claim, meter);
             }
             // Else the call is made once its first message has come: the service that
             // will make it is taken now, ready, and a clone left in its place.
@@ -256,14 +246,7 @@ where
                 }),
             };
         }
-        match claim.admit() {
-            Ok(place) => InFlightFuture::Admitted {
-                inner: self.inner.call(request.map(Replayed::new)),
-                place,
-                meter,
-            },
-            Err(refusal) => InFlightFuture::Refused { refusal },
-        }
+        InFlightFuture::admit(&mut self.inner, request, None, claim, meter)
     }
 }
 
@@ -406,12 +389,29 @@ where
     S: Service<http::Request<Replayed<B>>, Response = http::Response<RB>>,
     B: Body<Data = Bytes> + Unpin,
 {
+    /// The call of `request` made by `service` once `claim` has its place (its body's
+    /// `first` frame given again first, if it was polled), or its refusal.
+    #[inline]
+    fn admit(
+        service: &mut S,
+        request: http::Request<B>,
+        first: Option<Option<Result<Frame<Bytes>, B::Error>>>,
+        claim: Claim,
+        meter: Option<Meter>,
+    ) -> Self {
+        match claim.admit() {
+            Ok(place) => Self::Admitted {
+                inner: service.call(request.map(|inner| Replayed { first, inner })),
+                place,
+                meter,
+            },
+            Err(refusal) => Self::Refused { refusal },
+        }
+    }
+
     /// Polls a waiting call's request for its first frame: once it has come (or the
     /// request has ended), the call admitted and made, or refused.
-    fn poll_first(
-        waiting: &mut Option<Waiting<S, B>>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<Self, CallLimit>> {
+    fn poll_first(waiting: &mut Option<Waiting<S, B>>, cx: &mut Context<'_>) -> Poll<Self> {
         // `None` never: the state is replaced as soon as its call is taken.
         let Some(call) = waiting else {
             return Poll::Pending;
@@ -426,16 +426,13 @@ where
         else {
             return Poll::Pending;
         };
-        let place = claim.admit()?;
-        let request = request.map(|inner| Replayed {
-            first: Some(first),
-            inner,
-        });
-        Poll::Ready(Ok(Self::Admitted {
-            inner: service.call(request),
-            place,
+        Poll::Ready(Self::admit(
+            &mut service,
+            request,
+            Some(first),
+            claim,
             meter,
-        }))
+        ))
     }
 }
 
@@ -457,10 +454,8 @@ where
                     return Poll::Ready(Err(Box::new(refused(refusal.clone()))))
                 }
                 InFlightProjection::Waiting { waiting } => {
-                    match std::task::ready!(Self::poll_first(waiting, cx)) {
-                        Ok(admitted) => self.set(admitted),
-                        Err(refusal) => self.set(Self::Refused { refusal }),
-                    }
+                    let made = std::task::ready!(Self::poll_first(waiting, cx));
+                    self.set(made);
                     continue;
                 }
             };

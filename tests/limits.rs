@@ -40,6 +40,13 @@ struct Kind {
     set_up: fn(Channel) -> BoxFuture<'static, (Duration, Held)>,
 }
 
+impl Kind {
+    /// What keeps a stream of this kind open, or a failure naming its RPC.
+    fn kept(&self, opened: Result<Held, Status>) -> Held {
+        opened.unwrap_or_else(|status| panic!("{}: {status:?}", self.rpc))
+    }
+}
+
 /// Every registered live game's kind, in the registration's order.
 fn kinds() -> Vec<Kind> {
     struct Kinds(Vec<Kind>);
@@ -294,10 +301,7 @@ async fn live_games_beyond_the_limit_are_refused() {
     let channel = server.channel().await;
     let mut held = Vec::new();
     for kind in &kinds {
-        let opened = (kind.hold)(channel.clone()).await;
-        held.push(Some(
-            opened.unwrap_or_else(|status| panic!("{}: {status:?}", kind.rpc)),
-        ));
+        held.push(Some(kind.kept((kind.hold)(channel.clone()).await)));
     }
     server.wait_for_live_games(limit).await;
     every_kind_refused(&kinds, &channel, limit).await;
@@ -307,8 +311,7 @@ async fn live_games_beyond_the_limit_are_refused() {
         held[i] = None;
         server.wait_for_live_games(limit - 1).await;
         let next = &kinds[(i + 1) % limit];
-        let opened = (next.hold)(channel.clone()).await;
-        held[i] = Some(opened.unwrap_or_else(|status| panic!("{}: {status:?}", next.rpc)));
+        held[i] = Some(next.kept((next.hold)(channel.clone()).await));
         server.wait_for_live_games(limit).await;
         every_kind_refused(&kinds, &channel, limit).await;
     }
@@ -326,8 +329,7 @@ async fn streams_with_no_message_hold_no_game() {
     let channel = server.channel().await;
     let mut held = Vec::new();
     for kind in kinds.iter().cycle().take(3 * limit) {
-        let opened = (kind.silent)(channel.clone()).await;
-        held.push(opened.unwrap_or_else(|status| panic!("{}: {status:?}", kind.rpc)));
+        held.push(kind.kept((kind.silent)(channel.clone()).await));
     }
     assert_eq!(
         server.live_games.count(),
@@ -335,8 +337,7 @@ async fn streams_with_no_message_hold_no_game() {
         "streams with no message hold games"
     );
     for kind in &kinds {
-        let opened = (kind.hold)(channel.clone()).await;
-        held.push(opened.unwrap_or_else(|status| panic!("{}: {status:?}", kind.rpc)));
+        held.push(kind.kept((kind.hold)(channel.clone()).await));
     }
     server.wait_for_live_games(limit).await;
     every_kind_refused(&kinds, &channel, limit).await;
